@@ -1,0 +1,123 @@
+# tide: a linux-next style integration tool.  See README.md.
+#
+#   make            build build/tide
+#   make run        install what is missing, build, integrate day 1 of the
+#                   default kernel world and show the report
+#   make check      install what is missing, build, run every test
+#   make bench-merge, make bench-day   benchmarks against the reference tools
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+WARNINGS = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
+BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
+	$(shell pkg-config --cflags libgit2 jansson libcurl 2>/dev/null)
+LIBS = $(shell pkg-config --libs libgit2 jansson libcurl 2>/dev/null || echo -lgit2 -ljansson -lcurl) -lpthread
+SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+# Debian packages tide and its tests need (see deps).
+DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
+	libcurl4-openssl-dev git python3 linux-source-6.1 qemu-system-x86 \
+	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod
+
+LIB_SRCS = $(sort $(wildcard src/*.c))
+CMD_SRCS = $(sort $(wildcard cmd/*.c))
+UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
+
+# BUILD can be overridden so several checkouts/agents build side by side.
+BUILD ?= build
+B = $(BUILD)/release
+A = $(BUILD)/asan
+R = $(BUILD)/results
+export TIDE_BIN = $(CURDIR)/$(A)/tide
+export TIDE_RESULTS = $(CURDIR)/$(R)
+LIB_OBJS = $(LIB_SRCS:%.c=$(B)/%.o)
+CMD_OBJS = $(CMD_SRCS:%.c=$(B)/%.o)
+ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)
+ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
+UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
+-include $(UNIT_BINS:=.d)
+
+all: $(BUILD)/tide
+
+$(BUILD)/tide: $(B)/tide
+	cp $< $@
+
+$(B)/tide: $(CMD_OBJS) $(B)/libtide.a
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJS) $(B)/libtide.a $(LIBS)
+
+$(B)/libtide.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Sanitizer build used by every test.
+$(A)/tide: $(ACMD_OBJS) $(A)/libtide.a
+	$(CC) $(SAN_FLAGS) -g -o $@ $(ACMD_OBJS) $(A)/libtide.a $(LIBS)
+
+$(A)/libtide.a: $(ALIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(A)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -c -o $@ $<
+
+$(A)/tests/%: tests/unit/%.c tests/unit/t.h $(A)/libtide.a
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Isrc -o $@ $< $(A)/libtide.a $(LIBS)
+
+asan: $(A)/tide $(UNIT_BINS)
+
+# Install the Debian packages that are missing (needs root the first time).
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "tide: missing Debian packages: $$missing (run 'make deps' as root)" >&2; exit 1; \
+		fi; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+check: deps
+	$(MAKE) all asan
+	@rm -rf $(R) && mkdir -p $(R)
+	-tests/run-unit $(UNIT_BINS)
+	-tests/run-cmd
+	-$(MAKE) --no-print-directory check-kernel
+	@tests/summarize $(R)
+
+check-unit: asan
+	@rm -rf $(R) && mkdir -p $(R)
+	-tests/run-unit $(UNIT_BINS)
+	@tests/summarize $(R)
+
+check-cmd: all asan
+	@rm -rf $(R) && mkdir -p $(R)
+	-tests/run-cmd $(T)
+	@tests/summarize $(R)
+
+# The kernel part: import mainline, check the series, integrate the days.
+check-kernel: all asan
+	@mkdir -p $(R)
+	integration/check
+
+run: deps
+	$(MAKE) all
+	integration/run-default
+
+bench-merge: all
+	bench/bench-merge
+
+bench-day: all
+	bench/bench-day
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all asan deps check check-unit check-cmd check-kernel run bench-merge bench-day clean
+
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -1,0 +1,70 @@
+#ifndef TIDE_CMD_H
+#define TIDE_CMD_H
+
+#include <stdio.h>
+
+/*
+ * Exit statuses, documented in tide(1).  A cron job can tell "the tool
+ * broke" (3, 4, 5) from "the day completed with problems" (1).
+ */
+enum {
+	EXIT_OK = 0,		/* success: the day is complete and clean */
+	EXIT_PROBLEMS = 1,	/* completed, with trees left out or failures */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_BADINPUT = 3,	/* bad input: trees.conf, date, day, revision */
+	EXIT_FAILED = 4,	/* the tool failed: I/O, repository, system */
+	EXIT_LOCKED = 5,	/* another run holds the workspace lock */
+};
+
+/* Table flags: what the dispatcher prepares before calling a command. */
+enum {
+	NEED_WORKSPACE = 1 << 0,	/* open (-C DIR / $TIDE_DIR) */
+	TAKES_LOCK = 1 << 1,		/* hold the workspace lock while running */
+	NEED_CONF = 1 << 2,		/* load trees.conf */
+};
+
+struct workspace;
+struct trees_conf;
+
+struct cmd_ctx {
+	const char *wsdir;		/* -C DIR or $TIDE_DIR; NULL if neither */
+	const char *conf_path;		/* -f FILE or NULL (workspace default) */
+	struct workspace *ws;		/* set when NEED_WORKSPACE */
+	struct trees_conf *conf;	/* set when NEED_CONF */
+	int progress;			/* stderr is a terminal: draw progress */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct cmd_ctx *ctx, int argc, char **argv);
+	unsigned flags;
+	const char *summary;
+};
+
+/* "tide: <msg>" on stderr. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report the library's last error and map its code to an exit status. */
+int cmd_fail(const char *what);
+/* Map a TIDE_E* code to an exit status. */
+int cmd_exit_for(int code);
+/* Print usage to stderr and return EXIT_USAGE. */
+int cmd_usage(const char *usage);
+/* Flush stdout; a failed write (EPIPE, full disk) is an error. */
+int cmd_finish_stdout(int status);
+
+/* Implemented in cmd/common.c. */
+int cmd_open(struct cmd_ctx *ctx, unsigned flags);
+void cmd_close(struct cmd_ctx *ctx);
+
+int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_report(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv);
+
+#endif

@@ -1,0 +1,143 @@
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+
+#include <git2.h>
+
+#include "cmd.h"
+#include "../src/error.h"
+
+#define TIDE_VERSION "0.1"
+
+static const struct cmd commands[] = {
+	{ "trees", cmd_trees, NEED_CONF, "list the trees trees.conf names, in merge order" },
+	{ "run", cmd_run, NEED_WORKSPACE | TAKES_LOCK | NEED_CONF, "integrate today's trees" },
+	{ "log", cmd_log, NEED_WORKSPACE, "one line per integrated day" },
+	{ "show", cmd_show, NEED_WORKSPACE, "per-tree status of one day" },
+	{ "merge-tree", cmd_merge_tree, 0, "merge two revisions in memory (plumbing)" },
+	{ "build", cmd_build, NEED_WORKSPACE | TAKES_LOCK, "build a day's kernel" },
+	{ "boot", cmd_boot, NEED_WORKSPACE | TAKES_LOCK, "boot a day's kernel in QEMU and run the smoke tests" },
+	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict reports of a day" },
+	{ "resolve", cmd_resolve, NEED_WORKSPACE | NEED_CONF, "resolve a tree's conflict and record the resolution" },
+	{ "bisect", cmd_bisect, NEED_WORKSPACE | TAKES_LOCK, "find the tree and commit that broke a day" },
+};
+
+static const char usage_text[] =
+	"usage: tide [-C DIR] [-f TREES] COMMAND [ARGS]\n"
+	"       tide --version | --help\n";
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tide: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cmd_exit_for(int code)
+{
+	switch (code) {
+	case 0:
+		return EXIT_OK;
+	case TIDE_EINVAL:
+	case TIDE_ENOTFOUND:
+		return EXIT_BADINPUT;
+	case TIDE_ELOCKED:
+		return EXIT_LOCKED;
+	default:
+		return EXIT_FAILED;
+	}
+}
+
+int cmd_fail(const char *what)
+{
+	if (what)
+		cmd_error("%s: %s", what, tide_error_last());
+	else
+		cmd_error("%s", tide_error_last());
+	return cmd_exit_for(tide_error_code());
+}
+
+int cmd_usage(const char *usage)
+{
+	fputs(usage, stderr);
+	return EXIT_USAGE;
+}
+
+int cmd_finish_stdout(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			cmd_error("cannot write to standard output: %s", strerror(errno));
+		return status ? status : EXIT_FAILED;
+	}
+	return status;
+}
+
+static void print_help(FILE *fp)
+{
+	size_t i;
+
+	fputs(usage_text, fp);
+	fputs("\ncommands:\n", fp);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(fp, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fputs("\nSee tide(1) for options and exit statuses.\n", fp);
+}
+
+static const struct cmd *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_ctx ctx = { 0 };
+	const struct cmd *cmd;
+	int i, status;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-C") && i + 1 < argc) {
+			ctx.wsdir = argv[++i];
+		} else if (!strcmp(argv[i], "-f") && i + 1 < argc) {
+			ctx.conf_path = argv[++i];
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("tide %s\n", TIDE_VERSION);
+			return cmd_finish_stdout(EXIT_OK);
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			print_help(stdout);
+			return cmd_finish_stdout(EXIT_OK);
+		} else {
+			cmd_error("unknown option '%s'", argv[i]);
+			return cmd_usage(usage_text);
+		}
+	}
+	if (i >= argc)
+		return cmd_usage(usage_text);
+	if (!(cmd = find_command(argv[i]))) {
+		cmd_error("'%s' is not a tide command; see 'tide --help'", argv[i]);
+		return EXIT_USAGE;
+	}
+	if (!ctx.wsdir)
+		ctx.wsdir = getenv("TIDE_DIR");
+	ctx.progress = isatty(STDERR_FILENO);
+
+	git_libgit2_init();
+	if ((status = cmd_open(&ctx, cmd->flags)) == 0)
+		status = cmd->fn(&ctx, argc - i, argv + i);
+	cmd_close(&ctx);
+	git_libgit2_shutdown();
+	return cmd_finish_stdout(status);
+}

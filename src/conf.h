@@ -1,0 +1,54 @@
+#ifndef TIDE_CONF_H
+#define TIDE_CONF_H
+
+#include <stddef.h>
+
+/*
+ * trees.conf: linux-next's Next/Trees format (name, type, URL[#branch],
+ * separated by runs of tabs; header lines), plus "#tide" comment lines a
+ * plain Next/Trees reader skips.  See man/trees.conf.5.
+ */
+enum tree_type {
+	TREE_GIT,
+	TREE_QUILT,
+	TREE_MMOTM,
+};
+
+struct tree_opt {
+	char *key;
+	char *value;	/* "" for a bare flag */
+};
+
+struct tree {
+	char *name;
+	enum tree_type type;
+	char *url;		/* as written, without "#branch" */
+	char *location;		/* url resolved: relative paths against the conf's dir */
+	char *branch;		/* git: after '#', default "master"; quilt: NULL */
+	char *contact;		/* "#tide NAME contact=..." or NULL */
+	struct tree_opt *opts;	/* other key=value extras, in file order */
+	size_t nopts;
+	int line;		/* line number in trees.conf, for messages */
+};
+
+struct trees_conf {
+	char *path;		/* the file it was read from */
+	char *base_url;		/* mainline repository ("#tide base URL#TAG") */
+	char *base_location;	/* base_url resolved like tree.location */
+	char *base_tag;
+	struct tree *trees;	/* in merge order (file order) */
+	size_t ntrees;
+};
+
+/* Parse path.  On bad input returns TIDE_EINVAL with "FILE:LINE: what". */
+int trees_conf_load(struct trees_conf **out, const char *path);
+/* Parse text as if read from path (for tests and stdin). */
+int trees_conf_parse(struct trees_conf **out, const char *path, const char *text);
+void trees_conf_free(struct trees_conf *conf);
+
+const struct tree *trees_conf_find(const struct trees_conf *conf, const char *name);
+/* The value of option key for t, or NULL if not given. */
+const char *tree_opt(const struct tree *t, const char *key);
+const char *tree_type_name(enum tree_type type);
+
+#endif

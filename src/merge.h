@@ -1,0 +1,64 @@
+#ifndef TIDE_MERGE_H
+#define TIDE_MERGE_H
+
+#include <stddef.h>
+#include <git2.h>
+
+/*
+ * An in-memory three-way merge of git trees that never builds a full index:
+ * subtrees equal on both sides, or changed on one side only, are taken by
+ * OID without descending (merge-ort's trivial directory resolution).  The
+ * result tree (with conflict markers in conflicted files, as
+ * `git merge-tree --write-tree` writes it) is written to the repository.
+ */
+enum merge_conflict_kind {
+	MERGE_CONFLICT_CONTENT,		/* both modified, hunks overlap */
+	MERGE_CONFLICT_ADD_ADD,		/* both added different contents */
+	MERGE_CONFLICT_MODIFY_DELETE,	/* one modified, the other deleted */
+	MERGE_CONFLICT_FILE_DIRECTORY,	/* a file on one side, a directory on the other */
+	MERGE_CONFLICT_MODE,		/* incompatible mode changes (e.g. file vs symlink) */
+	MERGE_CONFLICT_BINARY,		/* both modified a binary file */
+	MERGE_CONFLICT_RENAME,		/* rename/rename, rename/delete ... */
+	MERGE_CONFLICT_SUBMODULE,
+};
+
+struct merge_conflict {
+	char *path;			/* path in the result tree */
+	enum merge_conflict_kind kind;
+	/* The three stages; a zero OID (git_oid_is_zero) where absent. */
+	git_oid base, ours, theirs;
+	unsigned base_mode, ours_mode, theirs_mode;
+	char *base_path, *ours_path, *theirs_path;	/* differ under renames */
+	int nhunks;			/* conflict hunks in the merged text */
+};
+
+struct merge_opts {
+	const char *ours_label;		/* conflict marker labels; default "ours" */
+	const char *theirs_label;	/* default "theirs" */
+	int find_renames;		/* default 1: like merge-ort */
+};
+
+#define MERGE_OPTS_INIT { NULL, NULL, 1 }
+
+struct merge_result {
+	git_oid tree;			/* the written result tree */
+	struct merge_conflict *conflicts;	/* sorted by path, as git lists them */
+	size_t nconflicts;
+	/* Counters, so tests and benchmarks can show no full-tree walk happened. */
+	size_t trees_read;
+	size_t trees_written;
+	size_t blobs_merged;
+};
+
+/* Merge two commits; several merge bases are merged recursively first. */
+int merge_commits(struct merge_result *out, git_repository *repo,
+		  const git_commit *ours, const git_commit *theirs,
+		  const struct merge_opts *opts);
+/* Merge trees with an explicit base tree (NULL for no common ancestor). */
+int merge_trees(struct merge_result *out, git_repository *repo,
+		const git_tree *base, const git_tree *ours, const git_tree *theirs,
+		const struct merge_opts *opts);
+void merge_result_clear(struct merge_result *res);
+const char *merge_conflict_kind_name(enum merge_conflict_kind kind);
+
+#endif

@@ -1,0 +1,58 @@
+#include <unistd.h>
+
+#include "t.h"
+#include "buf.h"
+#include "error.h"
+#include "util.h"
+
+TEST(buf__printf_grows)
+{
+	struct buf b = BUF_INIT;
+	int i;
+
+	CHECK_STR(buf_cstr(&b), "");
+	for (i = 0; i < 1000; i++)
+		buf_printf(&b, "%d,", i);
+	CHECK(b.len > 3000);
+	CHECK(!strncmp(b.ptr, "0,1,2,", 6));
+	buf_truncate(&b, 2);
+	CHECK_STR(b.ptr, "0,");
+	buf_release(&b);
+	CHECK(b.ptr == NULL);
+}
+
+TEST(path__absolute_normalizes)
+{
+	char *p = path_absolute("/a/./b//c/../d/");
+
+	CHECK_STR(p, "/a/b/d");
+	free(p);
+	p = path_join("/x/", "/y");
+	CHECK_STR(p, "/x/y");
+	free(p);
+}
+
+TEST(file__atomic_write_and_read)
+{
+	char dir[] = "/tmp/tide-test-XXXXXX";
+	struct buf b = BUF_INIT;
+	char *path, *deep;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	path = path_join(dir, "f");
+	CHECK_INT(file_write_atomic(path, "hello", 5), 0);
+	CHECK_INT(file_read(&b, path), 0);
+	CHECK_STR(buf_cstr(&b), "hello");
+	deep = path_join(dir, "a/b/c");
+	CHECK_INT(mkdir_p(deep, 0755), 0);
+	CHECK(path_is_dir(deep));
+	CHECK_INT(file_read(&b, "/nonexistent/file"), TIDE_ENOTFOUND);
+	CHECK(strstr(tide_error_last(), "/nonexistent/file") != NULL);
+	CHECK_INT(rm_rf(dir), 0);
+	CHECK(!path_exists(dir));
+	free(path);
+	free(deep);
+	buf_release(&b);
+}
+
+TESTS(buf__printf_grows, path__absolute_normalizes, file__atomic_write_and_read)

@@ -1,0 +1,495 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "error.h"
+#include "rerere.h"
+#include "util.h"
+
+#define MARKER_SIZE 7
+
+/*
+ * A plain SHA-1 (FIPS 180-4).  libgit2 only exposes object hashing (with
+ * a "blob N\0" header), and rerere ids hash the raw sides.
+ */
+struct sha1 {
+	uint32_t h[5];
+	uint64_t len;
+	unsigned char block[64];
+	size_t used;
+};
+
+static uint32_t rol(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void sha1_block(struct sha1 *s, const unsigned char *p)
+{
+	uint32_t w[80], a, b, c, d, e, f, k, t;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 80; i++)
+		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+	for (i = 0; i < 80; i++) {
+		if (i < 20)
+			f = (b & c) | (~b & d), k = 0x5A827999;
+		else if (i < 40)
+			f = b ^ c ^ d, k = 0x6ED9EBA1;
+		else if (i < 60)
+			f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDC;
+		else
+			f = b ^ c ^ d, k = 0xCA62C1D6;
+		t = rol(a, 5) + f + e + k + w[i];
+		e = d, d = c, c = rol(b, 30), b = a, a = t;
+	}
+	s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d, s->h[4] += e;
+}
+
+static void sha1_init(struct sha1 *s)
+{
+	static const uint32_t h0[5] = { 0x67452301, 0xEFCDAB89, 0x98BADCFE,
+					0x10325476, 0xC3D2E1F0 };
+
+	memcpy(s->h, h0, sizeof(h0));
+	s->len = 0;
+	s->used = 0;
+}
+
+static void sha1_update(struct sha1 *s, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	s->len += len;
+	while (len) {
+		size_t n = 64 - s->used < len ? 64 - s->used : len;
+
+		memcpy(s->block + s->used, p, n);
+		s->used += n, p += n, len -= n;
+		if (s->used == 64) {
+			sha1_block(s, s->block);
+			s->used = 0;
+		}
+	}
+}
+
+static void sha1_hex(struct sha1 *s, char *hex)
+{
+	unsigned char pad[72] = { 0x80 };
+	uint64_t bits = s->len * 8;
+	size_t padlen = (s->used < 56 ? 56 : 120) - s->used;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		pad[padlen + i] = (unsigned char)(bits >> (56 - 8 * i));
+	sha1_update(s, pad, padlen + 8);
+	for (i = 0; i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x",
+			 (unsigned)(s->h[i / 4] >> (24 - 8 * (i % 4))) & 0xff);
+}
+
+void rerere_sha1_hex(char *hex, const void *data, size_t len)
+{
+	struct sha1 s;
+
+	sha1_init(&s);
+	sha1_update(&s, data, len);
+	sha1_hex(&s, hex);
+}
+
+/* Line reader over a memory buffer; a line keeps its '\n'. */
+struct lines {
+	const char *p, *end;
+};
+
+static int line_next(struct lines *l, const char **line, size_t *len)
+{
+	const char *nl;
+
+	if (l->p >= l->end)
+		return 0;
+	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
+	*line = l->p;
+	*len = nl ? (size_t)(nl - l->p + 1) : (size_t)(l->end - l->p);
+	l->p += *len;
+	return 1;
+}
+
+/* git's is_cmarker(): '<' and '>' need a space (the label) after them. */
+static int is_marker(const char *line, size_t len, char c)
+{
+	size_t i;
+
+	if (len <= MARKER_SIZE)
+		return 0;
+	for (i = 0; i < MARKER_SIZE; i++)
+		if (line[i] != c)
+			return 0;
+	if ((c == '<' || c == '>') && line[MARKER_SIZE] != ' ')
+		return 0;
+	return isspace((unsigned char)line[MARKER_SIZE]);
+}
+
+static void put_marker(struct buf *out, char c)
+{
+	int i;
+
+	for (i = 0; i < MARKER_SIZE; i++)
+		buf_putc(out, c);
+	buf_putc(out, '\n');
+}
+
+static int buf_cmp(const struct buf *a, const struct buf *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = n ? memcmp(a->ptr, b->ptr, n) : 0;
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/*
+ * One conflict hunk after its "<<<<<<<" line (git's handle_conflict()).
+ * Returns 1 when the hunk ended properly, -1 when the markers are unbalanced.
+ */
+static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx)
+{
+	enum { SIDE_1, SIDE_2, ORIGINAL } hunk = SIDE_1;
+	struct buf one = BUF_INIT, two = BUF_INIT, nested = BUF_INIT, tmp;
+	const char *line;
+	size_t len;
+	int ret = -1;
+
+	while (line_next(l, &line, &len)) {
+		if (is_marker(line, len, '<')) {
+			if (handle_conflict(&nested, l, NULL) < 0)
+				break;
+			buf_put(hunk == SIDE_1 ? &one : &two, nested.ptr, nested.len);
+			buf_clear(&nested);
+		} else if (is_marker(line, len, '|')) {
+			if (hunk != SIDE_1)
+				break;
+			hunk = ORIGINAL;
+		} else if (is_marker(line, len, '=')) {
+			if (hunk == SIDE_2)
+				break;
+			hunk = SIDE_2;
+		} else if (is_marker(line, len, '>')) {
+			if (hunk != SIDE_2)
+				break;
+			if (buf_cmp(&one, &two) > 0)
+				tmp = one, one = two, two = tmp;
+			put_marker(out, '<');
+			buf_put(out, one.ptr, one.len);
+			put_marker(out, '=');
+			buf_put(out, two.ptr, two.len);
+			put_marker(out, '>');
+			if (ctx) {
+				sha1_update(ctx, buf_cstr(&one), one.len + 1);
+				sha1_update(ctx, buf_cstr(&two), two.len + 1);
+			}
+			ret = 1;
+			break;
+		} else if (hunk != ORIGINAL) {
+			buf_put(hunk == SIDE_1 ? &one : &two, line, len);
+		}
+	}
+	buf_release(&one);
+	buf_release(&two);
+	buf_release(&nested);
+	return ret;
+}
+
+int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t len)
+{
+	struct lines l = { text, text + len };
+	struct buf out = BUF_INIT;
+	struct sha1 ctx;
+	const char *line;
+	size_t n;
+	int hunks = 0;
+
+	sha1_init(&ctx);
+	while (line_next(&l, &line, &n)) {
+		if (!is_marker(line, n, '<')) {
+			buf_put(&out, line, n);
+			continue;
+		}
+		if (handle_conflict(&out, &l, &ctx) < 0) {
+			buf_release(&out);
+			return tide_error_set(TIDE_EINVAL, "unbalanced conflict markers");
+		}
+		hunks++;
+	}
+	sha1_hex(&ctx, id);
+	if (preimage)
+		buf_put(preimage, out.ptr, out.len);
+	buf_release(&out);
+	return hunks;
+}
+
+int rerere_has_markers(const char *text, size_t len)
+{
+	struct lines l = { text, text + len };
+	const char *line;
+	size_t n;
+
+	while (line_next(&l, &line, &n))
+		if (is_marker(line, n, '<') || is_marker(line, n, '>') ||
+		    (n == MARKER_SIZE + 1 && is_marker(line, n, '=')))
+			return 1;
+	return 0;
+}
+
+static char *variant_path(const char *store, const char *id, const char *name,
+			  int variant)
+{
+	if (variant)
+		return xasprintf("%s/%s/%s.%d", store, id, name, variant);
+	return xasprintf("%s/%s/%s", store, id, name);
+}
+
+/* Highest variant number present in STORE/<id> plus one (0 if none). */
+static int variant_count(const char *store, const char *id)
+{
+	char *dir = xasprintf("%s/%s", store, id);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0, v;
+
+	free(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, "preimage") || !strcmp(de->d_name, "postimage"))
+			v = 0;
+		else if (sscanf(de->d_name, "preimage.%d", &v) != 1 &&
+			 sscanf(de->d_name, "postimage.%d", &v) != 1)
+			continue;
+		if (v + 1 > n)
+			n = v + 1;
+	}
+	closedir(d);
+	return n;
+}
+
+static int same_file(const char *path, const struct buf *want)
+{
+	struct buf b = BUF_INIT;
+	int same = file_read(&b, path) == 0 && b.len == want->len &&
+		   (!b.len || !memcmp(b.ptr, want->ptr, b.len));
+
+	buf_release(&b);
+	tide_error_clear();
+	return same;
+}
+
+int rerere_record(const char *store, const char *conflicted, size_t clen,
+		  const char *resolved, size_t rlen, char *id, int *variant)
+{
+	struct buf pre = BUF_INIT;
+	char *dir = NULL, *path = NULL;
+	int n, v, error;
+
+	if ((error = rerere_normalize(&pre, id, conflicted, clen)) < 0)
+		goto done;
+	if (error == 0) {
+		error = tide_error_set(TIDE_EINVAL, "no conflict to record");
+		goto done;
+	}
+	if (rerere_has_markers(resolved, rlen)) {
+		error = tide_error_set(TIDE_EINVAL, "resolution still has conflict markers");
+		goto done;
+	}
+	dir = xasprintf("%s/%s", store, id);
+	if ((error = mkdir_p(dir, 0777)) < 0)
+		goto done;
+	n = variant_count(store, id);
+	for (v = 0; v < n; v++) {
+		free(path);
+		path = variant_path(store, id, "preimage", v);
+		if (same_file(path, &pre))
+			break;
+	}
+	free(path);
+	path = variant_path(store, id, "preimage", v);
+	if ((error = file_write_atomic(path, pre.ptr, pre.len)) < 0)
+		goto done;
+	free(path);
+	path = variant_path(store, id, "postimage", v);
+	error = file_write_atomic(path, resolved, rlen);
+	if (variant)
+		*variant = v;
+done:
+	free(path);
+	free(dir);
+	buf_release(&pre);
+	return error;
+}
+
+/*
+ * Try one variant (git's try_merge(): base preimage, ours the current
+ * normalized text, theirs postimage).  0 applied, TIDE_ECONFLICT not
+ * applicable, TIDE_EINVAL corrupt.
+ */
+static int try_variant(struct buf *out, const char *store, const char *id,
+		       int v, const struct buf *cur)
+{
+	struct buf pre = BUF_INIT, post = BUF_INIT;
+	git_merge_file_input base, ours, theirs;
+	git_merge_file_result res = { 0 };
+	char *pre_path = variant_path(store, id, "preimage", v);
+	char *post_path = variant_path(store, id, "postimage", v);
+	int error;
+
+	if (file_read(&pre, pre_path) < 0 || file_read(&post, post_path) < 0) {
+		error = tide_error_set(TIDE_EINVAL, "rr-cache entry '%s' is incomplete", id);
+		goto done;
+	}
+	if (rerere_has_markers(post.ptr, post.len)) {
+		error = tide_error_set(TIDE_EINVAL,
+				       "rr-cache entry '%s' is corrupt: postimage has conflict markers", id);
+		goto done;
+	}
+	if (pre.len == cur->len && !memcmp(pre.ptr, cur->ptr, pre.len)) {
+		buf_put(out, post.ptr, post.len);
+		error = 0;
+		goto done;
+	}
+	git_merge_file_input_init(&base, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&ours, GIT_MERGE_FILE_INPUT_VERSION);
+	git_merge_file_input_init(&theirs, GIT_MERGE_FILE_INPUT_VERSION);
+	base.ptr = pre.ptr, base.size = pre.len;
+	ours.ptr = cur->ptr, ours.size = cur->len;
+	theirs.ptr = post.ptr, theirs.size = post.len;
+	if (git_merge_file(&res, &base, &ours, &theirs, NULL) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot merge resolution '%s'", id);
+		goto done;
+	}
+	if (!res.automergeable || rerere_has_markers(res.ptr, res.len)) {
+		error = tide_error_set(TIDE_ECONFLICT,
+				       "recorded resolution '%s' no longer applies", id);
+		goto done;
+	}
+	buf_put(out, res.ptr, res.len);
+	error = 0;
+done:
+	git_merge_file_result_free(&res);
+	buf_release(&pre);
+	buf_release(&post);
+	free(pre_path);
+	free(post_path);
+	return error;
+}
+
+int rerere_apply(struct buf *out, char *id, const char *store,
+		 const char *conflicted, size_t clen)
+{
+	struct buf cur = BUF_INIT;
+	char *post = NULL;
+	int n, v, error, worst = 0;
+
+	if ((error = rerere_normalize(&cur, id, conflicted, clen)) < 0)
+		goto done;
+	if (error == 0) {
+		error = tide_error_set(TIDE_ENOTFOUND, "no conflict markers");
+		goto done;
+	}
+	n = variant_count(store, id);
+	if (!n) {
+		error = tide_error_set(TIDE_ENOTFOUND, "no recorded resolution for '%s'", id);
+		goto done;
+	}
+	for (v = 0; v < n; v++) {
+		size_t keep = out->len;
+
+		if ((error = try_variant(out, store, id, v, &cur)) == 0)
+			break;
+		buf_truncate(out, keep);
+		if (error == TIDE_ERROR)
+			goto done;
+		if (!worst || error == TIDE_EINVAL)
+			worst = error;
+	}
+	if (v == n) {
+		error = worst;
+		goto done;
+	}
+	/* Like git: a replayed postimage's mtime is its last-used date. */
+	post = variant_path(store, id, "postimage", v);
+	utimes(post, NULL);
+done:
+	free(post);
+	buf_release(&cur);
+	return error;
+}
+
+static int older_than(const char *path, time_t limit)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_mtime < limit;
+}
+
+static int expire_entry(const char *store, const char *id, time_t limit,
+			size_t *removed)
+{
+	int n = variant_count(store, id), v, left = 0;
+	char *pre, *post, *dir;
+
+	for (v = 0; v < n; v++) {
+		pre = variant_path(store, id, "preimage", v);
+		post = variant_path(store, id, "postimage", v);
+		if (path_exists(post) ? older_than(post, limit) : older_than(pre, limit)) {
+			unlink(pre);
+			unlink(post);
+			(*removed)++;
+		} else if (path_exists(pre) || path_exists(post)) {
+			left++;
+		}
+		free(pre);
+		free(post);
+	}
+	if (!left) {
+		dir = xasprintf("%s/%s", store, id);
+		rm_rf(dir);
+		free(dir);
+	}
+	return 0;
+}
+
+int rerere_expire(const char *store, int days, time_t now, size_t *removed)
+{
+	DIR *d = opendir(store);
+	struct dirent *de;
+	size_t count = 0;
+	time_t limit = now - (time_t)days * 86400;
+
+	if (!d) {
+		if (errno == ENOENT)
+			goto done;
+		return tide_error_errno(TIDE_EIO, "cannot read '%s'", store);
+	}
+	while ((de = readdir(d)))
+		if (strlen(de->d_name) == RERERE_ID_LEN)
+			expire_entry(store, de->d_name, limit, &count);
+	closedir(d);
+done:
+	if (removed)
+		*removed = count;
+	return 0;
+}

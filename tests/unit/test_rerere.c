@@ -1,0 +1,288 @@
+/* Unit tests of src/rerere.c, checked against the real `git rerere`. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "error.h"
+#include "rerere.h"
+#include "util.h"
+#include "t.h"
+
+static char *tmpdir(void)
+{
+	char tmpl[] = "/tmp/tide-rerere.XXXXXX";
+	static int inited;
+
+	if (!inited++)
+		git_libgit2_init();
+
+	return xstrdup(mkdtemp(tmpl));
+}
+
+/* Run a shell command line in dir; returns its exit status. */
+static int sh(const char *dir, const char *fmt, ...)
+{
+	struct buf cmd = BUF_INIT;
+	va_list ap;
+	int rc;
+
+	buf_printf(&cmd, "cd '%s' && { ", dir);
+	va_start(ap, fmt);
+	buf_vprintf(&cmd, fmt, ap);
+	va_end(ap);
+	buf_puts(&cmd, "; } >/dev/null 2>&1");
+	rc = system(cmd.ptr);
+	buf_release(&cmd);
+	return rc;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	struct buf b = BUF_INIT;
+	char *path = path_join(dir, name);
+
+	if (file_read(&b, path) < 0) {
+		free(path);
+		buf_release(&b);
+		return NULL;
+	}
+	free(path);
+	return buf_detach(&b);
+}
+
+#define GITENV "export GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent GIT_AUTHOR_NAME=T " \
+	"GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@t; "
+
+/*
+ * A repository whose branches "a" and "b" both change line 3 of f.txt;
+ * merging b into a conflicts.  rerere is enabled.
+ */
+static int make_conflict_repo(const char *dir)
+{
+	return sh(dir, GITENV
+		  "git init -q -b main r && cd r && git config rerere.enabled true && "
+		  "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n' >f.txt && git add f.txt && "
+		  "git commit -qm base && git checkout -qb a && "
+		  "sed -i s/^3/three-a/ f.txt && git commit -qam a && "
+		  "git checkout -q main && git checkout -qb b && "
+		  "sed -i s/^3/three-b/ f.txt && git commit -qam b && "
+		  "git checkout -q a");
+}
+
+TEST(rerere__sha1_known_vectors)
+{
+	char hex[41];
+
+	rerere_sha1_hex(hex, "abc", 3);
+	CHECK_STR(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	rerere_sha1_hex(hex, "", 0);
+	CHECK_STR(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	rerere_sha1_hex(hex, "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56);
+	CHECK_STR(hex, "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+}
+
+TEST(rerere__normalize_sorts_sides_and_drops_labels_and_base)
+{
+	const char *text = "x\n<<<<<<< HEAD\nzed\n||||||| base\nold\n=======\nalpha\n>>>>>>> b\ny\n";
+	struct buf pre = BUF_INIT;
+	char id[41], want[41];
+	static const char hashed[] = "alpha\n\0zed\n";
+
+	CHECK_INT(rerere_normalize(&pre, id, text, strlen(text)), 1);
+	CHECK_STR(pre.ptr, "x\n<<<<<<<\nalpha\n=======\nzed\n>>>>>>>\ny\n");
+	rerere_sha1_hex(want, hashed, sizeof(hashed));
+	CHECK_STR(id, want);
+	buf_release(&pre);
+}
+
+TEST(rerere__nested_conflict_becomes_text_of_its_side)
+{
+	const char *text = "<<<<<<< o\nb\n<<<<<<< i\nz\n=======\ny\n>>>>>>> i\n=======\na\n>>>>>>> t\n";
+	struct buf pre = BUF_INIT;
+	char id[41];
+
+	CHECK_INT(rerere_normalize(&pre, id, text, strlen(text)), 1);
+	CHECK_STR(pre.ptr, "<<<<<<<\na\n=======\nb\n<<<<<<<\ny\n=======\nz\n>>>>>>>\n>>>>>>>\n");
+	buf_release(&pre);
+}
+
+TEST(rerere__unbalanced_markers_are_bad_input)
+{
+	const char *text = "<<<<<<< o\na\n=======\nb\n";
+	char id[41];
+
+	CHECK_INT(rerere_normalize(NULL, id, text, strlen(text)), TIDE_EINVAL);
+	CHECK_INT(rerere_normalize(NULL, id, "plain\n", 6), 0);
+	CHECK(rerere_has_markers(text, strlen(text)));
+	CHECK(!rerere_has_markers("a\n======== x\n", 13));
+}
+
+/* git records a resolution; tide computes the same id and replays it. */
+TEST(rerere__replays_resolution_recorded_by_git)
+{
+	char *dir = tmpdir(), *conflicted = NULL, *gitpre = NULL, *store = NULL;
+	struct buf pre = BUF_INIT, out = BUF_INIT;
+	char id[41], id2[41], *name = NULL;
+
+	REQUIRE(make_conflict_repo(dir) == 0);
+	CHECK(sh(dir, GITENV "cd r && git merge -q b") != 0);
+	conflicted = slurp(dir, "r/f.txt");
+	REQUIRE(conflicted);
+	CHECK_INT(rerere_normalize(&pre, id, conflicted, strlen(conflicted)), 1);
+	name = xasprintf("r/.git/rr-cache/%s/preimage", id);
+	gitpre = slurp(dir, name);
+	REQUIRE(gitpre);
+	CHECK_STR(pre.ptr, gitpre);
+	CHECK_INT(sh(dir, GITENV "cd r && printf '1\\n2\\nthree-both\\n4\\n5\\n6\\n7\\n8\\n9\\n' >f.txt && "
+		     "git add f.txt && git commit -qm merged && "
+		     "test -f .git/rr-cache/%s/postimage", id), 0);
+	store = path_join(dir, "r/.git/rr-cache");
+	CHECK_INT(rerere_apply(&out, id2, store, conflicted, strlen(conflicted)), 0);
+	if (out.len == 0)
+		fprintf(stderr, "%s\n", tide_error_last());
+	CHECK_STR(id2, id);
+	CHECK_STR(out.ptr, "1\n2\nthree-both\n4\n5\n6\n7\n8\n9\n");
+	sh(dir, "rm -rf '%s'", dir);
+	free(name), free(store), free(conflicted), free(gitpre), free(dir);
+	buf_release(&pre);
+	buf_release(&out);
+}
+
+/* tide records a resolution; git replays it in a fresh repository. */
+TEST(rerere__resolution_recorded_by_tide_is_used_by_git)
+{
+	char *dir = tmpdir(), *conflicted = NULL, *store = NULL, *merged = NULL;
+	const char *fix = "1\n2\nthree-tide\n4\n5\n6\n7\n8\n9\n";
+	char id[41];
+	int variant = -1;
+
+	REQUIRE(make_conflict_repo(dir) == 0);
+	CHECK(sh(dir, GITENV "cd r && git config rerere.enabled false && git merge -q b") != 0);
+	conflicted = slurp(dir, "r/f.txt");
+	REQUIRE(conflicted);
+	store = path_join(dir, "store");
+	CHECK_INT(rerere_record(store, conflicted, strlen(conflicted), fix, strlen(fix),
+				id, &variant), 0);
+	CHECK_INT(variant, 0);
+	CHECK_INT(sh(dir, GITENV "cd r && git merge --abort && git config rerere.enabled true && "
+		     "mkdir -p .git/rr-cache && cp -r ../store/* .git/rr-cache/ && "
+		     "{ git merge -q b; true; } && ! grep -q '<<<<<<<' f.txt"), 0);
+	merged = slurp(dir, "r/f.txt");
+	CHECK_STR(merged, fix);
+	sh(dir, "rm -rf '%s'", dir);
+	free(merged), free(store), free(conflicted), free(dir);
+}
+
+TEST(rerere__applies_when_context_moved)
+{
+	char *dir = tmpdir(), *store = path_join(dir, "s");
+	const char *c1 = "a\n<<<<<<< x\nl\n=======\nr\n>>>>>>> y\nb\nc\nd\ne\n";
+	const char *r1 = "a\nlr\nb\nc\nd\ne\n";
+	const char *c2 = "a\n<<<<<<< p\nr\n=======\nl\n>>>>>>> q\nb\nc\nd\nE\n>>>>>>>>>> not a marker\n";
+	struct buf out = BUF_INIT;
+	char id[41], id2[41];
+
+	CHECK_INT(rerere_record(store, c1, strlen(c1), r1, strlen(r1), id, NULL), 0);
+	CHECK_INT(rerere_apply(&out, id2, store, c2, strlen(c2)), 0);
+	CHECK_STR(id2, id);
+	CHECK_STR(out.ptr, "a\nlr\nb\nc\nd\nE\n>>>>>>>>>> not a marker\n");
+	rm_rf(dir);
+	free(store), free(dir);
+	buf_release(&out);
+}
+
+TEST(rerere__missing_corrupt_and_stale_entries)
+{
+	char *dir = tmpdir(), *store = path_join(dir, "s"), *post = NULL, *pre = NULL;
+	const char *c1 = "a\n<<<<<<< x\nl\n=======\nr\n>>>>>>> y\nb\n";
+	const char *r1 = "a\nlr\nb\n";
+	struct buf out = BUF_INIT;
+	char id[41], id2[41];
+
+	CHECK_INT(rerere_apply(&out, id2, store, c1, strlen(c1)), TIDE_ENOTFOUND);
+	CHECK_INT(rerere_record(store, c1, strlen(c1), r1, strlen(r1), id, NULL), 0);
+	post = xasprintf("%s/%s/postimage", store, id);
+	pre = xasprintf("%s/%s/preimage", store, id);
+	/* A postimage with markers is corrupt. */
+	CHECK_INT(file_write_atomic(post, c1, strlen(c1)), 0);
+	CHECK_INT(rerere_apply(&out, id2, store, c1, strlen(c1)), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), id) != NULL);
+	/* A preimage whose text no longer matches: the merge conflicts. */
+	CHECK_INT(file_write_atomic(post, "a\nXX\nb\n", 7), 0);
+	CHECK_INT(file_write_atomic(pre, "<<<<<<<\nq\n=======\nw\n>>>>>>>\na\nb\n", 30), 0);
+	CHECK_INT(rerere_apply(&out, id2, store, c1, strlen(c1)), TIDE_ECONFLICT);
+	/* Missing postimage. */
+	unlink(post);
+	CHECK_INT(rerere_apply(&out, id2, store, c1, strlen(c1)), TIDE_EINVAL);
+	CHECK_INT((int)out.len, 0);
+	rm_rf(dir);
+	free(pre), free(post), free(store), free(dir);
+	buf_release(&out);
+}
+
+TEST(rerere__second_resolution_is_a_variant)
+{
+	char *dir = tmpdir(), *store = path_join(dir, "s"), *p = NULL;
+	const char *c1 = "<<<<<<< x\nl\n=======\nr\n>>>>>>> y\nb\n";
+	const char *c2 = "top\n<<<<<<< x\nl\n=======\nr\n>>>>>>> y\nc\n";
+	char id[41], id2[41];
+	int v = -1;
+
+	CHECK_INT(rerere_record(store, c1, strlen(c1), "lr\nb\n", 5, id, &v), 0);
+	CHECK_INT(v, 0);
+	CHECK_INT(rerere_record(store, c2, strlen(c2), "top\nrl\nc\n", 9, id2, &v), 0);
+	CHECK_STR(id2, id);
+	CHECK_INT(v, 1);
+	p = xasprintf("%s/%s/postimage.1", store, id);
+	CHECK(path_exists(p));
+	CHECK_INT(rerere_record(store, c1, strlen(c1), "LR\nb\n", 5, id, &v), 0);
+	CHECK_INT(v, 0);
+	rm_rf(dir);
+	free(p), free(store), free(dir);
+}
+
+TEST(rerere__expire_removes_unused_entries)
+{
+	char *dir = tmpdir(), *store = path_join(dir, "s"), *post = NULL, *edir = NULL;
+	const char *c1 = "<<<<<<< x\nl\n=======\nr\n>>>>>>> y\n";
+	const char *c2 = "<<<<<<< x\nm\n=======\nn\n>>>>>>> y\n";
+	struct timeval old[2] = { { time(NULL) - 40 * 86400, 0 }, { time(NULL) - 40 * 86400, 0 } };
+	struct buf out = BUF_INIT;
+	char id[41], id2[41];
+	size_t removed = 99;
+
+	CHECK_INT(rerere_record(store, c1, strlen(c1), "lr\n", 3, id, NULL), 0);
+	CHECK_INT(rerere_record(store, c2, strlen(c2), "mn\n", 3, id2, NULL), 0);
+	post = xasprintf("%s/%s/postimage", store, id);
+	CHECK_INT(utimes(post, old), 0);
+	CHECK_INT(rerere_expire(store, 30, time(NULL), &removed), 0);
+	CHECK_INT((int)removed, 1);
+	edir = xasprintf("%s/%s", store, id);
+	CHECK(!path_exists(edir));
+	/* Using an entry renews it. */
+	free(post);
+	post = xasprintf("%s/%s/postimage", store, id2);
+	CHECK_INT(utimes(post, old), 0);
+	CHECK_INT(rerere_apply(&out, id, store, c2, strlen(c2)), 0);
+	CHECK_INT(rerere_expire(store, 30, time(NULL), &removed), 0);
+	CHECK_INT((int)removed, 0);
+	rm_rf(dir);
+	free(edir), free(post), free(store), free(dir);
+	buf_release(&out);
+}
+
+TESTS(rerere__sha1_known_vectors,
+      rerere__normalize_sorts_sides_and_drops_labels_and_base,
+      rerere__nested_conflict_becomes_text_of_its_side,
+      rerere__unbalanced_markers_are_bad_input,
+      rerere__replays_resolution_recorded_by_git,
+      rerere__resolution_recorded_by_tide_is_used_by_git,
+      rerere__applies_when_context_moved,
+      rerere__missing_corrupt_and_stale_entries,
+      rerere__second_resolution_is_a_variant,
+      rerere__expire_removes_unused_entries)

@@ -1,0 +1,1348 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "error.h"
+#include "util.h"
+
+/* ---- incremental checkout ---- */
+
+static int write_all_fd(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Make every directory above path exist, replacing a file in the way. */
+static int make_parents(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat st;
+	int error = 0;
+
+	if (!slash || slash == dir)
+		goto done;
+	*slash = '\0';
+	if (lstat(dir, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			goto done;
+		if (unlink(dir) < 0) {
+			error = tide_error_errno(TIDE_EIO, "cannot remove '%s'", dir);
+			goto done;
+		}
+	}
+	if ((error = make_parents(dir)) == 0 && mkdir(dir, 0755) < 0 && errno != EEXIST)
+		error = tide_error_errno(TIDE_EIO, "cannot create directory '%s'", dir);
+done:
+	free(dir);
+	return error;
+}
+
+/* Write one blob at path (a file or a symlink), replacing what is there. */
+static int write_blob(git_repository *repo, const git_oid *id,
+		      git_filemode_t mode, const char *path)
+{
+	git_blob *blob = NULL;
+	const char *data;
+	size_t len;
+	int fd = -1, error;
+	struct stat st;
+
+	if (git_blob_lookup(&blob, repo, id) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'", path);
+	data = git_blob_rawcontent(blob);
+	len = (size_t)git_blob_rawsize(blob);
+	if ((error = make_parents(path)) < 0)
+		goto done;
+	if (lstat(path, &st) == 0 && (error = rm_rf(path)) < 0)
+		goto done;
+	if (mode == GIT_FILEMODE_LINK) {
+		char *target = xstrndup(data, len);
+
+		if (symlink(target, path) < 0)
+			error = tide_error_errno(TIDE_EIO, "cannot create symlink '%s'", path);
+		free(target);
+		goto done;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+	if (fd < 0 || write_all_fd(fd, data, len) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", path);
+done:
+	if (fd >= 0 && close(fd) < 0 && !error)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", path);
+	git_blob_free(blob);
+	return error;
+}
+
+/* Does path already hold this blob with this mode?  Fixes a wrong x bit. */
+static int blob_is_current(const git_oid *id, git_filemode_t mode, const char *path)
+{
+	struct stat st;
+	git_oid have;
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (mode == GIT_FILEMODE_LINK) {
+		struct buf target = BUF_INIT;
+		ssize_t n;
+		int same;
+
+		if (!S_ISLNK(st.st_mode))
+			return 0;
+		buf_grow(&target, (size_t)st.st_size + 1);
+		n = readlink(path, target.ptr, (size_t)st.st_size + 1);
+		same = n == st.st_size &&
+		       git_odb_hash(&have, target.ptr, (size_t)n, GIT_OBJECT_BLOB) == 0 &&
+		       git_oid_equal(&have, id);
+		buf_release(&target);
+		return same;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    git_odb_hashfile(&have, path, GIT_OBJECT_BLOB) < 0 ||
+	    !git_oid_equal(&have, id))
+		return 0;
+	if (!!(st.st_mode & S_IXUSR) != (mode == GIT_FILEMODE_BLOB_EXECUTABLE))
+		chmod(path, mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+	return 1;
+}
+
+static int ensure_dir(const char *path, struct build_checkout_stats *st)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			return 0;
+		if (unlink(path) < 0)
+			return tide_error_errno(TIDE_EIO, "cannot remove '%s'", path);
+		st->removed++;
+	}
+	if (mkdir(path, 0755) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot create directory '%s'", path);
+	return 0;
+}
+
+/* Remove what dir holds that tree does not name. */
+static int prune_extra(const git_tree *tree, const char *dir,
+		       struct build_checkout_stats *st)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int error = 0;
+
+	if (!d)
+		return tide_error_errno(TIDE_EIO, "cannot open directory '%s'", dir);
+	while (!error && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (git_tree_entry_byname(tree, e->d_name))
+			continue;
+		char *path = path_join(dir, e->d_name);
+		error = rm_rf(path);
+		st->removed++;
+		free(path);
+	}
+	closedir(d);
+	return error;
+}
+
+/* Full checkout: make dir match tree, comparing content before writing. */
+static int sync_tree(git_repository *repo, const git_tree *tree,
+		     const char *dir, struct build_checkout_stats *st)
+{
+	size_t i, n = git_tree_entrycount(tree);
+	int error;
+
+	if ((error = ensure_dir(dir, st)) < 0 ||
+	    (error = prune_extra(tree, dir, st)) < 0)
+		return error;
+	for (i = 0; i < n && !error; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(tree, i);
+		git_filemode_t mode = git_tree_entry_filemode(e);
+		char *path = path_join(dir, git_tree_entry_name(e));
+		git_tree *sub = NULL;
+
+		if (mode == GIT_FILEMODE_TREE) {
+			if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0)
+				error = tide_error_git(TIDE_ERROR, "cannot read tree '%s'", path);
+			else
+				error = sync_tree(repo, sub, path, st);
+			git_tree_free(sub);
+		} else if (mode == GIT_FILEMODE_COMMIT) {
+			error = ensure_dir(path, st);	/* a submodule: left empty */
+		} else if (blob_is_current(git_tree_entry_id(e), mode, path)) {
+			st->unchanged++;
+		} else {
+			error = write_blob(repo, git_tree_entry_id(e), mode, path);
+			st->written++;
+		}
+		free(path);
+	}
+	return error;
+}
+
+/* After removing path, remove the directories above it that became empty. */
+static void prune_empty_parents(const char *root, const char *path)
+{
+	char *dir = xstrdup(path), *slash;
+	size_t rootlen = strlen(root);
+
+	while ((slash = strrchr(dir, '/')) && (size_t)(slash - dir) > rootlen) {
+		*slash = '\0';
+		if (rmdir(dir) < 0)
+			break;
+	}
+	free(dir);
+}
+
+static int apply_delta(git_repository *repo, const git_diff_delta *d,
+		       const char *srcdir, int pass, struct build_checkout_stats *st)
+{
+	char *path;
+	int error = 0;
+
+	if (pass == 0 && (d->status == GIT_DELTA_DELETED)) {
+		path = path_join(srcdir, d->old_file.path);
+		error = rm_rf(path);
+		prune_empty_parents(srcdir, path);
+		st->removed++;
+	} else if (pass == 1 && d->status != GIT_DELTA_DELETED) {
+		path = path_join(srcdir, d->new_file.path);
+		if (d->new_file.mode == GIT_FILEMODE_COMMIT) {
+			error = make_parents(path);
+			if (!error)
+				error = ensure_dir(path, st);
+		} else {
+			error = write_blob(repo, &d->new_file.id, d->new_file.mode, path);
+			st->written++;
+		}
+	} else {
+		return 0;
+	}
+	free(path);
+	return error;
+}
+
+/* Incremental checkout: write what the diff between the trees names. */
+static int checkout_diff(git_repository *repo, const git_tree *old,
+			 const git_tree *new, const char *srcdir,
+			 struct build_checkout_stats *st)
+{
+	git_diff *diff = NULL;
+	size_t i, n;
+	int pass, error = 0;
+
+	if (git_diff_tree_to_tree(&diff, repo, (git_tree *)old, (git_tree *)new, NULL) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot diff the trees");
+	n = git_diff_num_deltas(diff);
+	/* Deletions first, so a file that became a directory is out of the way. */
+	for (pass = 0; pass < 2 && !error; pass++)
+		for (i = 0; i < n && !error; i++)
+			error = apply_delta(repo, git_diff_get_delta(diff, i), srcdir,
+					    pass, st);
+	git_diff_free(diff);
+	return error;
+}
+
+/* The tree recorded in state_path, or NULL (none, garbage, unknown). */
+static git_tree *read_state_tree(git_repository *repo, const char *state_path)
+{
+	struct buf b = BUF_INIT;
+	git_tree *tree = NULL;
+	git_oid id;
+
+	if (file_read(&b, state_path) == 0 &&
+	    git_oid_fromstrn(&id, str_rtrim(b.ptr), GIT_OID_HEXSZ) == 0 &&
+	    strlen(b.ptr) == GIT_OID_HEXSZ)
+		git_tree_lookup(&tree, repo, &id);
+	buf_release(&b);
+	tide_error_clear();
+	git_error_clear();
+	return tree;
+}
+
+int build_checkout(struct build_checkout_stats *stats, git_repository *repo,
+		   const git_oid *commit, const char *srcdir,
+		   const char *state_path)
+{
+	struct build_checkout_stats st = { 0 };
+	git_commit *c = NULL;
+	git_tree *tree = NULL, *old = NULL;
+	char hex[GIT_OID_HEXSZ + 2];
+	double t0 = time_now();
+	int error = 0;
+
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
+		error = tide_error_git(TIDE_ENOTFOUND, "cannot read commit %s",
+				       git_oid_tostr_s(commit));
+		goto done;
+	}
+	old = path_is_dir(srcdir) ? read_state_tree(repo, state_path) : NULL;
+	/* From here on srcdir is in flux: no state until it is consistent. */
+	if (unlink(state_path) < 0 && errno != ENOENT) {
+		error = tide_error_errno(TIDE_EIO, "cannot remove '%s'", state_path);
+		goto done;
+	}
+	if (old) {
+		error = checkout_diff(repo, old, tree, srcdir, &st);
+	} else {
+		st.full = 1;
+		if ((error = make_parents(srcdir)) == 0)
+			error = sync_tree(repo, tree, srcdir, &st);
+	}
+	if (error)
+		goto done;
+	git_oid_tostr(hex, GIT_OID_HEXSZ + 1, git_tree_id(tree));
+	hex[GIT_OID_HEXSZ] = '\n';
+	error = file_write_atomic(state_path, hex, GIT_OID_HEXSZ + 1);
+done:
+	st.seconds = time_now() - t0;
+	if (stats)
+		*stats = st;
+	git_tree_free(old);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return error;
+}
+
+/* ---- log parsing ---- */
+
+const char *build_diag_kind_name(enum build_diag_kind kind)
+{
+	switch (kind) {
+	case BUILD_DIAG_COMPILER:
+		return "compiler";
+	case BUILD_DIAG_LINKER:
+		return "linker";
+	case BUILD_DIAG_KCONFIG:
+		return "kconfig";
+	case BUILD_DIAG_MAKE:
+		return "make";
+	case BUILD_DIAG_TOOL:
+		return "tool";
+	}
+	return "unknown";
+}
+
+static int diag_same(const struct build_diag *d, const char *file, int line,
+		     int column, const char *msg)
+{
+	return d->line == line && d->column == column && !strcmp(d->message, msg) &&
+	       (d->file ? file && !strcmp(d->file, file) : !file);
+}
+
+void build_diag_push(struct build_diags *d, enum build_diag_kind kind,
+		     const char *file, int line, int column, const char *msg)
+{
+	struct build_diag *n;
+
+	array_grow(&d->v, &d->alloc, d->n + 1, sizeof(*d->v));
+	n = &d->v[d->n++];
+	n->kind = kind;
+	n->file = file ? xstrdup(file) : NULL;
+	n->line = line;
+	n->column = column;
+	n->message = xstrdup(msg);
+	n->tree = NULL;
+}
+
+void build_diags_release(struct build_diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].file);
+		free(d->v[i].message);
+		free(d->v[i].tree);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = d->alloc = 0;
+}
+
+void build_log_release(struct build_log *log)
+{
+	build_diags_release(&log->errors);
+	build_diags_release(&log->warnings);
+	log->nerrors_total = 0;
+}
+
+char *build_diag_key(const struct build_diag *d)
+{
+	return xasprintf("%s: %s", d->file ? d->file : "", d->message);
+}
+
+static int add_unique(struct build_diags *d, enum build_diag_kind kind,
+		      const char *file, int line, int column, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (diag_same(&d->v[i], file, line, column, msg))
+			return 0;
+	build_diag_push(d, kind, file, line, column, msg);
+	return 1;
+}
+
+static void add_error(struct build_log *log, enum build_diag_kind kind,
+		      const char *file, int line, int column, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < log->errors.n; i++)
+		if (diag_same(&log->errors.v[i], file, line, column, msg))
+			return;
+	log->nerrors_total++;
+	if (log->errors.n < BUILD_MAX_ERRORS)
+		build_diag_push(&log->errors, kind, file, line, column, msg);
+}
+
+/* Relative to the source tree: drop a build-directory prefix and "./". */
+static const char *strip_path(const char *file, const char *const *prefixes)
+{
+	size_t i;
+
+	for (i = 0; prefixes && prefixes[i]; i++) {
+		size_t n = strlen(prefixes[i]);
+
+		if (n && !strncmp(file, prefixes[i], n)) {
+			file += n;
+			while (*file == '/')
+				file++;
+			break;
+		}
+	}
+	while (!strncmp(file, "./", 2))
+		file += 2;
+	return file;
+}
+
+/*
+ * "FILE:LINE[:COL]:" at the start of line.  FILE has no blanks; returns
+ * the text after the location (blanks skipped) or NULL.
+ */
+static const char *parse_location(const char *line, struct buf *file,
+				  int *lno, int *col)
+{
+	const char *p = line, *colon;
+	char *end;
+
+	for (;;) {
+		if (!(colon = strchr(p, ':')))
+			return NULL;
+		if (isdigit((unsigned char)colon[1]))
+			break;
+		p = colon + 1;
+	}
+	if (colon == line || memchr(line, ' ', (size_t)(colon - line)) ||
+	    memchr(line, '\t', (size_t)(colon - line)))
+		return NULL;
+	*lno = (int)strtol(colon + 1, &end, 10);
+	*col = 0;
+	if (*end != ':')
+		return NULL;
+	if (isdigit((unsigned char)end[1])) {
+		*col = (int)strtol(end + 1, &end, 10);
+		if (*end != ':')
+			return NULL;
+	}
+	buf_clear(file);
+	buf_put(file, line, (size_t)(colon - line));
+	end++;
+	while (*end == ' ')
+		end++;
+	return end;
+}
+
+static int is_make_error(const char *line, const char **msg)
+{
+	const char *p;
+
+	if (strncmp(line, "make", 4))
+		return 0;
+	p = line + 4;
+	if (*p == '[')
+		p = strchr(p, ']') ? strchr(p, ']') + 1 : p;
+	if (strncmp(p, ": *** ", 6))
+		return 0;
+	*msg = p + 6;
+	return 1;
+}
+
+/* "ld: ...", "x86_64-linux-gnu-ld: ...", "ld.bfd: ..." */
+static const char *linker_message(const char *line)
+{
+	const char *colon = strstr(line, ": ");
+	const char *name;
+
+	if (!colon || memchr(line, ' ', (size_t)(colon - line)))
+		return NULL;
+	for (name = colon; name > line && name[-1] != '/' && name[-1] != '-'; name--)
+		;
+	if (!strncmp(name, "ld", 2) && (name + 2 == colon || name[2] == '.'))
+		return colon + 2;
+	return NULL;
+}
+
+/* "cc1: error: ...", "gcc: fatal error: ...", "ccache: error: ..." */
+static const char *tool_error(const char *line)
+{
+	const char *colon = strstr(line, ": ");
+
+	if (!colon || memchr(line, ' ', (size_t)(colon - line)) ||
+	    memchr(line, '/', (size_t)(colon - line)))
+		return NULL;
+	if (!strncmp(colon + 2, "error: ", 7))
+		return colon + 9;
+	if (!strncmp(colon + 2, "fatal error: ", 13))
+		return colon + 15;
+	return NULL;
+}
+
+static int is_kconfig_file(const char *file)
+{
+	const char *base = strrchr(file, '/');
+
+	return str_starts_with(base ? base + 1 : file, "Kconfig");
+}
+
+static void parse_located(struct build_log *log, const char *file, int lno,
+			  int col, const char *rest)
+{
+	enum build_diag_kind kind = is_kconfig_file(file) ? BUILD_DIAG_KCONFIG
+							  : BUILD_DIAG_COMPILER;
+
+	if (str_starts_with(rest, "error: "))
+		add_error(log, kind, file, lno, col, rest + 7);
+	else if (str_starts_with(rest, "fatal error: "))
+		add_error(log, kind, file, lno, col, rest + 13);
+	else if (str_starts_with(rest, "warning: "))
+		add_unique(&log->warnings, kind, file, lno, col, rest + 9);
+	else if (strstr(rest, "undefined reference to") ||
+		 strstr(rest, "multiple definition of"))
+		add_error(log, BUILD_DIAG_LINKER, file, lno, col, rest);
+	else if (kind == BUILD_DIAG_KCONFIG && !str_starts_with(rest, "note: "))
+		add_error(log, kind, file, lno, col, rest);	/* "syntax error" */
+}
+
+/* "[ld: ]obj.o:(.text+0x1a): undefined reference to `x'": file obj.o */
+static void parse_link_error(struct build_log *log, const char *line,
+			     const char *msg, const char *const *prefixes)
+{
+	const char *start = linker_message(line), *colon;
+	char *file = NULL;
+
+	if (!start || start > msg)
+		start = line;
+	colon = strchr(start, ':');
+	if (colon && colon < msg && !memchr(start, ' ', (size_t)(colon - start)))
+		file = xstrndup(start, (size_t)(colon - start));
+	add_error(log, BUILD_DIAG_LINKER, file ? strip_path(file, prefixes) : NULL,
+		  0, 0, msg);
+	free(file);
+}
+
+static void parse_line(struct build_log *log, const char *line,
+		       const char *const *prefixes, struct buf *file)
+{
+	const char *rest;
+	int lno, col;
+
+	if (line[0] == '#' || line[0] == ' ' || line[0] == '\0')
+		return;
+	if (is_make_error(line, &rest)) {
+		add_error(log, BUILD_DIAG_MAKE, NULL, 0, 0, rest);
+	} else if ((rest = parse_location(line, file, &lno, &col))) {
+		parse_located(log, strip_path(buf_cstr(file), prefixes), lno, col, rest);
+	} else if ((rest = strstr(line, "undefined reference to")) ||
+		   (rest = strstr(line, "multiple definition of"))) {
+		parse_link_error(log, line, rest, prefixes);
+	} else if ((rest = linker_message(line))) {
+		if (str_starts_with(rest, "warning: "))
+			add_unique(&log->warnings, BUILD_DIAG_LINKER, NULL, 0, 0, rest + 9);
+		else if (!strstr(rest, "in function") && !strstr(rest, "more undefined"))
+			add_error(log, BUILD_DIAG_LINKER, NULL, 0, 0,
+				  str_starts_with(rest, "error: ") ? rest + 7 : rest);
+	} else if ((rest = tool_error(line))) {
+		add_error(log, BUILD_DIAG_TOOL, NULL, 0, 0, rest);
+	} else if ((strstr(line, ": not found") && strstr(line, "sh: ")) ||
+		   strstr(line, ": No such file or directory")) {
+		add_error(log, BUILD_DIAG_TOOL, NULL, 0, 0, line);
+	}
+}
+
+void build_log_parse(struct build_log *out, const char *text, size_t len,
+		     const char *const *strip_prefixes)
+{
+	struct buf line = BUF_INIT, file = BUF_INIT;
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		buf_clear(&line);
+		buf_put(&line, p, n);
+		/* A NUL in the log (garbage) ends the line early: harmless. */
+		parse_line(out, str_rtrim(line.ptr ? line.ptr : (char *)""),
+			   strip_prefixes, &file);
+		p += n + 1;
+	}
+	buf_release(&line);
+	buf_release(&file);
+}
+
+/* ---- new warnings and their trees ---- */
+
+static char *json_diag_key(const json_t *w)
+{
+	const char *file = json_string_value(json_object_get(w, "file"));
+	const char *msg = json_string_value(json_object_get(w, "message"));
+
+	return xasprintf("%s: %s", file ? file : "", msg ? msg : "");
+}
+
+void build_new_warnings(struct build_diags *out, const struct build_diags *now,
+			const json_t *prev_build)
+{
+	const json_t *prev = json_object_get(prev_build, "warnings");
+	size_t i, j;
+
+	for (i = 0; i < now->n; i++) {
+		const struct build_diag *w = &now->v[i];
+		char *key = build_diag_key(w);
+		int seen = 0;
+
+		for (j = 0; !seen && j < json_array_size(prev); j++) {
+			char *pk = json_diag_key(json_array_get(prev, j));
+
+			seen = !strcmp(pk, key);
+			free(pk);
+		}
+		/* The same key twice today (two lines) is one new warning each. */
+		if (!seen)
+			build_diag_push(out, w->kind, w->file, w->line, w->column,
+					w->message);
+		free(key);
+	}
+}
+
+/* The value of the "Tide-Tree:" trailer of a commit message, or NULL. */
+static char *tide_tree_of(const git_commit *c)
+{
+	const char *msg = git_commit_message(c), *p;
+
+	for (p = msg; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (str_starts_with(p, "Tide-Tree:")) {
+			const char *v = p + 10, *e;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			for (e = v; *e && *e != '\n' && *e != '\r' && *e != ' '; e++)
+				;
+			if (e > v)
+				return xstrndup(v, (size_t)(e - v));
+		}
+	}
+	return NULL;
+}
+
+/* Give every warning without a tree whose file the merge touched, name. */
+static int attribute_merge(git_repository *repo, const git_commit *m,
+			   const char *name, struct build_diags *diags)
+{
+	git_commit *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	size_t i, j;
+	int error = 0;
+
+	if (git_commit_parent(&parent, m, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
+	    git_commit_tree(&b, m) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, a, b, NULL) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot diff merge %s",
+				       git_oid_tostr_s(git_commit_id(m)));
+		goto done;
+	}
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		for (j = 0; j < diags->n; j++) {
+			struct build_diag *w = &diags->v[j];
+
+			if (!w->tree && w->file && !strcmp(w->file, d->new_file.path))
+				w->tree = xstrdup(name);
+		}
+	}
+done:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+	return error;
+}
+
+/*
+ * Walk the first-parent chain from tip down to base, oldest merge last:
+ * the first merge (in merge order) to touch a file gets it, so walk the
+ * chain into a list and attribute from the oldest.
+ */
+int build_attribute(git_repository *repo, const git_oid *tip,
+		    const git_oid *base, struct build_diags *diags)
+{
+	git_commit **chain = NULL, *c = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	int error = 0;
+
+	if (!diags->n)
+		return 0;
+	if (git_commit_lookup(&c, repo, tip) < 0)
+		return tide_error_git(TIDE_ENOTFOUND, "cannot read commit %s",
+				      git_oid_tostr_s(tip));
+	while (c && !(base && git_oid_equal(git_commit_id(c), base))) {
+		git_commit *next = NULL;
+
+		array_grow(&chain, &alloc, n + 1, sizeof(*chain));
+		chain[n++] = c;
+		if (git_commit_parentcount(c) == 0)
+			break;
+		if (git_commit_parent(&next, c, 0) < 0) {
+			error = tide_error_git(TIDE_ERROR, "cannot read a parent of %s",
+					       git_oid_tostr_s(git_commit_id(c)));
+			break;
+		}
+		c = next;
+	}
+	if (c && (n == 0 || chain[n - 1] != c))
+		git_commit_free(c);
+	for (i = n; i-- > 0 && !error;) {
+		char *name = git_commit_parentcount(chain[i]) > 1 ? tide_tree_of(chain[i]) : NULL;
+
+		if (name)
+			error = attribute_merge(repo, chain[i], name, diags);
+		free(name);
+	}
+	for (j = 0; j < diags->n; j++)
+		if (!diags->v[j].tree)
+			diags->v[j].tree = xstrdup("mainline");
+	for (i = 0; i < n; i++)
+		git_commit_free(chain[i]);
+	free(chain);
+	return error;
+}
+
+/* ---- the record ---- */
+
+/* A log line with bytes that are not UTF-8 still gets into the record. */
+static json_t *json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	char *copy, *p;
+
+	if (j)
+		return j;
+	copy = xstrdup(s);
+	for (p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+json_t *build_diags_json(const struct build_diags *d)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		const struct build_diag *w = &d->v[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "file", w->file ? json_text(w->file) : json_null());
+		json_object_set_new(o, "line", json_integer(w->line));
+		if (w->column)
+			json_object_set_new(o, "column", json_integer(w->column));
+		json_object_set_new(o, "message", json_text(w->message));
+		json_object_set_new(o, "kind", json_string(build_diag_kind_name(w->kind)));
+		if (w->tree)
+			json_object_set_new(o, "tree", json_string(w->tree));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+json_t *build_result_json(const struct build_result *res, const char *log_name)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "status", json_string(res->ok ? "ok" : "failed"));
+	if (res->failure)
+		json_object_set_new(o, "failure", json_text(res->failure));
+	if (res->commit)
+		json_object_set_new(o, "commit", json_string(res->commit));
+	json_object_set_new(o, "seconds", json_real(res->seconds));
+	json_object_set_new(o, "checkout_seconds", json_real(res->checkout_seconds));
+	json_object_set_new(o, "config_seconds", json_real(res->config_seconds));
+	json_object_set_new(o, "make_seconds", json_real(res->make_seconds));
+	json_object_set_new(o, "checkout", json_pack("{s:b, s:I, s:I}",
+		"full", res->checkout.full,
+		"written", (json_int_t)res->checkout.written,
+		"removed", (json_int_t)res->checkout.removed));
+	json_object_set_new(o, "config_regenerated", json_boolean(res->config_regenerated));
+	json_object_set_new(o, "jobs", json_integer(res->jobs));
+	json_object_set_new(o, "ccache", json_boolean(res->ccache));
+	json_object_set_new(o, "errors", build_diags_json(&res->log.errors));
+	json_object_set_new(o, "errors_total", json_integer((json_int_t)res->log.nerrors_total));
+	json_object_set_new(o, "warnings", build_diags_json(&res->log.warnings));
+	json_object_set_new(o, "new_warnings", build_diags_json(&res->new_warnings));
+	json_object_set_new(o, "log", log_name ? json_string(log_name) : json_null());
+	json_object_set_new(o, "kernel", res->kernel ? json_text(res->kernel) : json_null());
+	return o;
+}
+
+void build_result_release(struct build_result *res)
+{
+	free(res->failure);
+	free(res->commit);
+	free(res->kernel);
+	build_log_release(&res->log);
+	build_diags_release(&res->new_warnings);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- running make ---- */
+
+char *build_which(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	for (p = path ? path : "/usr/bin:/bin"; ; p = end + 1) {
+		end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *cand = xasprintf("%.*s/%s", (int)n, n ? p : ".", name);
+
+		if (access(cand, X_OK) == 0 && !path_is_dir(cand))
+			return cand;
+		free(cand);
+		if (!end)
+			return NULL;
+	}
+}
+
+static void log_printf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_printf(int fd, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (b.len)
+		(void)write_all_fd(fd, b.ptr, b.len);
+	buf_release(&b);
+}
+
+static int env_overridden(const char *entry, char *const *over)
+{
+	static const char *const drop[] = {
+		/* An outer make's jobserver must not leak into the kernel's. */
+		"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "MAKEOVERRIDES=",
+		"KBUILD_OUTPUT=", NULL,
+	};
+	size_t i;
+
+	for (i = 0; drop[i]; i++)
+		if (str_starts_with(entry, drop[i]))
+			return 1;
+	for (i = 0; over[i]; i++) {
+		size_t n = (size_t)(strchr(over[i], '=') - over[i]) + 1;
+
+		if (!strncmp(entry, over[i], n))
+			return 1;
+	}
+	return 0;
+}
+
+extern char **environ;
+
+/* environ with over (NAME=VALUE, NULL-terminated) replacing or adding. */
+static char **make_env(char *const *over)
+{
+	size_t n = 0, m = 0, i;
+	char **env;
+
+	while (environ[n])
+		n++;
+	while (over[m])
+		m++;
+	env = xcalloc(n + m + 1, sizeof(*env));
+	m = 0;
+	for (i = 0; environ[i]; i++)
+		if (!env_overridden(environ[i], over))
+			env[m++] = environ[i];
+	for (i = 0; over[i]; i++)
+		env[m++] = over[i];
+	return env;
+}
+
+/*
+ * Run argv (no shell) in cwd with output appended to logfd.  Returns the
+ * exit status, 128+N for a signal, or a negative code if it could not be
+ * started at all.
+ */
+static int run_logged(char *const *argv, const char *cwd, char **env,
+		      int logfd, int niceness)
+{
+	pid_t pid;
+	int status;
+	size_t i;
+
+	log_printf(logfd, "# tide:");
+	for (i = 0; argv[i]; i++)
+		log_printf(logfd, " %s", argv[i]);
+	log_printf(logfd, "\n");
+	if ((pid = fork()) < 0)
+		return tide_error_errno(TIDE_ERROR, "cannot fork");
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(logfd, 1);
+		dup2(logfd, 2);
+		if (niceness && nice(niceness) < 0)
+			(void)0;	/* running at normal priority is fine */
+		if (cwd && chdir(cwd) < 0) {
+			log_printf(2, "# tide: cannot enter '%s': %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
+		execvpe(argv[0], argv, env);
+		log_printf(2, "# tide: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return tide_error_errno(TIDE_ERROR, "cannot wait for '%s'", argv[0]);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* What one build carries from step to step. */
+struct build_ctx {
+	const struct build_opts *opts;
+	struct build_result *res;
+	git_repository *repo;
+	git_tree *tree;
+	char *fragment;		/* absolute */
+	struct buf fragment_text;
+	char *cc;		/* "gcc" or "ccache gcc" */
+	char **env;
+	char *env_over[12];
+	int logfd;
+};
+
+static void fail(struct build_ctx *b, enum build_diag_kind kind,
+		 const char *file, int line, const char *msg)
+{
+	if (!b->res->failure)
+		b->res->failure = xstrdup(msg);
+	add_error(&b->res->log, kind, file, line, 0, msg);
+	log_printf(b->logfd, "# tide: %s\n", msg);
+}
+
+/* "CONFIG_FOO=y" or "# CONFIG_FOO is not set": the name's end, or NULL. */
+static const char *config_name_end(const char *line)
+{
+	const char *p = line;
+
+	if (!str_starts_with(p, "CONFIG_"))
+		return NULL;
+	p += 7;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	return p > line + 7 ? p : NULL;
+}
+
+/* A fragment line tide cannot use is a recorded failure, with its line. */
+static int check_fragment(struct build_ctx *b)
+{
+	char *text = xstrdup(buf_cstr(&b->fragment_text)), *save = NULL, *line;
+	int lno = 0, ok = 1;
+
+	for (line = text; line && ok; line = save) {
+		const char *end;
+
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		lno++;
+		str_rtrim(line);
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		if (!(end = config_name_end(line)) || *end != '=' || !end[1]) {
+			char *msg = xasprintf("config fragment '%s' line %d: not a CONFIG_NAME=VALUE line",
+					      b->opts->fragment, lno);
+			fail(b, BUILD_DIAG_KCONFIG, b->opts->fragment, lno, msg);
+			free(msg);
+			ok = 0;
+		}
+	}
+	free(text);
+	return ok;
+}
+
+/* Options the fragment asks for that the final .config does not have. */
+static void check_config_result(struct build_ctx *b, const char *config)
+{
+	char *text = xstrdup(buf_cstr(&b->fragment_text)), *save = NULL, *line;
+	int lno = 0;
+
+	for (line = text; line; line = save) {
+		const char *end;
+		int want_unset;
+
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		lno++;
+		str_rtrim(line);
+		if (str_starts_with(line, "# CONFIG_") && str_ends_with(line, " is not set"))
+			line += 2;
+		if (!(end = config_name_end(line)))
+			continue;
+		want_unset = *end != '=' || !strcmp(end, "=n");
+		char *name = xstrndup(line, (size_t)(end - line));
+		char *set = xasprintf("\n%s=", name), *exact = xasprintf("\n%s\n", line);
+		int have = strstr(config, set) != NULL;
+		int good = want_unset ? !have : strstr(config, exact) != NULL;
+
+		if (!good) {
+			char *msg = xasprintf("%s requested by the fragment is not in the final .config",
+					      want_unset ? name : line);
+			add_unique(&b->res->log.warnings, BUILD_DIAG_KCONFIG,
+				   b->opts->fragment, lno, 0, msg);
+			free(msg);
+		}
+		free(name);
+		free(set);
+		free(exact);
+	}
+	free(text);
+}
+
+static int kconfig_walk_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	const char *name = git_tree_entry_name(e);
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	if (str_starts_with(name, "Kconfig") || str_ends_with(name, ".config") ||
+	    str_starts_with(root, "scripts/kconfig/")) {
+		git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
+		buf_printf(payload, "%s%s %s\n", root, name, hex);
+	}
+	return 0;
+}
+
+/*
+ * What the generated .config depends on: the fragment, the compiler, the
+ * Kconfig files and the tiny configs.  The same key means the .config of
+ * the last build is still right and 11 s of config can be skipped.
+ */
+static char *config_key(struct build_ctx *b)
+{
+	struct buf in = BUF_INIT;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid id;
+
+	buf_printf(&in, "cc %s\narch %s\nfragment\n%s\n", b->cc,
+		   b->opts->arch ? b->opts->arch : "", buf_cstr(&b->fragment_text));
+	git_tree_walk(b->tree, GIT_TREEWALK_PRE, kconfig_walk_cb, &in);
+	git_odb_hash(&id, in.ptr, in.len, GIT_OBJECT_BLOB);
+	buf_release(&in);
+	return xstrdup(git_oid_tostr(hex, sizeof(hex), &id));
+}
+
+/* make -C SRC O=OUT CC=... [ARCH=] [-jN] [target] */
+static int run_make(struct build_ctx *b, const char *target, int jobs)
+{
+	char *args[12];
+	char *o = xasprintf("O=%s", b->opts->outdir);
+	char *cc = xasprintf("CC=%s", b->cc), *hostcc = xasprintf("HOSTCC=%s", b->cc);
+	char *arch = b->opts->arch ? xasprintf("ARCH=%s", b->opts->arch) : NULL;
+	char *j = jobs ? xasprintf("-j%d", jobs) : NULL;
+	size_t n = 0;
+	int rc;
+
+	args[n++] = "make";
+	args[n++] = "-C";
+	args[n++] = (char *)b->opts->srcdir;
+	args[n++] = o;
+	args[n++] = cc;
+	args[n++] = hostcc;
+	if (arch)
+		args[n++] = arch;
+	if (j)
+		args[n++] = j;
+	if (target)
+		args[n++] = (char *)target;
+	args[n] = NULL;
+	rc = run_logged(args, NULL, b->env, b->logfd, b->opts->nice);
+	free(o);
+	free(cc);
+	free(hostcc);
+	free(arch);
+	free(j);
+	return rc;
+}
+
+static int step_failed(struct build_ctx *b, int rc, const char *what)
+{
+	char *msg;
+
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return 0;
+	msg = rc > 128 ? xasprintf("%s killed by signal %d", what, rc - 128)
+		       : xasprintf("%s failed (exit status %d)", what, rc);
+	if (!b->res->failure)
+		b->res->failure = xstrdup(msg);
+	log_printf(b->logfd, "# tide: %s\n", msg);
+	free(msg);
+	return 1;
+}
+
+/* tinyconfig + fragment + olddefconfig; returns 1 on a recorded failure. */
+static int make_config(struct build_ctx *b)
+{
+	char *config = path_join(b->opts->outdir, ".config");
+	char *keyfile = path_join(b->opts->outdir, ".tide-config-key");
+	char *script = path_join(b->opts->srcdir, "scripts/kconfig/merge_config.sh");
+	char *key = config_key(b);
+	struct buf old = BUF_INIT, text = BUF_INIT;
+	char *margv[] = { script, "-m", "-O", (char *)b->opts->outdir, config,
+			  b->fragment, NULL };
+	int rc = 0;
+
+	if (!path_exists(config) || file_read(&old, keyfile) < 0 ||
+	    strcmp(str_rtrim(old.ptr), key)) {
+		tide_error_clear();
+		unlink(keyfile);
+		b->res->config_regenerated = 1;
+		if ((rc = step_failed(b, run_make(b, "tinyconfig", 0), "make tinyconfig")) ||
+		    (rc = step_failed(b, run_logged(margv, b->opts->outdir, b->env,
+						    b->logfd, 0), "merge_config.sh")) ||
+		    (rc = step_failed(b, run_make(b, "olddefconfig", 0),
+				      "make olddefconfig")))
+			goto done;
+		buf_clear(&old);
+		buf_printf(&old, "%s\n", key);
+		if ((rc = file_write_atomic(keyfile, old.ptr, old.len)) < 0)
+			goto done;
+	}
+	buf_putc(&text, '\n');
+	if ((rc = file_read(&text, config)) == 0)
+		check_config_result(b, text.ptr);
+done:
+	buf_release(&old);
+	buf_release(&text);
+	free(key);
+	free(script);
+	free(keyfile);
+	free(config);
+	return rc;
+}
+
+static void set_env(struct build_ctx *b)
+{
+	size_t n = 0;
+
+	b->env_over[n++] = xstrdup("LC_ALL=C");
+	b->env_over[n++] = xstrdup("KBUILD_BUILD_TIMESTAMP=2026-01-01 00:00:00 UTC");
+	b->env_over[n++] = xstrdup("KBUILD_BUILD_USER=tide");
+	b->env_over[n++] = xstrdup("KBUILD_BUILD_HOST=tide");
+	if (b->opts->ccache_basedir)
+		b->env_over[n++] = xasprintf("CCACHE_BASEDIR=%s", b->opts->ccache_basedir);
+	b->env_over[n] = NULL;
+	b->env = make_env(b->env_over);
+}
+
+static void ctx_release(struct build_ctx *b)
+{
+	size_t i;
+
+	for (i = 0; b->env_over[i]; i++)
+		free(b->env_over[i]);
+	free(b->env);
+	free(b->cc);
+	free(b->fragment);
+	buf_release(&b->fragment_text);
+	git_tree_free(b->tree);
+	if (b->logfd >= 0)
+		close(b->logfd);
+}
+
+/* The compiler and make must exist: their absence is a named outcome. */
+static int find_tools(struct build_ctx *b)
+{
+	const char *cc = b->opts->cc ? b->opts->cc : "gcc";
+	char *path, *ccache = NULL;
+	const char *need[] = { "make", cc };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!(path = build_which(need[i]))) {
+			char *msg = xasprintf(i ? "compiler '%s' not found in PATH"
+						: "'%s' not found in PATH", need[i]);
+			fail(b, BUILD_DIAG_TOOL, NULL, 0, msg);
+			free(msg);
+			return 0;
+		}
+		free(path);
+	}
+	if (!b->opts->no_ccache && (ccache = build_which("ccache")))
+		b->res->ccache = 1;
+	b->cc = b->res->ccache ? xasprintf("ccache %s", cc) : xstrdup(cc);
+	free(ccache);
+	return 1;
+}
+
+static int start(struct build_ctx *b, const git_oid *commit)
+{
+	const struct build_opts *o = b->opts;
+	git_commit *c = NULL;
+	int error = 0;
+
+	if (git_commit_lookup(&c, b->repo, commit) < 0 || git_commit_tree(&b->tree, c) < 0)
+		error = tide_error_git(TIDE_ENOTFOUND, "cannot read commit %s",
+				       git_oid_tostr_s(commit));
+	git_commit_free(c);
+	if (error)
+		return error;
+	b->fragment = path_absolute(o->fragment);
+	if ((error = file_read(&b->fragment_text, b->fragment)) < 0)
+		return tide_error_wrap(error, "config fragment");
+	if ((error = mkdir_p(o->outdir, 0755)) < 0)
+		return error;
+	b->logfd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (b->logfd < 0)
+		return tide_error_errno(TIDE_EIO, "cannot create '%s'", o->log_path);
+	log_printf(b->logfd, "# tide: build of %s\n", git_oid_tostr_s(commit));
+	return 0;
+}
+
+static char *find_kernel(const struct build_opts *o)
+{
+	static const char *const images[] = {
+		"arch/x86/boot/bzImage", "arch/arm64/boot/Image", "vmlinux",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(images); i++) {
+		char *p = path_join(o->outdir, images[i]);
+
+		if (path_exists(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* Read the log back for errors and warnings, paths relative to the source. */
+static int parse_build_log(struct build_ctx *b)
+{
+	struct buf text = BUF_INIT;
+	char *abs_src = path_absolute(b->opts->srcdir);
+	char *abs_out = path_absolute(b->opts->outdir);
+	const char *abs_prefixes[] = { abs_src, abs_out, b->opts->srcdir,
+				       b->opts->outdir, NULL };
+	int error;
+
+	if ((error = file_read(&text, b->opts->log_path)) == 0)
+		build_log_parse(&b->res->log, text.ptr, text.len, abs_prefixes);
+	buf_release(&text);
+	free(abs_src);
+	free(abs_out);
+	return error;
+}
+
+static int build_steps(struct build_ctx *b)
+{
+	struct build_result *res = b->res;
+	double t;
+	int rc;
+
+	if (!check_fragment(b) || !find_tools(b))
+		return 0;
+	t = time_now();
+	rc = make_config(b);
+	res->config_seconds = time_now() - t;
+	if (rc)
+		return rc < 0 ? rc : 0;
+	t = time_now();
+	rc = step_failed(b, run_make(b, b->opts->target, res->jobs), "make");
+	res->make_seconds = time_now() - t;
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && !(res->kernel = find_kernel(b->opts)))
+		fail(b, BUILD_DIAG_MAKE, NULL, 0, "make succeeded but left no kernel image");
+	res->ok = !res->failure;
+	return 0;
+}
+
+int build_run(struct build_result *res, git_repository *repo,
+	      const git_oid *commit, const struct build_opts *opts)
+{
+	struct build_ctx b = { .opts = opts, .res = res, .repo = repo, .logfd = -1 };
+	double t0 = time_now();
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int error;
+
+	memset(res, 0, sizeof(*res));
+	res->commit = xstrdup(git_oid_tostr_s(commit));
+	res->jobs = opts->jobs > 0 ? opts->jobs : (int)(cpus > 0 ? cpus : 1);
+	set_env(&b);
+	if ((error = start(&b, commit)) < 0)
+		goto done;
+	error = build_checkout(&res->checkout, repo, commit, opts->srcdir, opts->state_path);
+	res->checkout_seconds = res->checkout.seconds;
+	if (error < 0)
+		goto done;
+	if ((error = build_steps(&b)) < 0)
+		goto done;
+	error = parse_build_log(&b);
+	if (!res->ok && !res->failure)
+		res->failure = xstrdup("build failed");
+done:
+	res->seconds = time_now() - t0;
+	ctx_release(&b);
+	return error;
+}

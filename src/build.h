@@ -1,0 +1,150 @@
+#ifndef TIDE_BUILD_H
+#define TIDE_BUILD_H
+
+#include <stddef.h>
+#include <git2.h>
+#include <jansson.h>
+
+/*
+ * Building a day's kernel: an incremental checkout of the commit into
+ * DIR/build/src (only files that changed since the last checkout are
+ * rewritten, so make stays incremental), a config made from tinyconfig
+ * plus a fragment, Kbuild out of tree (O=DIR/build/out) through ccache,
+ * and the first errors and the warnings read back from the log.
+ */
+
+/* ---- incremental checkout ---- */
+
+struct build_checkout_stats {
+	int full;		/* 1: no usable previous tree, every file compared */
+	size_t written;		/* files (re)written */
+	size_t removed;		/* files or directories removed */
+	size_t unchanged;	/* full checkout: files left alone (same content) */
+	double seconds;
+};
+
+/*
+ * Make srcdir hold exactly the tree of commit.  state_path remembers the
+ * tree last checked out; it is removed before srcdir is touched and written
+ * only after success, so an interrupted checkout is never taken as
+ * complete: a missing or unknown state means a full checkout, which still
+ * leaves files whose content is right (and their mtimes) alone.
+ */
+int build_checkout(struct build_checkout_stats *stats, git_repository *repo,
+		   const git_oid *commit, const char *srcdir,
+		   const char *state_path);
+
+/* ---- log parsing ---- */
+
+enum build_diag_kind {
+	BUILD_DIAG_COMPILER,	/* file:line[:col]: error|warning: ... */
+	BUILD_DIAG_LINKER,	/* ld: ..., undefined reference, ... */
+	BUILD_DIAG_KCONFIG,	/* Kconfig syntax, config fragment checks */
+	BUILD_DIAG_MAKE,	/* make: *** ... Error N */
+	BUILD_DIAG_TOOL,	/* a missing tool (compiler, make) */
+};
+
+struct build_diag {
+	enum build_diag_kind kind;
+	char *file;		/* relative to the source tree; NULL if none */
+	int line;		/* 0 if none */
+	int column;		/* 0 if none */
+	char *message;		/* without the "error: "/"warning: " prefix */
+	char *tree;		/* attribution (new warnings), or NULL */
+};
+
+struct build_diags {
+	struct build_diag *v;
+	size_t n, alloc;
+};
+
+struct build_log {
+	struct build_diags errors;	/* the first BUILD_MAX_ERRORS, in log order */
+	size_t nerrors_total;		/* including those not kept */
+	struct build_diags warnings;	/* unique by (file, line, message) */
+};
+
+#define BUILD_MAX_ERRORS 20
+
+/*
+ * Extract errors and warnings from a build log.  Paths that start with
+ * one of strip_prefixes (NULL-terminated, may be NULL) lose it, so records
+ * name files relative to the source tree whatever the build directory.
+ */
+void build_log_parse(struct build_log *out, const char *text, size_t len,
+		     const char *const *strip_prefixes);
+void build_log_release(struct build_log *log);
+
+const char *build_diag_kind_name(enum build_diag_kind kind);
+/* The key two days' warnings are compared by: file and message, no line. */
+char *build_diag_key(const struct build_diag *d);
+void build_diag_push(struct build_diags *d, enum build_diag_kind kind,
+		     const char *file, int line, int column, const char *msg);
+void build_diags_release(struct build_diags *d);
+
+/*
+ * The warnings of now that the previous day's "build" record (prev, may be
+ * NULL: then every warning is new) does not list, by build_diag_key().
+ */
+void build_new_warnings(struct build_diags *out, const struct build_diags *now,
+			const json_t *prev_build);
+
+/*
+ * Set diag->tree for each warning: the tree whose first-parent merge
+ * between base and tip touched the file (the "Tide-Tree:" trailer of the
+ * merge commit), else "mainline".
+ */
+int build_attribute(git_repository *repo, const git_oid *tip,
+		    const git_oid *base, struct build_diags *diags);
+
+/* ---- the whole build ---- */
+
+struct build_opts {
+	const char *srcdir;	/* DIR/build/src */
+	const char *outdir;	/* DIR/build/out */
+	const char *state_path;	/* DIR/build/src.tree */
+	const char *fragment;	/* config fragment merged onto tinyconfig */
+	const char *log_path;	/* full log, replaced */
+	const char *ccache_basedir;	/* CCACHE_BASEDIR, usually DIR */
+	const char *cc;		/* compiler, default "gcc" */
+	const char *target;	/* make target, NULL for the default */
+	const char *arch;	/* ARCH=, NULL for the host's */
+	int jobs;		/* 0: the number of online CPUs */
+	int no_ccache;
+	int nice;		/* niceness added to make and its children */
+};
+
+struct build_result {
+	int ok;				/* make exited 0 */
+	char *failure;			/* a one-line reason when !ok */
+	double seconds;			/* all of it */
+	double checkout_seconds, config_seconds, make_seconds;
+	struct build_checkout_stats checkout;
+	int config_regenerated;
+	int jobs;
+	int ccache;			/* went through ccache */
+	char *commit;			/* hex */
+	struct build_log log;
+	struct build_diags new_warnings;
+	char *kernel;			/* the image, when ok */
+};
+
+/*
+ * Check commit out and build it.  Returns 0 when the build ran, whether it
+ * succeeded or not (res->ok, res->failure: a broken fragment, a missing
+ * compiler or a compile error are recorded outcomes); a negative TIDE_E*
+ * code when tide itself could not do its part (I/O, repository, a missing
+ * fragment file).
+ */
+int build_run(struct build_result *res, git_repository *repo,
+	      const git_oid *commit, const struct build_opts *opts);
+void build_result_release(struct build_result *res);
+
+/* The day.json "build" object; log_name is the log's name in the day. */
+json_t *build_result_json(const struct build_result *res, const char *log_name);
+json_t *build_diags_json(const struct build_diags *d);
+
+/* Search PATH for an executable; returns its path or NULL (caller frees). */
+char *build_which(const char *name);
+
+#endif

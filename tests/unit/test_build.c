@@ -1,0 +1,517 @@
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "t.h"
+#include "build.h"
+#include "buf.h"
+#include "error.h"
+#include "util.h"
+
+/* Run a shell command line (git CLI as the reference tool); 0 on success. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	rc = system(b.ptr);
+	buf_release(&b);
+	return rc;
+}
+
+static char *tmpdir(void)
+{
+	char tmpl[] = "/tmp/tide-test-build-XXXXXX";
+
+	if (!mkdtemp(tmpl))
+		abort();
+	return xstrdup(tmpl);
+}
+
+static const char *const git_env =
+	"export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=T "
+	"GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=/tmp;";
+
+static const char gcc_log[] =
+	"  CC      drivers/gpio/gpiolib.o\n"
+	"/ws/build/src/drivers/gpio/gpiolib.c: In function 'gpiod_get':\n"
+	"/ws/build/src/drivers/gpio/gpiolib.c:120:7: warning: unused variable 'x' [-Wunused-variable]\n"
+	"  120 |   int x;\n"
+	"      |       ^\n"
+	"/ws/build/src/drivers/gpio/gpiolib.c:130:2: error: implicit declaration of function 'foo' [-Werror=implicit-function-declaration]\n"
+	"In file included from /ws/build/src/include/linux/gpio.h:3,\n"
+	"/ws/build/src/include/linux/cpumask.h:12: warning: \"NR_CPUS\" redefined\n"
+	"/ws/build/src/include/linux/cpumask.h:12: warning: \"NR_CPUS\" redefined\n"
+	"/ws/build/src/drivers/gpio/gpiolib.c:5:10: fatal error: missing.h: No such file or directory\n"
+	"cc1: some warnings being treated as errors\n"
+	"make[3]: *** [/ws/build/src/scripts/Makefile.build:250: drivers/gpio/gpiolib.o] Error 1\n"
+	"make: *** [Makefile:2012: .] Error 2\n";
+
+TEST(build__parses_gcc_errors_and_warnings)
+{
+	const char *strip[] = { "/ws/build/src", "/ws/build/out", NULL };
+	struct build_log log = { 0 };
+
+	build_log_parse(&log, gcc_log, sizeof(gcc_log) - 1, strip);
+	REQUIRE(log.errors.n == 4);
+	CHECK_STR(log.errors.v[0].file, "drivers/gpio/gpiolib.c");
+	CHECK_INT(log.errors.v[0].line, 130);
+	CHECK_INT(log.errors.v[0].column, 2);
+	CHECK_STR(log.errors.v[0].message,
+		  "implicit declaration of function 'foo' [-Werror=implicit-function-declaration]");
+	CHECK_INT(log.errors.v[0].kind, BUILD_DIAG_COMPILER);
+	CHECK_STR(log.errors.v[1].message, "missing.h: No such file or directory");
+	CHECK_INT(log.errors.v[2].kind, BUILD_DIAG_MAKE);
+	CHECK(log.errors.v[2].file == NULL);
+	CHECK(strstr(log.errors.v[2].message, "gpiolib.o] Error 1") != NULL);
+	CHECK_STR(log.errors.v[3].message, "[Makefile:2012: .] Error 2");
+	REQUIRE(log.warnings.n == 2);	/* the repeated header warning once */
+	CHECK_STR(log.warnings.v[0].file, "drivers/gpio/gpiolib.c");
+	CHECK_INT(log.warnings.v[0].line, 120);
+	CHECK_STR(log.warnings.v[1].file, "include/linux/cpumask.h");
+	CHECK_INT(log.warnings.v[1].column, 0);
+	CHECK_STR(log.warnings.v[1].message, "\"NR_CPUS\" redefined");
+	build_log_release(&log);
+}
+
+TEST(build__parses_linker_errors)
+{
+	static const char text[] =
+		"  LD      vmlinux.o\n"
+		"ld: drivers/gpio/gpiolib.o: in function `gpiod_get':\n"
+		"gpiolib.c:(.text+0x1a): undefined reference to `gpio_missing'\n"
+		"ld: kernel/cpu.o:(.data+0x0): multiple definition of `cpu_x'; kernel/smp.o:(.data+0x0): first defined here\n"
+		"ld: warning: creating DT_TEXTREL in a PIE\n"
+		"x86_64-linux-gnu-ld: cannot find -lfoo: No such file or directory\n"
+		"make[1]: *** [Makefile:1250: vmlinux] Error 1\n";
+	struct build_log log = { 0 };
+
+	build_log_parse(&log, text, sizeof(text) - 1, NULL);
+	REQUIRE(log.errors.n == 4);
+	CHECK_INT(log.errors.v[0].kind, BUILD_DIAG_LINKER);
+	CHECK_STR(log.errors.v[0].file, "gpiolib.c");
+	CHECK_STR(log.errors.v[0].message, "undefined reference to `gpio_missing'");
+	CHECK_INT(log.errors.v[1].kind, BUILD_DIAG_LINKER);
+	CHECK(strstr(log.errors.v[1].message, "multiple definition of `cpu_x'") != NULL);
+	CHECK_STR(log.errors.v[2].message, "cannot find -lfoo: No such file or directory");
+	CHECK_INT(log.errors.v[3].kind, BUILD_DIAG_MAKE);
+	REQUIRE(log.warnings.n == 1);
+	CHECK_INT(log.warnings.v[0].kind, BUILD_DIAG_LINKER);
+	CHECK_STR(log.warnings.v[0].message, "creating DT_TEXTREL in a PIE");
+	build_log_release(&log);
+}
+
+TEST(build__parses_kconfig_and_tool_errors)
+{
+	static const char text[] =
+		"drivers/gpio/Kconfig:1739:warning: ignoring unsupported character '@'\n"
+		"drivers/gpio/Kconfig:1740: syntax error\n"
+		"drivers/gpio/Kconfig:1740: invalid statement\n"
+		"make[2]: *** [scripts/kconfig/Makefile:77: olddefconfig] Error 1\n"
+		"/bin/sh: 1: gcc: not found\n"
+		"ccache: error: Could not find compiler \"gcc\" in PATH\n"
+		"# tide: make failed (exit status 2)\n";
+	struct build_log log = { 0 };
+
+	build_log_parse(&log, text, sizeof(text) - 1, NULL);
+	REQUIRE(log.errors.n == 5);
+	CHECK_INT(log.errors.v[0].kind, BUILD_DIAG_KCONFIG);
+	CHECK_STR(log.errors.v[0].file, "drivers/gpio/Kconfig");
+	CHECK_INT(log.errors.v[0].line, 1740);
+	CHECK_STR(log.errors.v[0].message, "syntax error");
+	CHECK_INT(log.errors.v[2].kind, BUILD_DIAG_MAKE);
+	CHECK_INT(log.errors.v[3].kind, BUILD_DIAG_TOOL);
+	CHECK_STR(log.errors.v[4].message, "Could not find compiler \"gcc\" in PATH");
+	REQUIRE(log.warnings.n == 1);
+	CHECK_INT(log.warnings.v[0].kind, BUILD_DIAG_KCONFIG);
+	build_log_release(&log);
+}
+
+TEST(build__keeps_the_first_errors_and_counts_all)
+{
+	struct buf text = BUF_INIT;
+	struct build_log log = { 0 };
+	int i;
+
+	for (i = 1; i <= 50; i++)
+		buf_printf(&text, "a.c:%d:1: error: bad %d\n", i, i);
+	buf_put(&text, "garbage \xff\xfe\0 bytes\n", 17);
+	build_log_parse(&log, text.ptr, text.len, NULL);
+	CHECK_INT(log.errors.n, BUILD_MAX_ERRORS);
+	CHECK_INT(log.nerrors_total, 50);
+	CHECK_STR(log.errors.v[0].message, "bad 1");
+	build_log_release(&log);
+	buf_release(&text);
+}
+
+TEST(build__new_warnings_ignore_line_moves)
+{
+	struct build_diags now = { 0 }, fresh = { 0 };
+	json_error_t jerr;
+	json_t *prev = json_loads(
+		"{\"warnings\": [{\"file\": \"a.c\", \"line\": 3, \"message\": \"unused variable 'x'\"},"
+		"               {\"file\": \"b.c\", \"line\": 9, \"message\": \"gone\"}]}", 0, &jerr);
+
+	REQUIRE(prev != NULL);
+	build_diag_push(&now, BUILD_DIAG_COMPILER, "a.c", 40, 2, "unused variable 'x'");
+	build_diag_push(&now, BUILD_DIAG_COMPILER, "a.c", 41, 2, "unused variable 'y'");
+	build_diag_push(&now, BUILD_DIAG_COMPILER, "c.c", 3, 2, "unused variable 'x'");
+	build_new_warnings(&fresh, &now, prev);
+	REQUIRE(fresh.n == 2);
+	CHECK_STR(fresh.v[0].message, "unused variable 'y'");
+	CHECK_STR(fresh.v[1].file, "c.c");
+	build_diags_release(&fresh);
+	build_new_warnings(&fresh, &now, NULL);	/* no previous day: all new */
+	CHECK_INT(fresh.n, 3);
+	build_diags_release(&fresh);
+	build_diags_release(&now);
+	json_decref(prev);
+}
+
+/* base, then merges of gpio (touches g.c) and cpumask (touches c.c, g.c). */
+static int make_history(const char *dir)
+{
+	return sh("%s cd %s && git init -q -b master r && cd r &&"
+		  "echo 1 > g.c && echo 1 > c.c && echo 1 > m.c && git add . &&"
+		  "git commit -qm base && git tag base &&"
+		  "git checkout -qb gpio && echo 2 > g.c && git commit -qam g &&"
+		  "git checkout -qb cpumask base && echo 2 > c.c && echo 3 >> g.c &&"
+		  "git commit -qam c && git checkout -q master && echo 2 > m.c &&"
+		  "git commit -qam mainline-fix &&"
+		  "git merge -q --no-ff gpio -m \"Merge gpio\" -m \"Tide-Tree: gpio\" &&"
+		  "git merge -q --no-ff cpumask -m \"Merge cpumask\" -m \"Tide-Tree: cpumask\" -X theirs",
+		  git_env, dir);
+}
+
+TEST(build__attributes_warnings_to_the_merging_tree)
+{
+	char *dir = tmpdir(), *path = path_join(dir, "r");
+	git_repository *repo = NULL;
+	struct build_diags w = { 0 };
+	git_oid tip, base;
+
+	git_libgit2_init();
+	REQUIRE(make_history(dir) == 0);
+	REQUIRE(git_repository_open(&repo, path) == 0);
+	REQUIRE(git_reference_name_to_id(&tip, repo, "HEAD") == 0);
+	REQUIRE(git_reference_name_to_id(&base, repo, "refs/tags/base") == 0);
+	build_diag_push(&w, BUILD_DIAG_COMPILER, "g.c", 1, 1, "x");
+	build_diag_push(&w, BUILD_DIAG_COMPILER, "c.c", 1, 1, "y");
+	build_diag_push(&w, BUILD_DIAG_COMPILER, "m.c", 1, 1, "z");
+	build_diag_push(&w, BUILD_DIAG_LINKER, NULL, 0, 0, "no file");
+	CHECK_INT(build_attribute(repo, &tip, &base, &w), 0);
+	CHECK_STR(w.v[0].tree, "gpio");		/* the first merge to touch it */
+	CHECK_STR(w.v[1].tree, "cpumask");
+	CHECK_STR(w.v[2].tree, "mainline");
+	CHECK_STR(w.v[3].tree, "mainline");
+	build_diags_release(&w);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	rm_rf(dir);
+	free(path);
+	free(dir);
+}
+
+static long mtime_of(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	struct stat st;
+	long t = lstat(p, &st) == 0 ? (long)st.st_mtime : -1;
+
+	free(p);
+	return t;
+}
+
+static int commit_id(git_oid *out, git_repository *repo, const char *rev)
+{
+	git_object *o = NULL;
+	int rc = git_revparse_single(&o, repo, rev);
+
+	if (rc == 0)
+		git_oid_cpy(out, git_object_id(o));
+	git_object_free(o);
+	return rc;
+}
+
+/* v1: a, d/b, x (file), gone, tool (+x); v2: a changed, x a directory. */
+static int make_versions(const char *dir)
+{
+	return sh("%s cd %s && git init -q r && cd r && mkdir d &&"
+		  "echo a > a && echo b > d/b && echo x > x && echo g > gone &&"
+		  "mkdir -p deep/er && echo e > deep/er/e &&"
+		  "printf '#!/bin/sh\\n' > tool && chmod +x tool && ln -s a link &&"
+		  "git add . && git commit -qm v1 && git tag v1 &&"
+		  "echo a2 > a && git rm -q gone x deep/er/e && mkdir x && echo y > x/y &&"
+		  "rm link && ln -s d/b link && git add . && git commit -qm v2 && git tag v2",
+		  git_env, dir);
+}
+
+TEST(build__checkout_rewrites_only_changed_files)
+{
+	char *dir = tmpdir(), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
+	char *state = path_join(dir, "src.tree"), *p;
+	struct build_checkout_stats st;
+	git_repository *repo = NULL;
+	struct buf b = BUF_INIT;
+	git_oid v1, v2;
+	struct stat sb;
+
+	git_libgit2_init();
+	REQUIRE(make_versions(dir) == 0);
+	REQUIRE(git_repository_open(&repo, rpath) == 0);
+	REQUIRE(commit_id(&v1, repo, "v1") == 0 && commit_id(&v2, repo, "v2") == 0);
+	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	CHECK(st.full);
+	CHECK_INT(st.written, 7);
+	CHECK(path_exists(state));
+	/* Age everything, so a rewrite shows as a new mtime. */
+	REQUIRE(sh("find %s -exec touch -h -d '2001-01-01' {} +", src) == 0);
+	REQUIRE(build_checkout(&st, repo, &v2, src, state) == 0);
+	CHECK(!st.full);
+	CHECK_INT(st.written, 3);	/* a, x/y, link */
+	CHECK(mtime_of(src, "a") > 978400000L);
+	CHECK(mtime_of(src, "d/b") < 978400000L);
+	CHECK(mtime_of(src, "tool") < 978400000L);
+	CHECK(!path_exists(p = path_join(src, "gone")));
+	free(p);
+	CHECK(!path_exists(p = path_join(src, "deep")));	/* emptied dirs go */
+	free(p);
+	p = path_join(src, "x/y");
+	CHECK(file_read(&b, p) == 0 && !strcmp(b.ptr, "y\n"));
+	free(p);
+	p = path_join(src, "tool");
+	CHECK(stat(p, &sb) == 0 && (sb.st_mode & S_IXUSR));
+	free(p);
+	p = path_join(src, "link");
+	buf_clear(&b);
+	CHECK(file_read(&b, p) == 0 && !strcmp(b.ptr, "b\n"));
+	free(p);
+	/* And back: a directory turned into a file. */
+	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	buf_clear(&b);
+	p = path_join(src, "x");
+	CHECK(file_read(&b, p) == 0 && !strcmp(b.ptr, "x\n"));
+	free(p);
+	buf_release(&b);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	rm_rf(dir);
+	free(rpath);
+	free(src);
+	free(state);
+	free(dir);
+}
+
+TEST(build__interrupted_checkout_is_redone_in_full)
+{
+	char *dir = tmpdir(), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
+	char *state = path_join(dir, "src.tree"), *p;
+	struct build_checkout_stats st;
+	git_repository *repo = NULL;
+	struct buf b = BUF_INIT;
+	git_oid v1, v2;
+
+	git_libgit2_init();
+	REQUIRE(make_versions(dir) == 0);
+	REQUIRE(git_repository_open(&repo, rpath) == 0);
+	REQUIRE(commit_id(&v1, repo, "v1") == 0 && commit_id(&v2, repo, "v2") == 0);
+	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	REQUIRE(sh("find %s -exec touch -h -d '2001-01-01' {} +", src) == 0);
+	/* Half a checkout: one file written, a stray one, and no state. */
+	unlink(state);
+	REQUIRE(sh("echo a2 > %s/a && echo junk > %s/stray && echo bad > %s/d/b",
+		   src, src, src) == 0);
+	REQUIRE(build_checkout(&st, repo, &v2, src, state) == 0);
+	CHECK(st.full);
+	CHECK(mtime_of(src, "tool") < 978400000L);	/* same content: kept */
+	CHECK(!path_exists(p = path_join(src, "stray")));
+	free(p);
+	p = path_join(src, "d/b");
+	CHECK(file_read(&b, p) == 0 && !strcmp(b.ptr, "b\n"));
+	free(p);
+	/* A state naming an unknown tree counts as none. */
+	REQUIRE(file_write_atomic(state, "0123456789012345678901234567890123456789\n", 41) == 0);
+	REQUIRE(build_checkout(&st, repo, &v2, src, state) == 0);
+	CHECK(st.full);
+	CHECK_INT(st.written, 0);
+	buf_release(&b);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	rm_rf(dir);
+	free(rpath);
+	free(src);
+	free(state);
+	free(dir);
+}
+
+/*
+ * A tiny fake "kernel": a Makefile that honours O=, tinyconfig and
+ * olddefconfig, a merge_config.sh, and one C file with a warning.  v2
+ * breaks the compile.
+ */
+static int make_fake_kernel(const char *dir)
+{
+	return sh("%s cd %s && git init -q k && cd k && mkdir -p scripts/kconfig &&"
+		  "printf '%%s\\n' 'O ?= .' 'all: $(O)/arch/x86/boot/bzImage'"
+		  " '$(O)/hello.o: hello.c' '\t$(CC) -Wall -c $(CURDIR)/hello.c -o $@'"
+		  " '$(O)/arch/x86/boot/bzImage: $(O)/hello.o' '\tmkdir -p $(dir $@) && cp $< $@'"
+		  " 'tinyconfig:' '\tmkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config'"
+		  " 'olddefconfig:' '\tgrep -v ^CONFIG_DROPPED $(O)/.config > $(O)/.c.new; mv $(O)/.c.new $(O)/.config'"
+		  " > Makefile &&"
+		  "printf '#!/bin/sh\\ncat \"$5\" >> \"$4\"\\n' > scripts/kconfig/merge_config.sh &&"
+		  "chmod +x scripts/kconfig/merge_config.sh &&"
+		  "printf 'int f(void) { int unused; return 0; }\\n' > hello.c &&"
+		  "printf 'CONFIG_GPIO=y\\n# CONFIG_X is not set\\nCONFIG_DROPPED=y\\n' > ../smoke.config &&"
+		  "git add . && git commit -qm v1 && git tag v1 &&"
+		  "printf 'int f(void) { return nope; }\\n' > hello.c && git commit -qam v2 && git tag v2",
+		  git_env, dir);
+}
+
+struct fake {
+	char *dir;
+	struct build_opts opts;
+	git_repository *repo;
+};
+
+static int fake_open(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	git_libgit2_init();
+	f->dir = tmpdir();
+	f->opts.srcdir = path_join(f->dir, "build/src");
+	f->opts.outdir = path_join(f->dir, "build/out");
+	f->opts.state_path = path_join(f->dir, "build/src.tree");
+	f->opts.fragment = path_join(f->dir, "smoke.config");
+	f->opts.log_path = path_join(f->dir, "build.log");
+	f->opts.no_ccache = 1;
+	if (make_fake_kernel(f->dir) != 0)
+		return -1;
+	char *k = path_join(f->dir, "k");
+	int rc = git_repository_open(&f->repo, k);
+	free(k);
+	return rc;
+}
+
+static void fake_close(struct fake *f)
+{
+	git_repository_free(f->repo);
+	git_libgit2_shutdown();
+	rm_rf(f->dir);
+	free((char *)f->opts.srcdir);
+	free((char *)f->opts.outdir);
+	free((char *)f->opts.state_path);
+	free((char *)f->opts.fragment);
+	free((char *)f->opts.log_path);
+	free(f->dir);
+}
+
+static int log_has(const struct fake *f, const char *what)
+{
+	struct buf b = BUF_INIT;
+	int has = file_read(&b, f->opts.log_path) == 0 && strstr(b.ptr, what);
+
+	buf_release(&b);
+	return has;
+}
+
+TEST(build__run_builds_incrementally)
+{
+	struct build_result res;
+	struct fake f;
+	git_oid v1;
+
+	REQUIRE(fake_open(&f) == 0);
+	REQUIRE(commit_id(&v1, f.repo, "v1") == 0);
+	CHECK_INT(build_run(&res, f.repo, &v1, &f.opts), 0);
+	CHECK(res.ok);
+	CHECK(res.failure == NULL);
+	CHECK(res.config_regenerated);
+	CHECK(res.kernel && str_ends_with(res.kernel, "build/out/arch/x86/boot/bzImage"));
+	REQUIRE(res.log.warnings.n == 2);
+	CHECK_STR(res.log.warnings.v[0].message,
+		  "CONFIG_DROPPED=y requested by the fragment is not in the final .config");
+	CHECK_STR(res.log.warnings.v[1].file, "hello.c");
+	CHECK(log_has(&f, "-c ") && log_has(&f, "tinyconfig"));
+	json_t *j = build_result_json(&res, "build.log");
+	CHECK_STR(json_string_value(json_object_get(j, "status")), "ok");
+	CHECK_INT(json_array_size(json_object_get(j, "warnings")), 2);
+	json_decref(j);
+	build_result_release(&res);
+	/* Again: no checkout writes, no config, nothing recompiled. */
+	CHECK_INT(build_run(&res, f.repo, &v1, &f.opts), 0);
+	CHECK(res.ok);
+	CHECK(!res.config_regenerated);
+	CHECK_INT(res.checkout.written, 0);
+	CHECK(!log_has(&f, "-c "));
+	CHECK_INT(res.log.warnings.n, 1);	/* the .config check still runs */
+	build_result_release(&res);
+	fake_close(&f);
+}
+
+TEST(build__run_records_compile_errors)
+{
+	struct build_result res;
+	struct fake f;
+	git_oid v2;
+
+	REQUIRE(fake_open(&f) == 0);
+	REQUIRE(commit_id(&v2, f.repo, "v2") == 0);
+	CHECK_INT(build_run(&res, f.repo, &v2, &f.opts), 0);
+	CHECK(!res.ok);
+	CHECK(res.kernel == NULL);
+	CHECK(res.failure && strstr(res.failure, "make failed"));
+	REQUIRE(res.log.errors.n >= 2);
+	CHECK_STR(res.log.errors.v[0].file, "hello.c");
+	CHECK_INT(res.log.errors.v[0].line, 1);
+	CHECK(strstr(res.log.errors.v[0].message, "nope") != NULL);
+	build_result_release(&res);
+	fake_close(&f);
+}
+
+TEST(build__run_names_bad_input)
+{
+	struct build_result res;
+	struct fake f;
+	git_oid v1;
+
+	REQUIRE(fake_open(&f) == 0);
+	REQUIRE(commit_id(&v1, f.repo, "v1") == 0);
+	/* A fragment line that is no config line: recorded, with its line. */
+	REQUIRE(file_write_atomic(f.opts.fragment, "CONFIG_A=y\nthis is garbage\n", 27) == 0);
+	CHECK_INT(build_run(&res, f.repo, &v1, &f.opts), 0);
+	CHECK(!res.ok);
+	CHECK(res.failure && strstr(res.failure, "line 2"));
+	REQUIRE(res.log.errors.n == 1);
+	CHECK_INT(res.log.errors.v[0].kind, BUILD_DIAG_KCONFIG);
+	CHECK_INT(res.log.errors.v[0].line, 2);
+	build_result_release(&res);
+	/* A compiler that is not there. */
+	REQUIRE(file_write_atomic(f.opts.fragment, "CONFIG_A=y\n", 11) == 0);
+	f.opts.cc = "tide-no-such-cc";
+	CHECK_INT(build_run(&res, f.repo, &v1, &f.opts), 0);
+	CHECK(!res.ok);
+	CHECK_STR(res.failure, "compiler 'tide-no-such-cc' not found in PATH");
+	REQUIRE(res.log.errors.n == 1);
+	CHECK_INT(res.log.errors.v[0].kind, BUILD_DIAG_TOOL);
+	build_result_release(&res);
+	/* No fragment at all: tide cannot do its part. */
+	unlink(f.opts.fragment);
+	CHECK_INT(build_run(&res, f.repo, &v1, &f.opts), TIDE_ENOTFOUND);
+	CHECK(strstr(tide_error_last(), "smoke.config") != NULL);
+	build_result_release(&res);
+	fake_close(&f);
+}
+
+TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
+      build__parses_kconfig_and_tool_errors, build__keeps_the_first_errors_and_counts_all,
+      build__new_warnings_ignore_line_moves, build__attributes_warnings_to_the_merging_tree,
+      build__checkout_rewrites_only_changed_files, build__interrupted_checkout_is_redone_in_full,
+      build__run_builds_incrementally, build__run_records_compile_errors,
+      build__run_names_bad_input)

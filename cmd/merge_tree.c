@@ -1,11 +1,158 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+/*
+ * tide merge-tree: the merge engine as plumbing, printing what
+ * `git merge-tree --write-tree` prints, so the two can be compared.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <git2.h>
+
 #include "cmd.h"
+#include "../src/error.h"
+#include "../src/merge.h"
+
+static const char usage[] =
+	"usage: tide merge-tree [--name-only] [--no-renames] OURS THEIRS\n";
+
+static int peel_commit(git_commit **out, git_repository *repo, const char *rev)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int error;
+
+	if (git_revparse_single(&obj, repo, rev) < 0) {
+		git_error_clear();
+		return tide_error_set(TIDE_ENOTFOUND, "'%s' is not a revision", rev);
+	}
+	error = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (error < 0) {
+		git_error_clear();
+		return tide_error_set(TIDE_EINVAL, "'%s' does not name a commit", rev);
+	}
+	*out = (git_commit *)peeled;
+	return 0;
+}
+
+static void print_stage(unsigned mode, const git_oid *oid, int stage,
+			const char *path)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (!mode)
+		return;
+	git_oid_tostr(hex, sizeof(hex), oid);
+	printf("%06o %s %d\t%s\n", mode, hex, stage, path);
+}
+
+static void print_message(const struct merge_conflict *c,
+			  const struct merge_opts *o)
+{
+	switch (c->kind) {
+	case MERGE_CONFLICT_MODIFY_DELETE:
+		printf("CONFLICT (modify/delete): %s deleted in %s and modified in %s.\n",
+		       c->path, c->ours_mode ? o->theirs_label : o->ours_label,
+		       c->ours_mode ? o->ours_label : o->theirs_label);
+		break;
+	case MERGE_CONFLICT_FILE_DIRECTORY:
+		printf("CONFLICT (file/directory): file moved to %s\n", c->path);
+		break;
+	default:
+		printf("CONFLICT (%s): Merge conflict in %s\n",
+		       merge_conflict_kind_name(c->kind), c->path);
+	}
+}
+
+static void print_result(const struct merge_result *res,
+			 const struct merge_opts *o, int name_only)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t i;
+
+	printf("%s\n", git_oid_tostr(hex, sizeof(hex), &res->tree));
+	if (!res->nconflicts)
+		return;
+	for (i = 0; i < res->nconflicts; i++) {
+		const struct merge_conflict *c = &res->conflicts[i];
+
+		if (name_only) {
+			if (!i || strcmp(c->path, res->conflicts[i - 1].path))
+				printf("%s\n", c->path);
+			continue;
+		}
+		print_stage(c->base_mode, &c->base, 1, c->path);
+		print_stage(c->ours_mode, &c->ours, 2, c->path);
+		print_stage(c->theirs_mode, &c->theirs, 3, c->path);
+	}
+	putchar('\n');
+	for (i = 0; i < res->nconflicts; i++)
+		print_message(&res->conflicts[i], o);
+}
+
+static int parse_args(int argc, char **argv, int *name_only, struct merge_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "name-only", no_argument, NULL, 'n' },
+		{ "no-renames", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			*name_only = 1;
+			break;
+		case 'R':
+			o->find_renames = 0;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return -1;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (argc - optind != 2)
+		return cmd_usage(usage);
+	o->ours_label = argv[optind];
+	o->theirs_label = argv[optind + 1];
+	return 0;
+}
 
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	struct merge_opts o = MERGE_OPTS_INIT;
+	struct merge_result res;
+	git_repository *repo = NULL;
+	git_commit *ours = NULL, *theirs = NULL;
+	int name_only = 0, status;
+
 	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	memset(&res, 0, sizeof(res));
+	if ((status = parse_args(argc, argv, &name_only, &o)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (git_repository_open_ext(&repo, ".", 0, NULL) < 0) {
+		cmd_error("not a git repository: %s", git_error_last()->message);
+		return EXIT_BADINPUT;
+	}
+	if (peel_commit(&ours, repo, o.ours_label) < 0 ||
+	    peel_commit(&theirs, repo, o.theirs_label) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (merge_commits(&res, repo, ours, theirs, &o) < 0) {
+		status = cmd_fail("merge-tree");
+		goto done;
+	}
+	print_result(&res, &o, name_only);
+	status = res.nconflicts ? EXIT_PROBLEMS : EXIT_OK;
+done:
+	merge_result_clear(&res);
+	git_commit_free(ours);
+	git_commit_free(theirs);
+	git_repository_free(repo);
+	return status;
 }

@@ -1,0 +1,1243 @@
+/*
+ * The in-memory three-way merge engine (see merge.h).
+ *
+ * The three trees are walked together, one directory at a time.  A name
+ * whose entries are equal on both sides, or unchanged on one side, is
+ * resolved by OID without reading anything below it, so a merge costs in
+ * proportion to the directories both sides touched, not to the tree size.
+ * Only where both sides changed the same path do we descend or merge
+ * contents.  The rules follow git's merge-ort so that the results (tree
+ * OIDs of clean merges, conflicted paths) agree with
+ * `git merge-tree --write-tree`.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+#include <git2/sys/hashsig.h>
+
+#include "merge.h"
+#include "error.h"
+#include "util.h"
+
+#define MODE_TREE 0040000u
+#define MODE_LINK 0120000u
+#define MODE_GITLINK 0160000u
+#define MODE_TYPE(m) ((m) & 0170000u)
+#define IS_TREE(e) (MODE_TYPE((e)->mode) == MODE_TREE)
+#define IS_BLOB_REG(e) (MODE_TYPE((e)->mode) == 0100000u)
+#define IS_FILE(e) ((e)->mode && !IS_TREE(e))
+/* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
+#define BINARY_PROBE 8000
+#define RENAME_SCORE 50		/* merge-ort's default similarity */
+#define RENAME_LIMIT 7000	/* merge.renameLimit's default */
+
+/* One side's entry at a name; mode 0 means absent. */
+struct ent {
+	git_oid oid;
+	unsigned mode;
+};
+
+static const struct ent NONE_ENT;
+
+/* An entry of a result directory. */
+struct out_ent {
+	char *name;
+	git_oid oid;
+	unsigned mode;
+};
+
+struct out_dir {
+	struct out_ent *v;
+	size_t n, alloc;
+};
+
+/* A decision made before the walk (rename results): path -> entry. */
+struct override {
+	char *path;
+	struct ent ent;			/* mode 0: remove the path */
+	int has_conflict;
+	struct merge_conflict conflict;
+};
+
+struct mctx {
+	git_repository *repo;
+	git_odb *odb;
+	const char *ours_label, *theirs_label;
+	int depth;			/* > 0 while building a virtual base */
+	struct merge_result *res;
+	size_t conflicts_alloc;
+	struct override *ov;
+	size_t nov;
+	struct buf path;		/* current directory, "" or "a/b/" */
+};
+
+/* The union of names of up to three directories. */
+struct slot {
+	const char *name;
+	size_t len;
+	struct ent e[3];		/* base, ours, theirs */
+};
+
+static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
+		     const struct ent *t, struct ent *out);
+
+const char *merge_conflict_kind_name(enum merge_conflict_kind kind)
+{
+	static const char *const names[] = {
+		"content", "add/add", "modify/delete", "file/directory",
+		"mode", "binary", "rename", "submodule",
+	};
+
+	if ((size_t)kind < ARRAY_SIZE(names))
+		return names[kind];
+	return "unknown";
+}
+
+static int ent_same(const struct ent *a, const struct ent *b)
+{
+	if (a->mode != b->mode)
+		return 0;
+	return !a->mode || git_oid_equal(&a->oid, &b->oid);
+}
+
+static const struct ent *tree_or_none(const struct ent *e)
+{
+	return IS_TREE(e) ? e : &NONE_ENT;
+}
+
+static void conflict_release(struct merge_conflict *c)
+{
+	free(c->path);
+	free(c->base_path);
+	free(c->ours_path);
+	free(c->theirs_path);
+	memset(c, 0, sizeof(*c));
+}
+
+void merge_result_clear(struct merge_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->nconflicts; i++)
+		conflict_release(&res->conflicts[i]);
+	free(res->conflicts);
+	memset(res, 0, sizeof(*res));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void conflict_push(struct mctx *m, const struct merge_conflict *c)
+{
+	struct merge_result *r = m->res;
+	struct merge_conflict *n;
+
+	array_grow(&r->conflicts, &m->conflicts_alloc, r->nconflicts + 1,
+		   sizeof(*r->conflicts));
+	n = &r->conflicts[r->nconflicts++];
+	*n = *c;
+	n->path = xstrdup(c->path);
+	n->base_path = dup_or_null(c->base_path);
+	n->ours_path = dup_or_null(c->ours_path);
+	n->theirs_path = dup_or_null(c->theirs_path);
+}
+
+/* Record a conflict at path with its three stages (absent ones zero). */
+static void conflict_add(struct mctx *m, const char *path,
+			 enum merge_conflict_kind kind, const struct ent *b,
+			 const struct ent *o, const struct ent *t, int nhunks)
+{
+	struct merge_conflict c;
+
+	memset(&c, 0, sizeof(c));
+	c.path = (char *)path;
+	c.kind = kind;
+	c.nhunks = nhunks;
+	if (b && IS_FILE(b)) {
+		c.base = b->oid;
+		c.base_mode = b->mode;
+		c.base_path = (char *)path;
+	}
+	if (o && IS_FILE(o)) {
+		c.ours = o->oid;
+		c.ours_mode = o->mode;
+		c.ours_path = (char *)path;
+	}
+	if (t && IS_FILE(t)) {
+		c.theirs = t->oid;
+		c.theirs_mode = t->mode;
+		c.theirs_path = (char *)path;
+	}
+	conflict_push(m, &c);
+}
+
+/* The current directory's path joined with name; the caller frees it. */
+static char *child_path(struct mctx *m, const char *name)
+{
+	return xasprintf("%s%s", buf_cstr(&m->path), name);
+}
+
+static void out_add(struct out_dir *d, const char *name, const struct ent *e)
+{
+	struct out_ent *x;
+
+	if (!e->mode)
+		return;
+	array_grow(&d->v, &d->alloc, d->n + 1, sizeof(*d->v));
+	x = &d->v[d->n++];
+	x->name = xstrdup(name);
+	x->oid = e->oid;
+	x->mode = e->mode;
+}
+
+static void out_dir_release(struct out_dir *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->v[i].name);
+	free(d->v);
+}
+
+/* git's tree order: names compare as if directories ended in '/'. */
+static int out_ent_cmp(const void *pa, const void *pb)
+{
+	const struct out_ent *a = pa, *b = pb;
+	size_t la = strlen(a->name), lb = strlen(b->name);
+	size_t n = la < lb ? la : lb;
+	int c = memcmp(a->name, b->name, n);
+	unsigned ca, cb;
+
+	if (c)
+		return c;
+	ca = n < la ? (unsigned char)a->name[n] : (a->mode == MODE_TREE ? '/' : 0);
+	cb = n < lb ? (unsigned char)b->name[n] : (b->mode == MODE_TREE ? '/' : 0);
+	return (int)ca - (int)cb;
+}
+
+/* Serialize and store a directory; tree objects are simple enough that
+ * writing them directly beats a treebuilder's per-entry checks. */
+static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
+{
+	struct buf raw = BUF_INIT;
+	size_t i;
+	int error;
+
+	qsort(d->v, d->n, sizeof(*d->v), out_ent_cmp);
+	for (i = 0; i < d->n; i++) {
+		buf_printf(&raw, "%o %s", d->v[i].mode, d->v[i].name);
+		buf_putc(&raw, '\0');
+		buf_put(&raw, d->v[i].oid.id, GIT_OID_RAWSZ);
+	}
+	error = git_odb_write(out, m->odb, raw.ptr ? raw.ptr : "", raw.len,
+			      GIT_OBJECT_TREE);
+	buf_release(&raw);
+	if (error < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write tree '%s'",
+				      buf_cstr(&m->path));
+	m->res->trees_written++;
+	return 0;
+}
+
+static int tree_load(struct mctx *m, const struct ent *e, git_tree **out)
+{
+	*out = NULL;
+	if (!e->mode)
+		return 0;
+	if (git_tree_lookup(out, m->repo, &e->oid) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read tree '%s'",
+				      buf_cstr(&m->path));
+	m->res->trees_read++;
+	return 0;
+}
+
+static int slot_name_cmp(const void *pa, const void *pb)
+{
+	const struct slot *a = pa, *b = pb;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->name, b->name, n);
+
+	if (c)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/*
+ * Line up the entries of up to three trees by name.  Tree order puts
+ * "foo.c" before a directory "foo", so a file on one side and a
+ * directory on the other only meet after sorting by plain name.
+ */
+static void slots_build(git_tree *const trees[3], struct slot **out, size_t *nout)
+{
+	struct slot *all = NULL;
+	size_t n = 0, alloc = 0, i, j, k;
+
+	for (k = 0; k < 3; k++) {
+		size_t cnt = trees[k] ? git_tree_entrycount(trees[k]) : 0;
+
+		for (i = 0; i < cnt; i++) {
+			const git_tree_entry *te = git_tree_entry_byindex(trees[k], i);
+
+			array_grow(&all, &alloc, n + 1, sizeof(*all));
+			memset(&all[n], 0, sizeof(*all));
+			all[n].name = git_tree_entry_name(te);
+			all[n].len = strlen(all[n].name);
+			all[n].e[k].oid = *git_tree_entry_id(te);
+			all[n].e[k].mode = git_tree_entry_filemode_raw(te);
+			n++;
+		}
+	}
+	qsort(all, n, sizeof(*all), slot_name_cmp);
+	for (i = 0, j = 0; i < n; i++) {
+		if (j && !slot_name_cmp(&all[j - 1], &all[i])) {
+			for (k = 0; k < 3; k++)
+				if (all[i].e[k].mode)
+					all[j - 1].e[k] = all[i].e[k];
+			continue;
+		}
+		all[j++] = all[i];
+	}
+	*out = all;
+	*nout = j;
+}
+
+/* --- overrides (rename results) --- */
+
+static int override_cmp(const void *pa, const void *pb)
+{
+	return strcmp(((const struct override *)pa)->path,
+		      ((const struct override *)pb)->path);
+}
+
+static struct override *override_find(struct mctx *m, const char *path)
+{
+	struct override key;
+
+	if (!m->nov)
+		return NULL;
+	key.path = (char *)path;
+	return bsearch(&key, m->ov, m->nov, sizeof(*m->ov), override_cmp);
+}
+
+/* Does any override lie below directory path? */
+static int override_below(struct mctx *m, const char *path)
+{
+	size_t lo = 0, hi = m->nov, len = strlen(path);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strncmp(m->ov[mid].path, path, len);
+
+		if (c < 0 || (c == 0 && m->ov[mid].path[len] < '/'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->nov; lo++) {
+		if (strncmp(m->ov[lo].path, path, len))
+			return 0;
+		if (m->ov[lo].path[len] == '/')
+			return 1;
+	}
+	return 0;
+}
+
+static void overrides_free(struct override *ov, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(ov[i].path);
+		if (ov[i].has_conflict)
+			conflict_release(&ov[i].conflict);
+	}
+	free(ov);
+}
+
+/* --- file contents --- */
+
+static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
+{
+	if (git_blob_lookup(out, m->repo, oid) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'",
+				      buf_cstr(&m->path));
+	return 0;
+}
+
+static int blob_is_binary(const git_blob *blob)
+{
+	git_object_size_t size = git_blob_rawsize(blob);
+
+	if (size > BINARY_PROBE)
+		size = BINARY_PROBE;
+	return memchr(git_blob_rawcontent(blob), 0, (size_t)size) != NULL;
+}
+
+static void input_from_blob(git_merge_file_input *in, const git_blob *blob)
+{
+	git_merge_file_input_init(in, GIT_MERGE_FILE_INPUT_VERSION);
+	if (blob) {
+		in->ptr = git_blob_rawcontent(blob);
+		in->size = (size_t)git_blob_rawsize(blob);
+	}
+}
+
+static int count_hunks(const char *p, size_t len, int marker)
+{
+	const char *end = p + len;
+	int n = 0, i;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		for (i = 0; i < marker && (size_t)i < ll && p[i] == '<'; i++)
+			;
+		if (i == marker && (ll == (size_t)marker || p[marker] == ' '))
+			n++;
+		p += ll + 1;
+	}
+	return n;
+}
+
+/* The outcome of merging the contents of one path. */
+struct content {
+	git_oid oid;
+	int clean;
+	int binary;
+	int nhunks;
+};
+
+/*
+ * Three-way merge of blob contents (base may be NULL: add/add).  The
+ * labels are the tree names, or "name:path" where a rename made the
+ * paths differ, as git writes them.
+ */
+static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
+		       const git_oid *theirs, const char *olabel,
+		       const char *tlabel, struct content *out)
+{
+	git_blob *blobs[3] = { NULL, NULL, NULL };
+	git_merge_file_input in[3];
+	git_merge_file_options fo;
+	git_merge_file_result fr = { 0 };
+	int error, i;
+
+	git_merge_file_options_init(&fo, GIT_MERGE_FILE_OPTIONS_VERSION);
+	memset(out, 0, sizeof(*out));
+	out->clean = 1;
+	if (git_oid_equal(ours, theirs) || (base && git_oid_equal(base, theirs))) {
+		out->oid = *ours;
+		return 0;
+	}
+	if (base && git_oid_equal(base, ours)) {
+		out->oid = *theirs;
+		return 0;
+	}
+	m->res->blobs_merged++;
+	if ((base && (error = blob_load(m, base, &blobs[0])) < 0) ||
+	    (error = blob_load(m, ours, &blobs[1])) < 0 ||
+	    (error = blob_load(m, theirs, &blobs[2])) < 0)
+		goto done;
+	for (i = 0; i < 3; i++)
+		if (blobs[i] && blob_is_binary(blobs[i]))
+			out->binary = 1;
+	if (out->binary) {
+		/* git keeps our side (the base inside a virtual merge) */
+		out->clean = 0;
+		out->oid = m->depth && base ? *base : *ours;
+		error = 0;
+		goto done;
+	}
+	for (i = 0; i < 3; i++)
+		input_from_blob(&in[i], blobs[i]);
+	fo.our_label = olabel;
+	fo.their_label = tlabel;
+	fo.marker_size = 7 + 2 * m->depth;
+	if (git_merge_file(&fr, base ? &in[0] : NULL, &in[1], &in[2], &fo) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'",
+				       buf_cstr(&m->path));
+		goto done;
+	}
+	out->clean = fr.automergeable;
+	if (!out->clean)
+		out->nhunks = count_hunks(fr.ptr, fr.len, (int)fo.marker_size);
+	if (git_blob_create_from_buffer(&out->oid, m->repo, fr.ptr, fr.len) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'",
+				       buf_cstr(&m->path));
+	else
+		error = 0;
+done:
+	git_merge_file_result_free(&fr);
+	for (i = 0; i < 3; i++)
+		git_blob_free(blobs[i]);
+	return error;
+}
+
+/* "path~label" with slashes in the label flattened, as git names the
+ * side of a file/directory or distinct-types conflict. */
+static char *unique_path(const char *path, const char *label)
+{
+	char *s = xasprintf("%s~%s", path, label), *p;
+
+	for (p = s + strlen(path) + 1; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	return s;
+}
+
+/* The name part of unique_path() for an entry of the current directory. */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* --- per-name resolution --- */
+
+static int add_subtree(struct mctx *m, struct out_dir *d, const char *name,
+		       const struct ent *b, const struct ent *o, const struct ent *t)
+{
+	struct ent res;
+	size_t old = m->path.len;
+	int error;
+
+	buf_puts(&m->path, name);
+	buf_putc(&m->path, '/');
+	error = merge_dir(m, b, o, t, &res);
+	buf_truncate(&m->path, old);
+	if (error < 0)
+		return error;
+	out_add(d, name, &res);
+	return 0;
+}
+
+/* Two different types (file, symlink, submodule) at one path: git keeps
+ * the non-regular one at the path and moves the regular file aside. */
+static int distinct_types(struct mctx *m, struct out_dir *d, const char *name,
+			  const struct ent *b, const struct ent *o, const struct ent *t)
+{
+	char *path = child_path(m, name);
+	int rename_o = IS_BLOB_REG(o), rename_t = !rename_o && IS_BLOB_REG(t);
+	char *alt;
+
+	if (m->depth) {
+		if (IS_FILE(b))
+			out_add(d, name, b);
+		free(path);
+		return 0;
+	}
+	if (!rename_o && !rename_t)
+		rename_o = rename_t = 1;
+	if (rename_o) {
+		alt = unique_path(path, m->ours_label);
+		out_add(d, base_name(alt), o);
+		conflict_add(m, alt, MERGE_CONFLICT_MODE, b, o, NULL, 0);
+		free(alt);
+	} else {
+		out_add(d, name, o);
+		conflict_add(m, path, MERGE_CONFLICT_MODE, b, o, NULL, 0);
+	}
+	if (rename_t) {
+		alt = unique_path(path, m->theirs_label);
+		out_add(d, base_name(alt), t);
+		conflict_add(m, alt, MERGE_CONFLICT_MODE, b, NULL, t, 0);
+		free(alt);
+	} else {
+		out_add(d, name, t);
+		conflict_add(m, path, MERGE_CONFLICT_MODE, b, NULL, t, 0);
+	}
+	free(path);
+	return 0;
+}
+
+/* merge-ort's mode rule: take the side that changed it; both changing
+ * it differently is a conflict that keeps ours. */
+static unsigned merge_mode(unsigned b, unsigned o, unsigned t, int *clean)
+{
+	if (o == t || o == b)
+		return t;
+	if (t != b)
+		*clean = 0;
+	return o;
+}
+
+/* Both sides have a non-tree entry at name and they differ. */
+static int merge_files(struct mctx *m, struct out_dir *d, const char *name,
+		       const struct ent *b, const struct ent *o, const struct ent *t)
+{
+	const struct ent *base = IS_FILE(b) ? b : &NONE_ENT;
+	enum merge_conflict_kind kind = base->mode ? MERGE_CONFLICT_CONTENT
+						   : MERGE_CONFLICT_ADD_ADD;
+	struct content c;
+	struct ent res;
+	char *path;
+	int mode_clean = 1, error;
+
+	if (MODE_TYPE(o->mode) != MODE_TYPE(t->mode))
+		return distinct_types(m, d, name, base, o, t);
+	path = child_path(m, name);
+	res.mode = merge_mode(base->mode, o->mode, t->mode, &mode_clean);
+	if (MODE_TYPE(o->mode) != 0100000u) {
+		/* symlinks and submodules do not merge: ours (base if virtual) */
+		memset(&c, 0, sizeof(c));
+		c.clean = git_oid_equal(&o->oid, &t->oid) ||
+			  (base->mode && git_oid_equal(&base->oid, &o->oid));
+		c.oid = c.clean && base->mode && git_oid_equal(&base->oid, &o->oid)
+			? t->oid : o->oid;
+		if (!c.clean && m->depth && base->mode)
+			c.oid = base->oid;
+		if (MODE_TYPE(o->mode) == MODE_GITLINK)
+			kind = MERGE_CONFLICT_SUBMODULE;
+		error = 0;
+	} else {
+		error = merge_blobs(m, base->mode ? &base->oid : NULL, &o->oid,
+				    &t->oid, m->ours_label, m->theirs_label, &c);
+		if (c.binary)
+			kind = MERGE_CONFLICT_BINARY;
+	}
+	if (error == 0) {
+		res.oid = c.oid;
+		out_add(d, name, &res);
+		if (!c.clean || !mode_clean)
+			conflict_add(m, path, c.clean ? MERGE_CONFLICT_MODE : kind,
+				     base, o, t, c.nhunks);
+	}
+	free(path);
+	return error;
+}
+
+/* One side deleted the path, the other changed it (present is that side). */
+static int modify_delete(struct mctx *m, struct out_dir *d, const char *name,
+			 const struct ent *b, const struct ent *o, const struct ent *t)
+{
+	const struct ent *present = o->mode ? o : t;
+	char *path;
+
+	if (IS_TREE(present)) {
+		if (IS_TREE(b))
+			return add_subtree(m, d, name, b, o->mode ? o : &NONE_ENT,
+					   t->mode ? t : &NONE_ENT);
+		out_add(d, name, present);
+		return 0;
+	}
+	if (!IS_FILE(b)) {
+		/* the deleting side removed a whole directory: nothing left
+		 * of it to conflict with the new file */
+		out_add(d, name, present);
+		return 0;
+	}
+	if (m->depth) {
+		out_add(d, name, b);
+		return 0;
+	}
+	path = child_path(m, name);
+	out_add(d, name, present);
+	conflict_add(m, path, MERGE_CONFLICT_MODIFY_DELETE, b, o, t, 0);
+	free(path);
+	return 0;
+}
+
+/* A directory on one side, a file on the other: the directory keeps the
+ * path and the file moves to "path~<its side's label>". */
+static int file_directory(struct mctx *m, struct out_dir *d, const char *name,
+			  const struct ent *b, const struct ent *o, const struct ent *t)
+{
+	int ours_dir = IS_TREE(o);
+	const struct ent *dir = ours_dir ? o : t, *file = ours_dir ? t : o;
+	const struct ent *fbase = IS_FILE(b) ? b : &NONE_ENT;
+	char *path, *alt;
+	int error;
+
+	if (IS_TREE(b))
+		error = add_subtree(m, d, name, b, ours_dir ? o : &NONE_ENT,
+				    ours_dir ? &NONE_ENT : t);
+	else
+		error = (out_add(d, name, dir), 0);
+	if (error < 0)
+		return error;
+	if (m->depth) {
+		return 0;
+	}
+	if (fbase->mode && ent_same(fbase, file))
+		return 0;	/* the file side did not touch the file */
+	path = child_path(m, name);
+	alt = unique_path(path, ours_dir ? m->theirs_label : m->ours_label);
+	out_add(d, base_name(alt), file);
+	conflict_add(m, alt, MERGE_CONFLICT_FILE_DIRECTORY, fbase,
+		     ours_dir ? NULL : o, ours_dir ? t : NULL, 0);
+	free(alt);
+	free(path);
+	return 0;
+}
+
+/* Apply a precomputed decision; returns 1 if one applied to name. */
+static int apply_override(struct mctx *m, struct out_dir *d, const char *name)
+{
+	char *path = child_path(m, name);
+	struct override *ov = override_find(m, path);
+
+	free(path);
+	if (!ov)
+		return 0;
+	out_add(d, name, &ov->ent);
+	if (ov->has_conflict)
+		conflict_push(m, &ov->conflict);
+	return 1;
+}
+
+/* Would the trivial resolution skip over an override below name? */
+static int must_descend(struct mctx *m, const char *name)
+{
+	char *path;
+	int below;
+
+	if (!m->nov)
+		return 0;
+	path = child_path(m, name);
+	below = override_below(m, path);
+	free(path);
+	return below;
+}
+
+static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
+{
+	const struct ent *b = &s->e[0], *o = &s->e[1], *t = &s->e[2];
+	const struct ent *trivial = NULL;
+
+	if (m->nov && apply_override(m, d, s->name))
+		return 0;
+	if (ent_same(o, t))
+		trivial = o;
+	else if (ent_same(b, o))
+		trivial = t;
+	else if (ent_same(b, t))
+		trivial = o;
+	if (trivial) {
+		if (IS_TREE(trivial) && must_descend(m, s->name))
+			return add_subtree(m, d, s->name, tree_or_none(b),
+					   tree_or_none(o), tree_or_none(t));
+		out_add(d, s->name, trivial);
+		return 0;
+	}
+	if (!o->mode || !t->mode)
+		return modify_delete(m, d, s->name, b, o, t);
+	if (IS_TREE(o) && IS_TREE(t))
+		return add_subtree(m, d, s->name, tree_or_none(b), o, t);
+	if (IS_TREE(o) || IS_TREE(t))
+		return file_directory(m, d, s->name, b, o, t);
+	return merge_files(m, d, s->name, b, o, t);
+}
+
+/* Merge three directories (each a tree entry or absent) into out (mode 0
+ * when the result is empty, as git drops empty directories). */
+static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
+		     const struct ent *t, struct ent *out)
+{
+	git_tree *trees[3] = { NULL, NULL, NULL };
+	struct out_dir d = { NULL, 0, 0 };
+	struct slot *slots = NULL;
+	size_t nslots = 0, i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if ((error = tree_load(m, b, &trees[0])) < 0 ||
+	    (error = tree_load(m, o, &trees[1])) < 0 ||
+	    (error = tree_load(m, t, &trees[2])) < 0)
+		goto done;
+	slots_build(trees, &slots, &nslots);
+	for (i = 0; i < nslots; i++)
+		if ((error = merge_slot(m, &d, &slots[i])) < 0)
+			goto done;
+	if (d.n) {
+		if ((error = tree_write(m, &d, &out->oid)) < 0)
+			goto done;
+		out->mode = MODE_TREE;
+	}
+done:
+	free(slots);
+	out_dir_release(&d);
+	for (i = 0; i < 3; i++)
+		git_tree_free(trees[i]);
+	return error;
+}
+
+/* --- renames --- */
+
+/* A file one side added, a candidate rename target. */
+struct added {
+	char *path;
+	struct ent e;
+	git_hashsig *sig;
+	int used;
+};
+
+struct added_list {
+	struct added *v;
+	size_t n, alloc;
+	int loaded;
+};
+
+static void added_list_release(struct added_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		git_hashsig_free(l->v[i].sig);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Collect files present on side s and not in base, descending only into
+ * directories that differ. */
+static int collect_added(struct mctx *m, const struct ent *b, const struct ent *s,
+			 const char *prefix, struct added_list *out)
+{
+	git_tree *trees[3] = { NULL, NULL, NULL };
+	struct slot *slots = NULL;
+	size_t nslots = 0, i;
+	int error;
+
+	if ((error = tree_load(m, b, &trees[0])) < 0 ||
+	    (error = tree_load(m, s, &trees[1])) < 0)
+		goto done;
+	slots_build(trees, &slots, &nslots);
+	for (i = 0; i < nslots && error == 0; i++) {
+		const struct ent *eb = &slots[i].e[0], *es = &slots[i].e[1];
+		char *path;
+
+		if (ent_same(eb, es) || !es->mode)
+			continue;
+		path = xasprintf("%s%s", prefix, slots[i].name);
+		if (IS_TREE(es)) {
+			char *sub = xasprintf("%s/", path);
+
+			error = collect_added(m, tree_or_none(eb), es, sub, out);
+			free(sub);
+			free(path);
+		} else if (IS_BLOB_REG(es) && !IS_FILE(eb)) {
+			array_grow(&out->v, &out->alloc, out->n + 1, sizeof(*out->v));
+			memset(&out->v[out->n], 0, sizeof(*out->v));
+			out->v[out->n].path = path;
+			out->v[out->n].e = *es;
+			out->n++;
+		} else {
+			free(path);
+		}
+	}
+done:
+	free(slots);
+	for (i = 0; i < 3; i++)
+		git_tree_free(trees[i]);
+	return error;
+}
+
+static int blob_sig(struct mctx *m, const git_oid *oid, git_hashsig **out)
+{
+	git_blob *blob = NULL;
+	int error;
+
+	*out = NULL;
+	if ((error = blob_load(m, oid, &blob)) < 0)
+		return error;
+	/* too small or too uniform to sign: leave it to exact matches */
+	if (git_hashsig_create(out, git_blob_rawcontent(blob),
+			       (size_t)git_blob_rawsize(blob),
+			       GIT_HASHSIG_ALLOW_SMALL_FILES) < 0) {
+		git_error_clear();
+		*out = NULL;
+	}
+	git_blob_free(blob);
+	return 0;
+}
+
+static const char *path_basename(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+/* The best rename target of the base blob src among the added files:
+ * an exact copy first (preferring the same basename), else the most
+ * similar file above the threshold. */
+static int find_rename(struct mctx *m, const char *src_path, const git_oid *src,
+		       struct added_list *l, struct added **out)
+{
+	git_hashsig *sig = NULL;
+	int best = -1, error = 0;
+	size_t i;
+
+	*out = NULL;
+	for (i = 0; i < l->n; i++) {
+		struct added *a = &l->v[i];
+
+		if (a->used || !git_oid_equal(&a->e.oid, src))
+			continue;
+		if (!*out || !strcmp(path_basename(a->path), path_basename(src_path)))
+			*out = a;
+	}
+	if (*out || l->n > RENAME_LIMIT)
+		return 0;
+	if ((error = blob_sig(m, src, &sig)) < 0 || !sig)
+		return error;
+	for (i = 0; i < l->n; i++) {
+		struct added *a = &l->v[i];
+		int score;
+
+		if (a->used)
+			continue;
+		if (!a->sig && (error = blob_sig(m, &a->e.oid, &a->sig)) < 0)
+			break;
+		if (!a->sig)
+			continue;
+		score = git_hashsig_compare(sig, a->sig);
+		if (score >= RENAME_SCORE && score > best) {
+			best = score;
+			*out = a;
+		}
+	}
+	git_hashsig_free(sig);
+	return error;
+}
+
+static void override_push(struct override **ov, size_t *n, size_t *alloc,
+			  const char *path, const struct ent *e)
+{
+	struct override *x;
+
+	array_grow(ov, alloc, *n + 1, sizeof(**ov));
+	x = &(*ov)[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->path = xstrdup(path);
+	if (e)
+		x->ent = *e;
+}
+
+/*
+ * Side `s_ours` (1: ours, 0: theirs) renamed src to dst; the other side
+ * modified src (other).  The result is the three-way merge at dst.
+ */
+static int rename_merge(struct mctx *m, const struct merge_conflict *md,
+			const struct added *dst, int s_ours, struct override *ov)
+{
+	const git_oid *other = s_ours ? &md->theirs : &md->ours;
+	unsigned other_mode = s_ours ? md->theirs_mode : md->ours_mode;
+	char *ol = xasprintf("%s:%s", m->ours_label, s_ours ? dst->path : md->path);
+	char *tl = xasprintf("%s:%s", m->theirs_label, s_ours ? md->path : dst->path);
+	struct content c;
+	int mode_clean = 1, error;
+
+	ov->ent.mode = merge_mode(md->base_mode, s_ours ? dst->e.mode : other_mode,
+				  s_ours ? other_mode : dst->e.mode, &mode_clean);
+	error = merge_blobs(m, &md->base, s_ours ? &dst->e.oid : other,
+			    s_ours ? other : &dst->e.oid, ol, tl, &c);
+	if (error == 0) {
+		ov->ent.oid = c.oid;
+		if (!c.clean || !mode_clean) {
+			struct merge_conflict *k = &ov->conflict;
+
+			ov->has_conflict = 1;
+			k->path = xstrdup(dst->path);
+			k->kind = c.binary ? MERGE_CONFLICT_BINARY : MERGE_CONFLICT_CONTENT;
+			k->nhunks = c.nhunks;
+			k->base = md->base;
+			k->base_mode = md->base_mode;
+			k->base_path = xstrdup(md->path);
+			k->ours = s_ours ? dst->e.oid : *other;
+			k->ours_mode = s_ours ? dst->e.mode : other_mode;
+			k->ours_path = xstrdup(s_ours ? dst->path : md->path);
+			k->theirs = s_ours ? *other : dst->e.oid;
+			k->theirs_mode = s_ours ? other_mode : dst->e.mode;
+			k->theirs_path = xstrdup(s_ours ? md->path : dst->path);
+		}
+	}
+	free(ol);
+	free(tl);
+	return error;
+}
+
+/*
+ * After a first walk, each modify/delete conflict of a regular file may
+ * be a rename on the deleting side.  Only those paths are looked at (as
+ * merge-ort limits itself to "relevant" rename sources), so a merge
+ * without such conflicts never pays for rename detection.
+ */
+static int renames_plan(struct mctx *m, const struct ent *roots)
+{
+	struct added_list added[2];	/* [0]: theirs added, [1]: ours added */
+	struct override *ov = NULL;
+	size_t nov = 0, alloc = 0, i;
+	int error = 0;
+
+	memset(added, 0, sizeof(added));
+	for (i = 0; i < m->res->nconflicts && error == 0; i++) {
+		const struct merge_conflict *md = &m->res->conflicts[i];
+		int s_ours = md->ours_mode == 0;
+		struct added_list *l = &added[s_ours];
+		struct added *dst;
+
+		if (md->kind != MERGE_CONFLICT_MODIFY_DELETE ||
+		    MODE_TYPE(md->base_mode) != 0100000u)
+			continue;
+		if (!l->loaded) {
+			l->loaded = 1;
+			error = collect_added(m, &roots[0], &roots[s_ours ? 1 : 2], "", l);
+			if (error < 0)
+				break;
+		}
+		if ((error = find_rename(m, md->path, &md->base, l, &dst)) < 0 || !dst)
+			continue;
+		dst->used = 1;
+		override_push(&ov, &nov, &alloc, md->path, NULL);
+		override_push(&ov, &nov, &alloc, dst->path, NULL);
+		error = rename_merge(m, md, dst, s_ours, &ov[nov - 1]);
+	}
+	added_list_release(&added[0]);
+	added_list_release(&added[1]);
+	if (error < 0 || !nov) {
+		overrides_free(ov, nov);
+		return error;
+	}
+	qsort(ov, nov, sizeof(*ov), override_cmp);
+	m->ov = ov;
+	m->nov = nov;
+	return 1;
+}
+
+static int conflict_cmp(const void *pa, const void *pb)
+{
+	return strcmp(((const struct merge_conflict *)pa)->path,
+		      ((const struct merge_conflict *)pb)->path);
+}
+
+static void conflicts_reset(struct mctx *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->res->nconflicts; i++)
+		conflict_release(&m->res->conflicts[i]);
+	m->res->nconflicts = 0;
+}
+
+static void root_ent(struct ent *e, const git_tree *tree)
+{
+	memset(e, 0, sizeof(*e));
+	if (tree) {
+		e->oid = *git_tree_id(tree);
+		e->mode = MODE_TREE;
+	}
+}
+
+static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renames)
+{
+	struct ent res;
+	int error;
+
+	if ((error = merge_dir(m, &roots[0], &roots[1], &roots[2], &res)) < 0)
+		return error;
+	if (find_renames && m->res->nconflicts) {
+		if ((error = renames_plan(m, roots)) < 0)
+			return error;
+		if (error > 0) {
+			conflicts_reset(m);
+			if ((error = merge_dir(m, &roots[0], &roots[1], &roots[2], &res)) < 0)
+				return error;
+		}
+	}
+	if (!res.mode) {
+		struct out_dir empty = { NULL, 0, 0 };
+
+		if ((error = tree_write(m, &empty, &res.oid)) < 0)
+			return error;
+	}
+	m->res->tree = res.oid;
+	if (m->res->nconflicts)
+		qsort(m->res->conflicts, m->res->nconflicts, sizeof(*m->res->conflicts),
+	      conflict_cmp);
+	return 0;
+}
+
+static int merge_trees_depth(struct merge_result *out, git_repository *repo,
+			     const git_tree *base, const git_tree *ours,
+			     const git_tree *theirs, const struct merge_opts *opts,
+			     int depth)
+{
+	struct mctx m;
+	struct ent roots[3];
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	memset(&m, 0, sizeof(m));
+	m.repo = repo;
+	m.res = out;
+	m.depth = depth;
+	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
+	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
+	if (git_repository_odb(&m.odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	root_ent(&roots[0], base);
+	root_ent(&roots[1], ours);
+	root_ent(&roots[2], theirs);
+	error = merge_roots(&m, roots, opts ? opts->find_renames : 1);
+	overrides_free(m.ov, m.nov);
+	buf_release(&m.path);
+	git_odb_free(m.odb);
+	if (error < 0)
+		merge_result_clear(out);
+	return error;
+}
+
+int merge_trees(struct merge_result *out, git_repository *repo,
+		const git_tree *base, const git_tree *ours, const git_tree *theirs,
+		const struct merge_opts *opts)
+{
+	return merge_trees_depth(out, repo, base, ours, theirs, opts, 0);
+}
+
+/* --- merge bases --- */
+
+static int merge_commit_ids(struct merge_result *out, git_repository *repo,
+			    const git_oid *ours, const git_oid *theirs,
+			    const struct merge_opts *opts, int depth);
+
+static int commit_time_cmp(const void *pa, const void *pb)
+{
+	const git_commit *a = *(git_commit *const *)pa, *b = *(git_commit *const *)pb;
+	git_time_t ta = git_commit_time(a), tb = git_commit_time(b);
+
+	return ta < tb ? -1 : ta > tb;
+}
+
+/*
+ * Several merge bases (criss-cross): merge them pairwise, oldest first,
+ * into a virtual base tree, as merge-ort does, with its labels.  The
+ * merge base of a virtual commit and the next base is approximated by
+ * that of the last real base merged.
+ */
+static int virtual_base(git_tree **out, git_repository *repo,
+			const git_oidarray *bases, const struct merge_opts *opts,
+			int depth)
+{
+	struct merge_opts vo = { "Temporary merge branch 1",
+				 "Temporary merge branch 2", 1 };
+	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
+	git_tree *acc = NULL;
+	size_t i;
+	int error = 0;
+
+	vo.find_renames = opts ? opts->find_renames : 1;
+	for (i = 0; i < bases->count && error == 0; i++)
+		if (git_commit_lookup(&commits[i], repo, &bases->ids[i]) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
+	if (error == 0)
+		qsort(commits, bases->count, sizeof(*commits), commit_time_cmp);
+	if (error == 0 && git_commit_tree(&acc, commits[0]) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot read merge base tree");
+	for (i = 1; i < bases->count && error == 0; i++) {
+		struct merge_result inner, vb;
+		git_tree *base = NULL, *next = NULL;
+
+		memset(&vb, 0, sizeof(vb));
+		error = merge_commit_ids(&inner, repo, git_commit_id(commits[i - 1]),
+					 git_commit_id(commits[i]), &vo, depth + 1);
+		if (error < 0)
+			break;
+		/* inner.tree is the virtual base of (commits[i-1], commits[i]) */
+		if (git_tree_lookup(&base, repo, &inner.tree) < 0 ||
+		    git_commit_tree(&next, commits[i]) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot read merge base tree");
+		else
+			error = merge_trees_depth(&vb, repo, base, acc, next, &vo, depth + 1);
+		merge_result_clear(&inner);
+		git_tree_free(base);
+		git_tree_free(next);
+		if (error == 0) {
+			git_tree_free(acc);
+			acc = NULL;
+			if (git_tree_lookup(&acc, repo, &vb.tree) < 0)
+				error = tide_error_git(TIDE_ERROR, "cannot read virtual base");
+		}
+		merge_result_clear(&vb);
+	}
+	for (i = 0; i < bases->count; i++)
+		git_commit_free(commits[i]);
+	free(commits);
+	if (error < 0) {
+		git_tree_free(acc);
+		acc = NULL;
+	}
+	*out = acc;
+	return error;
+}
+
+/* The merge base tree of two commits (NULL when unrelated). */
+static int base_tree(git_tree **out, git_repository *repo, const git_oid *a,
+		     const git_oid *b, const struct merge_opts *opts, int depth)
+{
+	git_oidarray bases = { NULL, 0 };
+	git_commit *c = NULL;
+	int error;
+
+	*out = NULL;
+	error = git_merge_bases(&bases, repo, a, b);
+	if (error == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (error < 0)
+		return tide_error_git(TIDE_ERROR, "cannot compute merge bases");
+	if (bases.count == 1) {
+		if (git_commit_lookup(&c, repo, &bases.ids[0]) < 0 ||
+		    git_commit_tree(out, c) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
+		git_commit_free(c);
+	} else if (bases.count > 1) {
+		error = virtual_base(out, repo, &bases, opts, depth);
+	}
+	git_oidarray_dispose(&bases);
+	return error;
+}
+
+static int merge_commit_ids(struct merge_result *out, git_repository *repo,
+			    const git_oid *ours, const git_oid *theirs,
+			    const struct merge_opts *opts, int depth)
+{
+	git_commit *co = NULL, *ct = NULL;
+	git_tree *b = NULL, *o = NULL, *t = NULL;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (git_commit_lookup(&co, repo, ours) < 0 ||
+	    git_commit_lookup(&ct, repo, theirs) < 0 ||
+	    git_commit_tree(&o, co) < 0 || git_commit_tree(&t, ct) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the commits to merge");
+		goto done;
+	}
+	if ((error = base_tree(&b, repo, ours, theirs, opts, depth)) < 0)
+		goto done;
+	error = merge_trees_depth(out, repo, b, o, t, opts, depth);
+done:
+	git_tree_free(b);
+	git_tree_free(o);
+	git_tree_free(t);
+	git_commit_free(co);
+	git_commit_free(ct);
+	return error;
+}
+
+int merge_commits(struct merge_result *out, git_repository *repo,
+		  const git_commit *ours, const git_commit *theirs,
+		  const struct merge_opts *opts)
+{
+	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs),
+				opts, 0);
+}

@@ -1,0 +1,458 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+#include <git2.h>
+
+#include "error.h"
+#include "patch.h"
+#include "quilt.h"
+#include "util.h"
+
+int quilt_series_parse(struct quilt_series *out, const char *text)
+{
+	size_t alloc = 0;
+	const char *p = text, *nl, *end;
+	char *name;
+
+	memset(out, 0, sizeof(*out));
+	for (; *p; p = *nl ? nl + 1 : nl) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		while (p < nl && isspace((unsigned char)*p))
+			p++;
+		for (end = p; end < nl && !isspace((unsigned char)*end) && *end != '#'; end++)
+			;
+		if (end == p)
+			continue;
+		name = xstrndup(p, (size_t)(end - p));
+		/* Names come from the network: keep them inside the cache. */
+		if (name[0] == '/' || !strcmp(name, "..") || strstr(name, "../") == name ||
+		    strstr(name, "/../") || str_ends_with(name, "/..")) {
+			tide_error_set(TIDE_EINVAL, "bad patch name '%s' in series", name);
+			free(name);
+			quilt_series_release(out);
+			return TIDE_EINVAL;
+		}
+		array_grow(&out->patches, &alloc, out->npatches + 1, sizeof(char *));
+		out->patches[out->npatches++] = name;
+	}
+	return 0;
+}
+
+void quilt_series_release(struct quilt_series *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->npatches; i++)
+		free(s->patches[i]);
+	free(s->patches);
+	memset(s, 0, sizeof(*s));
+}
+
+static int is_http(const char *url)
+{
+	return str_starts_with(url, "http://") || str_starts_with(url, "https://");
+}
+
+struct response {
+	struct buf body;
+	char *etag;
+	char *last_modified;
+};
+
+static size_t on_body(char *data, size_t size, size_t n, void *payload)
+{
+	struct response *r = payload;
+
+	buf_put(&r->body, data, size * n);
+	return size * n;
+}
+
+static char *header_value(const char *data, size_t len, const char *name)
+{
+	size_t nlen = strlen(name);
+	char *v;
+
+	if (len <= nlen || strncasecmp(data, name, nlen) || data[nlen] != ':')
+		return NULL;
+	data += nlen + 1, len -= nlen + 1;
+	while (len && isspace((unsigned char)*data))
+		data++, len--;
+	v = xstrndup(data, len);
+	return str_rtrim(v);
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *payload)
+{
+	struct response *r = payload;
+	char *v;
+
+	if ((v = header_value(data, size * n, "ETag"))) {
+		free(r->etag);
+		r->etag = v;
+	} else if ((v = header_value(data, size * n, "Last-Modified"))) {
+		free(r->last_modified);
+		r->last_modified = v;
+	}
+	return size * n;
+}
+
+/* The cached validators of a file: "ETAG\nLAST-MODIFIED\n". */
+static void meta_read(const char *meta, char **etag, char **lm)
+{
+	struct buf b = BUF_INIT;
+	char *nl;
+
+	*etag = *lm = NULL;
+	if (file_read(&b, meta) < 0) {
+		tide_error_clear();
+		buf_release(&b);
+		return;
+	}
+	nl = strchr(b.ptr, '\n');
+	if (nl) {
+		*nl = '\0';
+		*lm = xstrdup(str_rtrim(nl + 1));
+	}
+	*etag = xstrdup(b.ptr);
+	buf_release(&b);
+}
+
+static int meta_write(const char *meta, const struct response *r)
+{
+	char *dir = xstrdup(meta), *slash = strrchr(dir, '/');
+	char *text = xasprintf("%s\n%s\n", r->etag ? r->etag : "",
+			       r->last_modified ? r->last_modified : "");
+	int error;
+
+	*slash = '\0';
+	if ((error = mkdir_p(dir, 0777)) == 0)
+		error = file_write_atomic(meta, text, strlen(text));
+	free(dir);
+	free(text);
+	return error;
+}
+
+static struct curl_slist *conditional_headers(const char *file, const char *meta)
+{
+	struct curl_slist *h = NULL;
+	char *etag, *lm, *line;
+
+	if (!path_exists(file))
+		return NULL;
+	meta_read(meta, &etag, &lm);
+	if (etag && *etag) {
+		line = xasprintf("If-None-Match: %s", etag);
+		h = curl_slist_append(h, line);
+		free(line);
+	}
+	if (lm && *lm) {
+		line = xasprintf("If-Modified-Since: %s", lm);
+		h = curl_slist_append(h, line);
+		free(line);
+	}
+	free(etag);
+	free(lm);
+	return h;
+}
+
+static int http_status(long code, const char *name, const char *url)
+{
+	if (code == 404 || code == 410)
+		return tide_error_set(TIDE_ENOTFOUND, "cannot fetch '%s' from '%s': HTTP %ld",
+				      name, url, code);
+	return tide_error_set(TIDE_ERROR, "cannot fetch '%s' from '%s': HTTP %ld",
+			      name, url, code);
+}
+
+static int store_file(const char *file, const char *meta, const struct response *r)
+{
+	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
+	int error;
+
+	*slash = '\0';
+	if ((error = mkdir_p(dir, 0777)) == 0 &&
+	    (error = file_write_atomic(file, buf_cstr(&r->body), r->body.len)) == 0)
+		error = meta_write(meta, r);
+	free(dir);
+	return error;
+}
+
+/* GET dir/name into cachedir/name, conditionally when a copy is cached. */
+static int http_get(struct quilt_stats *st, const char *dir, const char *name,
+		    const char *cachedir, const struct quilt_opts *o)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct response r = { BUF_INIT, NULL, NULL };
+	char *url = xasprintf("%s%s%s", dir, str_ends_with(dir, "/") ? "" : "/", name);
+	char *file = path_join(cachedir, name);
+	char *metaname = xasprintf(".meta/%s", name);
+	char *meta = path_join(cachedir, metaname);
+	struct curl_slist *hdrs = conditional_headers(file, meta);
+	CURL *curl = curl_easy_init();
+	CURLcode rc;
+	long code = 0;
+	int error;
+
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, o->connect_timeout);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, o->low_speed_time);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "tide");
+	st->requests++;
+	rc = curl_easy_perform(curl);
+	if (rc != CURLE_OK) {
+		error = tide_error_set(rc == CURLE_OPERATION_TIMEDOUT ? TIDE_ETIMEOUT : TIDE_ERROR,
+				       "cannot fetch '%s' from '%s': %s", name, url,
+				       *errbuf ? errbuf : curl_easy_strerror(rc));
+		goto done;
+	}
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+	if (code == 304) {
+		st->not_modified++;
+		error = 0;
+	} else if (code == 200) {
+		st->downloaded++;
+		error = store_file(file, meta, &r);
+	} else {
+		error = http_status(code, name, url);
+	}
+done:
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(hdrs);
+	buf_release(&r.body);
+	free(r.etag);
+	free(r.last_modified);
+	free(url);
+	free(file);
+	free(metaname);
+	free(meta);
+	return error;
+}
+
+/* A local directory: copy files whose content changed into the cache. */
+static int local_get(struct quilt_stats *st, const char *dir, const char *name,
+		     const char *cachedir)
+{
+	struct response r = { BUF_INIT, NULL, NULL };
+	struct buf old = BUF_INIT;
+	char *src = path_join(dir, name), *file = path_join(cachedir, name);
+	char *metaname = xasprintf(".meta/%s", name), *meta = path_join(cachedir, metaname);
+	int error;
+
+	if ((error = file_read(&r.body, src)) < 0) {
+		error = tide_error_set(error, "cannot read '%s' from '%s': %s", name, dir,
+				       error == TIDE_ENOTFOUND ? "no such file" : "I/O error");
+		goto done;
+	}
+	if (file_read(&old, file) == 0 && old.len == r.body.len &&
+	    !memcmp(buf_cstr(&old), buf_cstr(&r.body), old.len)) {
+		st->not_modified++;
+		goto done;
+	}
+	tide_error_clear();
+	st->downloaded++;
+	error = store_file(file, meta, &r);
+done:
+	buf_release(&r.body);
+	buf_release(&old);
+	free(src), free(file), free(metaname), free(meta);
+	return error;
+}
+
+static int get_file(struct quilt_stats *st, const char *url, const char *name,
+		    const char *cachedir, const struct quilt_opts *o)
+{
+	if (is_http(url))
+		return http_get(st, url, name, cachedir, o);
+	if (str_starts_with(url, "file://"))
+		return local_get(st, url + 7, name, cachedir);
+	return local_get(st, url, name, cachedir);
+}
+
+int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
+		const char *url, const char *cachedir, const struct quilt_opts *opts)
+{
+	struct quilt_opts defaults = QUILT_OPTS_INIT;
+	struct quilt_stats ignored = { 0, 0, 0 };
+	struct buf text = BUF_INIT;
+	char *series = path_join(cachedir, "series");
+	size_t i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts)
+		opts = &defaults;
+	if (!stats)
+		stats = &ignored;
+	if ((error = mkdir_p(cachedir, 0777)) < 0 ||
+	    (error = get_file(stats, url, "series", cachedir, opts)) < 0 ||
+	    (error = file_read(&text, series)) < 0 ||
+	    (error = quilt_series_parse(out, buf_cstr(&text))) < 0)
+		goto done;
+	for (i = 0; i < out->npatches; i++)
+		if ((error = get_file(stats, url, out->patches[i], cachedir, opts)) < 0)
+			goto done;
+done:
+	if (error < 0)
+		quilt_series_release(out);
+	buf_release(&text);
+	free(series);
+	return error;
+}
+
+static int track_delta(const git_diff_delta *delta, void *payload)
+{
+	const char **path = payload;
+
+	*path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+	return 0;
+}
+
+static int make_signatures(git_signature **author, git_signature **committer,
+			   const struct patch *p, const git_commit *parent,
+			   const struct quilt_opts *o)
+{
+	const char *name = p->author_name ? p->author_name : "Unknown";
+	const char *email = p->author_email ? p->author_email : "unknown@unknown";
+	/* Without a Date: header, reuse the parent's time: same input, same ids. */
+	git_time_t when = p->date ? (git_time_t)p->date : git_commit_time(parent);
+	int tz = p->date ? p->tz_minutes : 0;
+
+	if (git_signature_new(author, name, email, when, tz) < 0)
+		return tide_error_git(TIDE_EINVAL, "bad author '%s <%s>'", name, email);
+	if (git_signature_new(committer, o->committer_name ? o->committer_name : name,
+			      o->committer_email ? o->committer_email : email, when, tz) < 0) {
+		git_signature_free(*author);
+		*author = NULL;
+		return tide_error_git(TIDE_EINVAL, "bad committer");
+	}
+	return 0;
+}
+
+/* Apply one cached patch on top of *tip, moving *tip to the new commit. */
+static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
+		     const char *name, const struct quilt_opts *o)
+{
+	struct buf text = BUF_INIT;
+	struct patch p;
+	git_commit *parent = NULL;
+	git_tree *tree = NULL, *newtree = NULL;
+	git_diff *diff = NULL;
+	git_index *index = NULL;
+	git_signature *author = NULL, *committer = NULL;
+	git_apply_options aopts;
+	const char *failed_path = NULL;
+	char *file = path_join(cachedir, name);
+	git_oid tree_oid;
+	int error, parsed = 0;
+
+	if ((error = file_read(&text, file)) < 0)
+		goto done;
+	if ((error = patch_parse(&p, text.ptr, text.len)) < 0) {
+		error = tide_error_wrap(TIDE_EINVAL, "patch '%s'", name);
+		goto done;
+	}
+	parsed = 1;
+	if (git_commit_lookup(&parent, repo, tip) < 0 || git_commit_tree(&tree, parent) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read commit for '%s'", name);
+		goto done;
+	}
+	if (git_diff_from_buffer(&diff, p.diff, p.diff_len) < 0) {
+		error = tide_error_git(TIDE_EINVAL, "patch '%s' is not a valid diff", name);
+		goto done;
+	}
+	git_apply_options_init(&aopts, GIT_APPLY_OPTIONS_VERSION);
+	aopts.delta_cb = track_delta;
+	aopts.payload = &failed_path;
+	if (git_apply_to_tree(&index, repo, tree, diff, &aopts) < 0) {
+		error = tide_error_git(TIDE_ECONFLICT, "patch '%s' does not apply to '%s'",
+				       name, failed_path ? failed_path : "?");
+		goto done;
+	}
+	if (git_index_write_tree_to(&tree_oid, index, repo) < 0 ||
+	    git_tree_lookup(&newtree, repo, &tree_oid) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot write tree of '%s'", name);
+		goto done;
+	}
+	if ((error = make_signatures(&author, &committer, &p, parent, o)) < 0)
+		goto done;
+	if (git_commit_create(tip, repo, NULL, author, committer, NULL, p.message,
+			      newtree, 1, (const git_commit **)&parent) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot commit '%s'", name);
+done:
+	if (parsed)
+		patch_release(&p);
+	git_signature_free(author);
+	git_signature_free(committer);
+	git_index_free(index);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(newtree);
+	git_commit_free(parent);
+	buf_release(&text);
+	free(file);
+	return error;
+}
+
+int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
+		const struct quilt_series *series, const char *cachedir,
+		const struct quilt_opts *opts)
+{
+	struct quilt_opts defaults = QUILT_OPTS_INIT;
+	git_oid tip;
+	size_t i;
+	int error;
+
+	if (!opts)
+		opts = &defaults;
+	git_oid_cpy(&tip, base);
+	for (i = 0; i < series->npatches; i++)
+		if ((error = apply_one(&tip, repo, cachedir, series->patches[i], opts)) < 0)
+			return error;
+	git_oid_cpy(out, &tip);
+	return 0;
+}
+
+int quilt_prepare(git_oid *out, struct quilt_stats *stats, git_repository *repo,
+		  const char *name, const char *url, const char *cachedir,
+		  const git_oid *base, const struct quilt_opts *opts)
+{
+	struct quilt_series series;
+	git_reference *ref = NULL;
+	char *refname = xasprintf("refs/quilt/%s", name);
+	int error;
+
+	if ((error = quilt_fetch(&series, stats, url, cachedir, opts)) < 0) {
+		tide_error_wrap(error, "quilt tree '%s'", name);
+		goto done;
+	}
+	error = quilt_apply(out, repo, base, &series, cachedir, opts);
+	quilt_series_release(&series);
+	if (error < 0) {
+		tide_error_wrap(error, "quilt tree '%s': series '%s%sseries'", name, url,
+				str_ends_with(url, "/") ? "" : "/");
+		goto done;
+	}
+	if (git_reference_create(&ref, repo, refname, out, 1, "tide: quilt series applied") < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot update '%s'", refname);
+done:
+	git_reference_free(ref);
+	free(refname);
+	return error;
+}

@@ -1,0 +1,65 @@
+#ifndef TIDE_QUILT_H
+#define TIDE_QUILT_H
+
+#include <stddef.h>
+#include <git2.h>
+
+/*
+ * Quilt trees (linux-next's "quilt" and "mmotm" rows): a directory (HTTP,
+ * HTTPS, file:// or a local path) holding a `series` file and the patches
+ * it names.  The files are mirrored into a cache directory with their
+ * ETag / Last-Modified, so the next fetch sends conditional requests and
+ * an unchanged series downloads nothing.  The patches are then applied
+ * onto a base commit, one commit per patch, author/date/subject from the
+ * patch's mail headers, and refs/quilt/<tree> points at the last one.
+ */
+
+struct quilt_opts {
+	long connect_timeout;	/* seconds; default 10 */
+	long low_speed_time;	/* abort a transfer stalled this many seconds; default 30 */
+	const char *committer_name;	/* default: the patch's author */
+	const char *committer_email;
+};
+
+#define QUILT_OPTS_INIT { 10, 30, NULL, NULL }
+
+struct quilt_stats {
+	size_t requests;	/* HTTP requests sent */
+	size_t downloaded;	/* files whose body was transferred (200) */
+	size_t not_modified;	/* files answered 304 Not Modified */
+};
+
+struct quilt_series {
+	char **patches;		/* names, in series order */
+	size_t npatches;
+};
+
+/* Parse a series file: comments, blank lines and "-pN" options dropped. */
+int quilt_series_parse(struct quilt_series *out, const char *text);
+void quilt_series_release(struct quilt_series *s);
+
+/*
+ * Mirror url's series and its patches into cachedir.  Errors name the
+ * file and URL ("cannot fetch 'x.patch' from 'URL': HTTP 404").
+ */
+int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
+		const char *url, const char *cachedir, const struct quilt_opts *opts);
+
+/*
+ * Apply the cached series onto base as one commit per patch; out gets the
+ * last commit (base itself for an empty series).  A patch that does not
+ * apply is TIDE_ECONFLICT naming the patch and the file.
+ */
+int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
+		const struct quilt_series *series, const char *cachedir,
+		const struct quilt_opts *opts);
+
+/*
+ * Both steps and the ref: fetch url into cachedir, apply onto base,
+ * update refs/quilt/<name>.  Messages are prefixed with the tree's name.
+ */
+int quilt_prepare(git_oid *out, struct quilt_stats *stats, git_repository *repo,
+		  const char *name, const char *url, const char *cachedir,
+		  const git_oid *base, const struct quilt_opts *opts);
+
+#endif

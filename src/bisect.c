@@ -1,0 +1,1623 @@
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bisect.h"
+#include "buf.h"
+#include "build.h"
+#include "error.h"
+#include "merge.h"
+#include "util.h"
+
+/* ---- names and the pure search ---- */
+
+const char *bisect_verdict_name(enum bisect_verdict v)
+{
+	switch (v) {
+	case BISECT_GOOD:
+		return "good";
+	case BISECT_BAD:
+		return "bad";
+	case BISECT_SKIP:
+		return "skip";
+	default:
+		return "untested";
+	}
+}
+
+static enum bisect_verdict verdict_parse(const char *s)
+{
+	if (!s)
+		return BISECT_UNTESTED;
+	if (!strcmp(s, "good"))
+		return BISECT_GOOD;
+	if (!strcmp(s, "bad"))
+		return BISECT_BAD;
+	if (!strcmp(s, "skip"))
+		return BISECT_SKIP;
+	return BISECT_UNTESTED;
+}
+
+const char *bisect_outcome_name(enum bisect_outcome o)
+{
+	static const char *const names[] = {
+		[BISECT_FOUND] = "found",
+		[BISECT_SEMANTIC] = "semantic-conflict",
+		[BISECT_RANGE] = "range",
+		[BISECT_UNCONFIRMED] = "unconfirmed",
+		[BISECT_NOTHING] = "nothing-to-bisect",
+		[BISECT_BASE_BROKEN] = "base-broken",
+	};
+	return (size_t)o < ARRAY_SIZE(names) ? names[o] : "?";
+}
+
+size_t bisect_log2_ceil(size_t n)
+{
+	size_t k = 0;
+
+	while (n > 1 && ((size_t)1 << k) < n)
+		k++;
+	return k;
+}
+
+/* The untested state in (lo, hi) nearest the middle, or 0 if none. */
+static size_t pick_middle(const enum bisect_verdict *v, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2, d;
+
+	for (d = 0; d < hi - lo; d++) {
+		if (mid >= d && mid - d > lo && mid - d < hi &&
+		    v[mid - d] == BISECT_UNTESTED)
+			return mid - d;
+		if (mid + d > lo && mid + d < hi && v[mid + d] == BISECT_UNTESTED)
+			return mid + d;
+	}
+	return 0;
+}
+
+int bisect_search(enum bisect_verdict *v, size_t n,
+		  int (*test)(void *data, size_t i, enum bisect_verdict *out),
+		  void *data, size_t *lo, size_t *hi)
+{
+	size_t i, l = 0, h = n;
+	int err;
+
+	/* Known verdicts inside narrow the range before anything runs. */
+	for (i = 1; i < n; i++)
+		if (v[i] == BISECT_GOOD && i > l && i < h)
+			l = i;
+	for (i = n; i > l; i--)
+		if (v[i] == BISECT_BAD)
+			h = i;
+	while ((i = pick_middle(v, l, h)) != 0) {
+		err = test(data, i, &v[i]);
+		if (err < 0)
+			return err;
+		if (v[i] == BISECT_GOOD)
+			l = i;
+		else if (v[i] == BISECT_BAD)
+			h = i;
+		else
+			v[i] = BISECT_SKIP;
+	}
+	*lo = l;
+	*hi = h;
+	return 0;
+}
+
+/* ---- symbols of a diff, for naming semantic-conflict candidates ---- */
+
+static int is_common_word(const char *w, size_t len)
+{
+	static const char *const words[] = {
+		"auto", "break", "case", "char", "const", "continue", "default",
+		"define", "defined", "double", "else", "endif", "enum", "extern",
+		"float", "goto", "ifdef", "ifndef", "include", "inline", "long",
+		"return", "short", "signed", "sizeof", "static", "struct",
+		"switch", "typedef", "union", "unsigned", "void", "volatile",
+		"while", "NULL", "true", "false", "bool", "this", "that", "with",
+		"from", "into", "line", "file", "else", "elif", "undef", "pragma",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		if (strlen(words[i]) == len && !memcmp(words[i], w, len))
+			return 1;
+	return 0;
+}
+
+static void add_words(json_t *set, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *s;
+
+		if (!(isalpha((unsigned char)*p) || *p == '_')) {
+			p++;
+			continue;
+		}
+		s = p;
+		while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+			p++;
+		if (p - s >= 4 && !is_common_word(s, (size_t)(p - s))) {
+			char *w = xstrndup(s, (size_t)(p - s));
+
+			json_object_set_new(set, w, json_true());
+			free(w);
+		}
+	}
+}
+
+int bisect_diff_symbols(json_t *set, const char *text)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+
+		/* Changed lines only; "+++"/"---" headers name files, not symbols. */
+		if ((*line == '+' || *line == '-') &&
+		    !str_starts_with(line, "+++") && !str_starts_with(line, "---"))
+			add_words(set, line + 1, end);
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* ---- the bisect context: steps, replay, persistence ---- */
+
+struct bctx {
+	git_repository *repo;
+	const struct bisect_opts *opts;
+	git_signature *sig;	/* fixed time: temporary commits are reproducible */
+	char *state_path;
+	json_t *state;		/* what DIR/bisect/state.json holds */
+	json_t *steps;		/* state["steps"], borrowed */
+	json_t *old_steps;	/* the interrupted run's steps, replayed in order */
+	size_t replay;
+	double t0, elapsed_before;
+	size_t nsteps, nruns;
+};
+
+static void progress(struct bctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(struct bctx *c, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	if (!c->opts->progress)
+		return;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	c->opts->progress(c->opts->progress_data, buf_cstr(&b));
+	buf_release(&b);
+}
+
+static double elapsed(const struct bctx *c)
+{
+	return c->elapsed_before + (time_now() - c->t0);
+}
+
+static int state_save(struct bctx *c)
+{
+	char *text;
+	int err;
+
+	json_object_set_new(c->state, "seconds", json_real(elapsed(c)));
+	json_object_set_new(c->state, "builds", json_integer((json_int_t)c->nsteps));
+	text = json_dumps(c->state, JSON_INDENT(2));
+	if (!text)
+		return tide_error_set(TIDE_ERROR, "cannot encode the bisect state");
+	err = file_write_atomic(c->state_path, text, strlen(text));
+	free(text);
+	return err;
+}
+
+/* Run the check retries times: one pass is good, one skip is skip, bad only if every run fails. */
+static int run_check(struct bctx *c, const git_oid *commit, json_t *runs,
+		     enum bisect_verdict *out, char **note)
+{
+	int r, err;
+
+	*out = BISECT_UNTESTED;
+	for (r = 0; r < c->opts->retries; r++) {
+		enum bisect_verdict v = BISECT_UNTESTED;
+
+		free(*note);
+		*note = NULL;
+		err = c->opts->check->run(c->opts->check->data, c->repo, commit, &v, note);
+		if (err < 0)
+			return err;
+		c->nruns++;
+		json_array_append_new(runs, json_string(bisect_verdict_name(v)));
+		*out = v;
+		if (v != BISECT_BAD)
+			break;
+	}
+	return 0;
+}
+
+/* A recorded step for this key, when replaying an interrupted run. */
+static const json_t *replayed(struct bctx *c, const char *key)
+{
+	const json_t *s;
+
+	if (!c->old_steps || c->replay >= json_array_size(c->old_steps))
+		return NULL;
+	s = json_array_get(c->old_steps, c->replay);
+	if (!json_is_string(json_object_get(s, "key")) ||
+	    strcmp(json_string_value(json_object_get(s, "key")), key)) {
+		/* The path left the recorded one: test everything from here. */
+		c->old_steps = NULL;
+		return NULL;
+	}
+	c->replay++;
+	return s;
+}
+
+/*
+ * Decide one state: replayed, or tested now.  untestable (a merge that
+ * conflicts) is a skip without running the check.  The step is saved
+ * before returning, so a kill after this point never repeats it.
+ */
+static int test_state(struct bctx *c, const char *stage, const char *label,
+		      const git_oid *commit, int untestable,
+		      enum bisect_verdict *out)
+{
+	char hex[GIT_OID_HEXSZ + 1] = "";
+	char *key, *note = NULL;
+	const json_t *old;
+	json_t *step = NULL, *runs;
+	double t = time_now();
+	int err = 0;
+
+	if (commit)
+		git_oid_tostr(hex, sizeof(hex), commit);
+	key = xasprintf("%s:%s", stage, untestable ? "conflict" : hex);
+	c->nsteps++;
+	progress(c, "step %zu: %s: %s ...", c->nsteps, stage, label);
+	old = replayed(c, key);
+	if (old) {
+		step = json_deep_copy(old);
+		*out = verdict_parse(json_string_value(json_object_get(old, "verdict")));
+		json_object_set_new(step, "replayed", json_true());
+		json_array_append_new(c->steps, step);
+		progress(c, "step %zu: %s (recorded)", c->nsteps, bisect_verdict_name(*out));
+		goto save;
+	}
+	runs = json_array();
+	if (untestable) {
+		*out = BISECT_SKIP;
+		note = xstrdup("the merge conflicts");
+	} else {
+		err = run_check(c, commit, runs, out, &note);
+		if (err < 0) {
+			json_decref(runs);
+			goto done;
+		}
+	}
+	step = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:f}", "key", key,
+			 "stage", stage, "label", label, "commit", hex,
+			 "verdict", bisect_verdict_name(*out), "runs", runs,
+			 "seconds", time_now() - t);
+	if (note)
+		json_object_set_new(step, "note", json_string(note));
+	json_array_append_new(c->steps, step);
+	progress(c, "step %zu: %s%s%s (%.1fs)", c->nsteps, bisect_verdict_name(*out),
+		 note ? ": " : "", note ? note : "", time_now() - t);
+save:
+	err = state_save(c);
+done:
+	free(note);
+	free(key);
+	return err;
+}
+
+/* ---- commits, merges, temporary commits ---- */
+
+static char *commit_subject(git_repository *repo, const git_oid *id)
+{
+	git_commit *cm = NULL;
+	char *s;
+
+	if (git_commit_lookup(&cm, repo, id) < 0)
+		return xstrdup("");
+	s = xstrdup(git_commit_summary(cm) ? git_commit_summary(cm) : "");
+	git_commit_free(cm);
+	return s;
+}
+
+/* The value of the commit's "Tide-Tree:" trailer, or NULL. */
+static char *tide_tree_trailer(const git_commit *cm)
+{
+	git_message_trailer_array arr = { 0 };
+	char *name = NULL;
+	size_t i;
+
+	if (git_message_trailers(&arr, git_commit_message(cm)) < 0)
+		return NULL;
+	for (i = 0; i < arr.count; i++)
+		if (!strcmp(arr.trailers[i].key, "Tide-Tree"))
+			name = xstrdup(arr.trailers[i].value);
+	git_message_trailer_array_free(&arr);
+	return name;
+}
+
+/*
+ * Merge theirs onto ours in memory; write the tree.  Returns 1 when the
+ * merge conflicts (the state cannot be tested), 0 when clean.
+ */
+static int merge_to_tree(struct bctx *c, const git_oid *ours, const git_oid *theirs,
+			 git_oid *tree)
+{
+	struct merge_result mr = { 0 };
+	git_commit *o = NULL, *t = NULL;
+	int err;
+
+	if (git_commit_lookup(&o, c->repo, ours) < 0 ||
+	    git_commit_lookup(&t, c->repo, theirs) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a commit to merge");
+		goto done;
+	}
+	err = merge_commits(&mr, c->repo, o, t, NULL);
+	if (err < 0)
+		goto done;
+	*tree = mr.tree;
+	err = mr.nconflicts ? 1 : 0;
+done:
+	merge_result_clear(&mr);
+	git_commit_free(o);
+	git_commit_free(t);
+	return err;
+}
+
+/* A temporary merge commit (parents ours, theirs) no ref points to. */
+static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *theirs,
+			git_oid *out)
+{
+	const git_commit *parents[2] = { NULL, NULL };
+	git_commit *o = NULL, *t = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_id;
+	char msg[128], hex[GIT_OID_HEXSZ + 1];
+	int err;
+
+	err = merge_to_tree(c, ours, theirs, &tree_id);
+	if (err)
+		return err;
+	if (git_commit_lookup(&o, c->repo, ours) < 0 ||
+	    git_commit_lookup(&t, c->repo, theirs) < 0 ||
+	    git_tree_lookup(&tree, c->repo, &tree_id) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
+		goto done;
+	}
+	parents[0] = o;
+	parents[1] = t;
+	snprintf(msg, sizeof(msg), "tide bisect: merge %s\n",
+		 git_oid_tostr(hex, sizeof(hex), theirs));
+	if (git_commit_create(out, c->repo, NULL, c->sig, c->sig, NULL, msg,
+			      tree, 2, parents) < 0)
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot write a temporary commit");
+done:
+	git_tree_free(tree);
+	git_commit_free(o);
+	git_commit_free(t);
+	return err;
+}
+
+/*
+ * start, then each of the n commits merged on top in order (NULL entries
+ * are absent trees).  Returns 1 if a merge conflicts.
+ */
+static int merge_series(struct bctx *c, const git_oid *start,
+			const git_oid *const *tips, size_t n, git_oid *out)
+{
+	git_oid cur = *start, next;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!tips[i] || git_oid_equal(tips[i], &cur))
+			continue;
+		if (git_graph_descendant_of(c->repo, &cur, tips[i]) == 1)
+			continue;	/* already contained: no merge, like a run */
+		err = merge_commit(c, &cur, tips[i], &next);
+		if (err)
+			return err;
+		cur = next;
+	}
+	*out = cur;
+	return 0;
+}
+
+/* First-parent commits of tip not reachable from hide, oldest first. */
+static int first_parent_list(git_repository *repo, const git_oid *tip,
+			     const git_oid *hide, git_oid **out, size_t *n)
+{
+	git_revwalk *w = NULL;
+	git_oid id;
+	size_t alloc = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (git_revwalk_new(&w, repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_simplify_first_parent(w) < 0 ||
+	    git_revwalk_push(w, tip) < 0 || (hide && git_revwalk_hide(w, hide) < 0)) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot walk history");
+		goto done;
+	}
+	while ((err = git_revwalk_next(&id, w)) == 0) {
+		array_grow(out, &alloc, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = id;
+	}
+	err = err == GIT_ITEROVER ? 0 :
+		tide_error_git(TIDE_ERROR, "bisect: cannot walk history");
+done:
+	git_revwalk_free(w);
+	return err;
+}
+
+/* ---- searching a series of mixes ---- */
+
+/*
+ * A mix: vec[0] (a base commit) with vec[1..n] merged on top in order
+ * (NULL: tree absent).  A series varies one slot over candidate commits:
+ * state 0 is the mix as given (known good), state i puts cand[i-1] in the
+ * slot; known_bad, when set, stands for the last state (the day's own
+ * merge commit, which may carry a recorded resolution).
+ */
+struct series {
+	struct bctx *c;
+	const char *stage;
+	const char *what;		/* tree name for labels */
+	const git_oid **vec;
+	size_t nvec;
+	size_t slot;
+	const git_oid *cand;
+	size_t ncand;
+	const git_oid *known_bad;
+	const git_oid *known_good;	/* state 0 */
+};
+
+static int mix_commit(struct bctx *c, const git_oid **vec, size_t nvec, git_oid *out)
+{
+	return merge_series(c, vec[0], vec + 1, nvec - 1, out);
+}
+
+/* The commit of state i (1 = conflict, untestable). */
+static int series_state(struct series *s, size_t i, git_oid *out)
+{
+	const git_oid *saved = s->vec[s->slot];
+	int err;
+
+	if (i == 0 && s->known_good) {
+		*out = *s->known_good;
+		return 0;
+	}
+	if (i == s->ncand && s->known_bad) {
+		*out = *s->known_bad;
+		return 0;
+	}
+	if (i > 0)
+		s->vec[s->slot] = &s->cand[i - 1];
+	err = mix_commit(s->c, s->vec, s->nvec, out);
+	s->vec[s->slot] = saved;
+	return err;
+}
+
+static int series_test(void *data, size_t i, enum bisect_verdict *out)
+{
+	struct series *s = data;
+	char hex[12], *subject = NULL, *label;
+	git_oid id;
+	int err, r;
+
+	r = series_state(s, i, &id);
+	if (r < 0)
+		return r;
+	git_oid_tostr(hex, sizeof(hex), &s->cand[i - 1]);
+	subject = commit_subject(s->c->repo, &s->cand[i - 1]);
+	label = xasprintf("%s %zu/%zu %s \"%s\"", s->what, i, s->ncand, hex, subject);
+	err = test_state(s->c, s->stage, label, r ? NULL : &id, r == 1, out);
+	free(label);
+	free(subject);
+	return err;
+}
+
+/* Search s; *culprit = index of the first bad candidate (1-based), or 0 with a range. */
+static int series_search(struct series *s, size_t *lo, size_t *hi)
+{
+	enum bisect_verdict *v = xcalloc(s->ncand + 1, sizeof(*v));
+	int err;
+
+	v[0] = BISECT_GOOD;
+	v[s->ncand] = BISECT_BAD;
+	err = bisect_search(v, s->ncand, series_test, s, lo, hi);
+	free(v);
+	return err;
+}
+
+/* ---- results ---- */
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s ? xstrdup(s) : NULL;
+}
+
+static void set_commit(struct bisect_result *res, git_repository *repo, const git_oid *id)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	set_str(&res->commit, git_oid_tostr(hex, sizeof(hex), id));
+	free(res->subject);
+	res->subject = commit_subject(repo, id);
+}
+
+/* Test the culprit state again (must be bad) and its parent state (must be good). */
+static int confirm(struct bctx *c, struct bisect_result *res,
+		   const git_oid *bad, const git_oid *good)
+{
+	enum bisect_verdict vb, vg;
+	int err;
+
+	err = test_state(c, "confirm", "the first bad state again", bad, 0, &vb);
+	if (!err)
+		err = test_state(c, "confirm", "the state before it again", good, 0, &vg);
+	if (err)
+		return err;
+	res->bound += 2;
+	if (vb != BISECT_BAD || vg != BISECT_GOOD) {
+		progress(c, "not confirmed: the culprit was %s, its parent state %s",
+			 bisect_verdict_name(vb), bisect_verdict_name(vg));
+		res->outcome = BISECT_UNCONFIRMED;
+	}
+	return 0;
+}
+
+static int stage2(struct bctx *c, struct bisect_result *res, struct series *s,
+		  size_t *found)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid bad, good;
+	size_t lo, hi;
+	int err;
+
+	*found = 0;
+	if (s->ncand == 0)
+		return 0;
+	res->bound += bisect_log2_ceil(s->ncand);
+	err = series_search(s, &lo, &hi);
+	if (err)
+		return err;
+	if (hi - lo > 1) {
+		res->outcome = BISECT_RANGE;
+		set_str(&res->range_first, git_oid_tostr(hex, sizeof(hex), &s->cand[lo]));
+		set_str(&res->range_last, git_oid_tostr(hex, sizeof(hex), &s->cand[hi - 1]));
+		progress(c, "skipped steps leave %zu candidate commits in %s", hi - lo, s->what);
+		return 0;
+	}
+	res->outcome = BISECT_FOUND;
+	set_commit(res, c->repo, &s->cand[hi - 1]);
+	progress(c, "first bad commit in %s: %.12s %s", s->what, res->commit, res->subject);
+	/* Both states were tested (or known) during the search: they merge cleanly. */
+	if ((err = series_state(s, hi, &bad)) != 0 ||
+	    (err = series_state(s, hi - 1, &good)) != 0)
+		return err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no longer merges");
+	*found = hi;
+	return confirm(c, res, &bad, &good);
+}
+
+/* ---- semantic conflicts: which earlier tree ---- */
+
+/* Paths and symbols changed between commits a and b. */
+static int diff_info(git_repository *repo, const git_oid *a, const git_oid *b,
+		     json_t *paths, json_t *syms)
+{
+	git_commit *ca = NULL, *cb = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	git_buf text = { 0 };
+	size_t i;
+	int err = 0;
+
+	if (git_commit_lookup(&ca, repo, a) < 0 || git_commit_lookup(&cb, repo, b) < 0 ||
+	    git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0 ||
+	    git_diff_to_buf(&text, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot diff");
+		goto done;
+	}
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		json_object_set_new(paths, d->new_file.path, json_true());
+		json_object_set_new(paths, d->old_file.path, json_true());
+	}
+	bisect_diff_symbols(syms, text.ptr ? text.ptr : "");
+done:
+	git_buf_dispose(&text);
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(ca);
+	git_commit_free(cb);
+	return err;
+}
+
+static int sets_overlap(const json_t *a, const json_t *b)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)a, k, v)
+		if (json_object_get(b, k))
+			return 1;
+	return 0;
+}
+
+/* Earlier merged trees: the merge commit's second parent, with a name. */
+struct earlier {
+	git_oid tip;
+	char *name;
+};
+
+struct prefix {
+	struct bctx *c;
+	git_oid base, culprit;
+	struct earlier *cand;
+	size_t ncand;
+};
+
+static int prefix_state(struct prefix *p, size_t x, git_oid *out)
+{
+	const git_oid **tips = xcalloc(p->ncand + 1, sizeof(*tips));
+	size_t i;
+	int err;
+
+	for (i = 0; i < x; i++)
+		tips[i] = &p->cand[i].tip;
+	tips[p->ncand] = &p->culprit;
+	err = merge_series(p->c, &p->base, tips, p->ncand + 1, out);
+	free(tips);
+	return err;
+}
+
+static int prefix_test(void *data, size_t x, enum bisect_verdict *out)
+{
+	struct prefix *p = data;
+	char *label;
+	git_oid id;
+	int r, err;
+
+	r = prefix_state(p, x, &id);
+	if (r < 0)
+		return r;
+	label = xasprintf("mainline + %zu earlier tree%s (through %s) + the culprit",
+			  x, x == 1 ? "" : "s", x ? p->cand[x - 1].name : "-");
+	err = test_state(p->c, "semantic", label, r ? NULL : &id, r == 1, out);
+	free(label);
+	return err;
+}
+
+/* Which of the candidates, merged in before the culprit, makes it fail. */
+static int find_partner(struct bctx *c, struct bisect_result *res, struct prefix *p,
+			int *found)
+{
+	enum bisect_verdict *v, all;
+	size_t lo, hi;
+	int err;
+
+	*found = 0;
+	if (p->ncand == 0)
+		return 0;
+	err = prefix_test(p, p->ncand, &all);
+	res->bound++;
+	if (err || all != BISECT_BAD)
+		return err;
+	v = xcalloc(p->ncand + 1, sizeof(*v));
+	v[0] = BISECT_GOOD;
+	v[p->ncand] = BISECT_BAD;
+	res->bound += bisect_log2_ceil(p->ncand);
+	err = bisect_search(v, p->ncand, prefix_test, p, &lo, &hi);
+	free(v);
+	if (!err && hi - lo == 1) {
+		set_str(&res->other_tree, p->cand[hi - 1].name);
+		*found = 1;
+	}
+	return err;
+}
+
+static void earlier_free(struct earlier *e, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(e[i].name);
+	free(e);
+}
+
+/*
+ * The culprit (a commit of the tree merged at chain[k]) is bad on top of
+ * chain[k-1]; if it is good merged on mainline alone, the failure needs an
+ * earlier tree.  Try the earlier trees that touch the same files or
+ * symbols first, all earlier trees if those are not enough.
+ */
+static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *chain,
+		    size_t k, const git_oid *culprit, const char *tree)
+{
+	struct prefix p = { c, chain[0], *culprit, NULL, 0 };
+	struct earlier *all = NULL;
+	json_t *paths = json_object(), *syms = json_object();
+	enum bisect_verdict v;
+	size_t i, nall = 0;
+	int err = 0, found = 0;
+	char *label;
+	git_oid id, mb;
+
+	if (k < 2)
+		goto out0;
+	err = prefix_state(&p, 0, &id);
+	if (err)
+		goto out;
+	label = xasprintf("%s's culprit merged on mainline alone", tree);
+	err = test_state(c, "semantic", label, &id, 0, &v);
+	free(label);
+	res->bound++;
+	if (err || v != BISECT_GOOD)
+		goto out;
+	res->outcome = BISECT_SEMANTIC;
+	progress(c, "the culprit is good on mainline alone: a semantic conflict with an earlier tree");
+	if (git_merge_base(&mb, c->repo, &chain[k - 1], culprit) < 0 ||
+	    (err = diff_info(c->repo, &mb, culprit, paths, syms)) < 0) {
+		err = err < 0 ? err : tide_error_git(TIDE_ERROR, "bisect: no merge base");
+		goto out;
+	}
+	all = xcalloc(k, sizeof(*all));
+	p.cand = xcalloc(k, sizeof(*p.cand));
+	for (i = 1; i < k; i++) {
+		git_commit *m = NULL;
+		json_t *ep = json_object(), *es = json_object();
+
+		if (git_commit_lookup(&m, c->repo, &chain[i]) < 0) {
+			json_decref(ep);
+			json_decref(es);
+			err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
+			goto out;
+		}
+		if (git_commit_parentcount(m) == 2) {
+			all[nall].tip = *git_commit_parent_id(m, 1);
+			all[nall].name = tide_tree_trailer(m);
+			if (!all[nall].name)
+				all[nall].name = xstrdup(git_commit_summary(m));
+			err = diff_info(c->repo, &chain[i - 1], &chain[i], ep, es);
+			if (!err && (sets_overlap(paths, ep) || sets_overlap(syms, es))) {
+				p.cand[p.ncand].tip = all[nall].tip;
+				p.cand[p.ncand++].name = xstrdup(all[nall].name);
+			}
+			nall++;
+		}
+		json_decref(ep);
+		json_decref(es);
+		git_commit_free(m);
+		if (err)
+			goto out;
+	}
+	progress(c, "%zu of %zu earlier trees touch the same files or symbols", p.ncand, nall);
+	err = find_partner(c, res, &p, &found);
+	if (!err && !found && p.ncand < nall) {
+		earlier_free(p.cand, p.ncand);
+		p.cand = all;
+		p.ncand = nall;
+		all = NULL;
+		nall = 0;
+		err = find_partner(c, res, &p, &found);
+	}
+	if (!err && found)
+		progress(c, "%s conflicts with %s", tree, res->other_tree);
+out:
+	earlier_free(all, nall);
+	earlier_free(p.cand, p.ncand);
+out0:
+	json_decref(paths);
+	json_decref(syms);
+	return err;
+}
+
+/* ---- days ---- */
+
+struct day {
+	char date[11];		/* YYYY-MM-DD */
+	char *path;		/* its day.json */
+	json_t *json;
+	git_oid tip, base;
+	int has_base;
+};
+
+/* YYYY-MM-DD, YYYYMMDD or next-YYYYMMDD to YYYY-MM-DD. */
+static int normalize_date(char out[11], const char *in)
+{
+	char d[9];
+	size_t i, n = 0;
+
+	if (str_starts_with(in, "next-"))
+		in += 5;
+	for (i = 0; in[i]; i++) {
+		if (isdigit((unsigned char)in[i]) && n < 8)
+			d[n++] = in[i];
+		else if (!(in[i] == '-' && (i == 4 || i == 7)) || n == 8)
+			return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD)", in);
+	}
+	if (n != 8)
+		return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD)", in);
+	snprintf(out, 11, "%.4s-%.2s-%.2s", d, d + 4, d + 6);
+	return 0;
+}
+
+static int oid_field(git_oid *out, const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s && git_oid_fromstr(out, s) == 0 ? 0 : -1;
+}
+
+static void day_release(struct day *d)
+{
+	free(d->path);
+	json_decref(d->json);
+	memset(d, 0, sizeof(*d));
+}
+
+static int day_load(struct day *d, git_repository *repo, const char *wsdir,
+		    const char *date)
+{
+	json_error_t jerr;
+	char *rel = NULL;
+	git_commit *cm = NULL;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	if ((err = normalize_date(d->date, date)) < 0)
+		return err;
+	rel = xasprintf("days/%s/day.json", d->date);
+	d->path = path_join(wsdir, rel);
+	free(rel);
+	if (!path_exists(d->path))
+		return tide_error_set(TIDE_ENOTFOUND, "no day %s (%s does not exist)",
+				      d->date, d->path);
+	d->json = json_load_file(d->path, 0, &jerr);
+	if (!d->json)
+		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", d->path, jerr.line, jerr.text);
+	if (oid_field(&d->tip, d->json, "commit") < 0)
+		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
+				      d->path);
+	if (git_commit_lookup(&cm, repo, &d->tip) < 0)
+		return tide_error_git(TIDE_EINVAL, "%s: commit not in the repository", d->path);
+	git_commit_free(cm);
+	d->has_base = oid_field(&d->base, json_object_get(d->json, "base"), "commit") == 0;
+	return 0;
+}
+
+/*
+ * base, then every first-parent commit up to the tip.  Without a recorded
+ * base, the chain stops at the first commit that is neither a Tide-Tree
+ * merge nor the tip (the documented shape of a day).
+ */
+static int day_chain(struct bctx *c, const struct day *d, git_oid **chain, size_t *n)
+{
+	git_oid *list = NULL;
+	size_t nl = 0, i;
+	int err;
+
+	*chain = NULL;
+	*n = 0;
+	if (!d->has_base) {
+		git_oid cur = d->tip;
+
+		for (;;) {
+			git_commit *cm = NULL;
+			char *t;
+
+			if (git_commit_lookup(&cm, c->repo, &cur) < 0)
+				return tide_error_git(TIDE_EINVAL, "%s: cannot walk the day", d->path);
+			t = tide_tree_trailer(cm);
+			if (!git_oid_equal(&cur, &d->tip) && !t) {
+				git_commit_free(cm);
+				break;
+			}
+			free(t);
+			if (git_commit_parentcount(cm) == 0) {
+				git_commit_free(cm);
+				return tide_error_set(TIDE_EINVAL, "%s: no base found", d->path);
+			}
+			cur = *git_commit_parent_id(cm, 0);
+			git_commit_free(cm);
+		}
+		((struct day *)d)->base = cur;
+	}
+	err = first_parent_list(c->repo, &d->tip, &d->base, &list, &nl);
+	if (err)
+		return err;
+	*chain = xcalloc(nl + 1, sizeof(**chain));
+	(*chain)[0] = d->base;
+	for (i = 0; i < nl; i++)
+		(*chain)[i + 1] = list[i];
+	*n = nl;
+	free(list);
+	return 0;
+}
+
+/* The name of the tree merged at commit id ("Tide-Tree:" trailer), or NULL. */
+static char *tree_at(git_repository *repo, const git_oid *id, int *is_merge)
+{
+	git_commit *cm = NULL;
+	char *name;
+
+	*is_merge = 0;
+	if (git_commit_lookup(&cm, repo, id) < 0)
+		return NULL;
+	*is_merge = git_commit_parentcount(cm) > 1;
+	name = tide_tree_trailer(cm);
+	git_commit_free(cm);
+	return name;
+}
+
+struct chain_series {
+	struct bctx *c;
+	const git_oid *chain;
+	size_t n;
+};
+
+static char *chain_label(struct bctx *c, const git_oid *chain, size_t n, size_t i)
+{
+	int merge;
+	char *name = tree_at(c->repo, &chain[i], &merge), *label;
+
+	if (name)
+		label = xasprintf("merge %zu/%zu (%s)", i, n, name);
+	else
+		label = xasprintf("commit %zu/%zu (%s)", i, n,
+				  merge ? "an unnamed merge" : "not a merge");
+	free(name);
+	return label;
+}
+
+static int chain_test(void *data, size_t i, enum bisect_verdict *out)
+{
+	struct chain_series *s = data;
+	char *label = chain_label(s->c, s->chain, s->n, i);
+	int err = test_state(s->c, "merges", label, &s->chain[i], 0, out);
+
+	free(label);
+	return err;
+}
+
+/* The tip must fail and the base pass, else there is nothing to search. */
+static int endpoints(struct bctx *c, struct bisect_result *res, const git_oid *good,
+		     const git_oid *bad, const char *good_label, const char *bad_label,
+		     int *go_on)
+{
+	enum bisect_verdict v;
+	int err;
+
+	*go_on = 0;
+	res->bound += 2;
+	err = test_state(c, "endpoints", bad_label, bad, 0, &v);
+	if (err)
+		return err;
+	if (v == BISECT_SKIP)
+		return tide_error_set(TIDE_ERROR, "the check cannot test %s (it skipped)", bad_label);
+	if (v == BISECT_GOOD) {
+		res->outcome = BISECT_NOTHING;
+		progress(c, "%s passes the check: nothing to bisect", bad_label);
+		return 0;
+	}
+	err = test_state(c, "endpoints", good_label, good, 0, &v);
+	if (err)
+		return err;
+	if (v != BISECT_GOOD) {
+		res->outcome = BISECT_BASE_BROKEN;
+		set_str(&res->tree, "mainline");
+		set_commit(res, c->repo, good);
+		progress(c, "%s %s the check: the base is broken", good_label,
+			 v == BISECT_BAD ? "fails" : "cannot run");
+		return 0;
+	}
+	*go_on = 1;
+	return 0;
+}
+
+static int stage1(struct bctx *c, struct bisect_result *res, struct day *d)
+{
+	struct chain_series cs = { c, NULL, 0 };
+	struct series s = { 0 };
+	enum bisect_verdict *v = NULL;
+	git_oid *chain = NULL, *commits = NULL, tip2;
+	const git_oid *vec[2];
+	git_commit *m = NULL;
+	size_t n, lo, hi, ncom, found;
+	int err, go_on, merge;
+	char *name = NULL;
+
+	if ((err = day_chain(c, d, &chain, &n)) < 0)
+		return err;
+	if (n == 0) {
+		err = tide_error_set(TIDE_EINVAL, "day %s: nothing merged on the base", d->date);
+		goto done;
+	}
+	err = endpoints(c, res, &chain[0], &chain[n], "the base", "the day", &go_on);
+	if (err || !go_on)
+		goto done;
+	cs.c = c;
+	cs.chain = chain;
+	cs.n = n;
+	v = xcalloc(n + 1, sizeof(*v));
+	v[0] = BISECT_GOOD;
+	v[n] = BISECT_BAD;
+	res->bound += bisect_log2_ceil(n);
+	if ((err = bisect_search(v, n, chain_test, &cs, &lo, &hi)) < 0)
+		goto done;
+	if (hi - lo > 1) {
+		char *a = chain_label(c, chain, n, lo + 1), *b = chain_label(c, chain, n, hi);
+
+		res->outcome = BISECT_RANGE;
+		set_str(&res->range_first, a);
+		set_str(&res->range_last, b);
+		progress(c, "skipped steps leave %s .. %s", a, b);
+		free(a);
+		free(b);
+		goto done;
+	}
+	name = tree_at(c->repo, &chain[hi], &merge);
+	set_str(&res->tree, name ? name : merge ? NULL : "next-files");
+	progress(c, "first bad merge: %s", name ? name : "(not a tree merge)");
+	if (!merge) {
+		res->outcome = BISECT_FOUND;
+		set_commit(res, c->repo, &chain[hi]);
+		err = confirm(c, res, &chain[hi], &chain[hi - 1]);
+		goto done;
+	}
+	if (git_commit_lookup(&m, c->repo, &chain[hi]) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot read the merge");
+		goto done;
+	}
+	tip2 = *git_commit_parent_id(m, 1);
+	if ((err = first_parent_list(c->repo, &tip2, &chain[hi - 1], &commits, &ncom)) < 0)
+		goto done;
+	vec[0] = &chain[hi - 1];
+	vec[1] = &tip2;
+	s.c = c;
+	s.stage = "tree";
+	s.what = name ? name : "the tree";
+	s.vec = vec;
+	s.nvec = 2;
+	s.slot = 1;
+	s.cand = commits;
+	s.ncand = ncom;
+	s.known_good = &chain[hi - 1];
+	s.known_bad = &chain[hi];
+	progress(c, "%s: %zu commits since its merge base", s.what, ncom);
+	if ((err = stage2(c, res, &s, &found)) < 0 || !found)
+		goto done;
+	if (res->outcome == BISECT_FOUND)
+		err = semantic(c, res, chain, hi, &commits[found - 1], s.what);
+done:
+	git_commit_free(m);
+	free(name);
+	free(v);
+	free(commits);
+	free(chain);
+	return err;
+}
+
+/* ---- the whole bisect ---- */
+
+static json_t *result_json(const struct bisect_result *res, const struct bctx *c)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "outcome", json_string(bisect_outcome_name(res->outcome)));
+	if (c->opts->check_spec)
+		json_object_set_new(o, "check", json_deep_copy(c->opts->check_spec));
+	if (c->opts->since)
+		json_object_set_new(o, "since", json_string(c->opts->since));
+	json_object_set_new(o, "retries", json_integer(c->opts->retries));
+	json_object_set_new(o, "tree", res->tree ? json_string(res->tree) : json_null());
+	json_object_set_new(o, "commit", res->commit ? json_string(res->commit) : json_null());
+	json_object_set_new(o, "subject", res->subject ? json_string(res->subject) : json_null());
+	if (res->other_tree)
+		json_object_set_new(o, "conflicts_with", json_string(res->other_tree));
+	if (res->range_first) {
+		json_object_set_new(o, "range_first", json_string(res->range_first));
+		json_object_set_new(o, "range_last", json_string(res->range_last));
+	}
+	json_object_set_new(o, "builds", json_integer((json_int_t)res->steps));
+	json_object_set_new(o, "runs", json_integer((json_int_t)res->runs));
+	json_object_set_new(o, "bound", json_integer((json_int_t)res->bound));
+	json_object_set_new(o, "seconds", json_real(res->seconds));
+	json_object_set(o, "steps", c->steps);
+	return o;
+}
+
+/* Put the record into the day's day.json (atomically: a reader sees old or new). */
+static int record_in_day(const struct day *d, json_t *record)
+{
+	json_error_t jerr;
+	json_t *day = json_load_file(d->path, 0, &jerr);
+	char *text;
+	int err;
+
+	if (!day)
+		return tide_error_set(TIDE_EIO, "%s:%d: %s", d->path, jerr.line, jerr.text);
+	json_object_set(day, "bisect", record);
+	text = json_dumps(day, JSON_INDENT(2));
+	json_decref(day);
+	if (!text)
+		return tide_error_set(TIDE_ERROR, "cannot encode %s", d->path);
+	err = file_write_atomic(d->path, text, strlen(text));
+	free(text);
+	return err;
+}
+
+int bisect_state_load(json_t **out, const char *wsdir)
+{
+	char *path = path_join(wsdir, "bisect/state.json");
+	json_error_t jerr;
+	int err = 0;
+
+	*out = NULL;
+	if (!path_exists(path))
+		err = tide_error_set(TIDE_ENOTFOUND, "no bisect was started in %s", wsdir);
+	else if (!(*out = json_load_file(path, 0, &jerr)))
+		err = tide_error_set(TIDE_EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+	free(path);
+	return err;
+}
+
+static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_opts *opts,
+		    const char *date)
+{
+	char *dir = path_join(opts->wsdir, "bisect");
+	json_t *old = NULL;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->repo = repo;
+	c->opts = opts;
+	c->t0 = time_now();
+	c->state_path = path_join(dir, "state.json");
+	err = mkdir_p(dir, 0777);
+	free(dir);
+	if (err)
+		return err;
+	if (git_signature_new(&c->sig, "tide bisect", "bisect@tide.invalid", 0, 0) < 0)
+		return tide_error_git(TIDE_ERROR, "bisect: signature");
+	if (opts->resume && bisect_state_load(&old, opts->wsdir) == 0) {
+		c->old_steps = json_incref(json_object_get(old, "steps"));
+		c->elapsed_before = json_number_value(json_object_get(old, "seconds"));
+		json_decref(old);
+	}
+	c->state = json_pack("{s:i, s:s, s:s?, s:i, s:O?, s:s, s:[]}", "version", 1,
+			     "date", date, "since", opts->since, "retries", opts->retries,
+			     "check", opts->check_spec, "status", "running", "steps");
+	if (!c->state)
+		return tide_error_set(TIDE_ERROR, "bisect: cannot make the state");
+	c->steps = json_object_get(c->state, "steps");
+	return state_save(c);
+}
+
+static void ctx_release(struct bctx *c)
+{
+	git_signature_free(c->sig);
+	free(c->state_path);
+	json_decref(c->state);
+	json_decref(c->old_steps);
+}
+
+static int days_bisect(struct bctx *c, struct bisect_result *res, struct day *bad,
+		       const char *since);
+
+int bisect_run(struct bisect_result *res, git_repository *repo,
+	       const struct bisect_opts *opts)
+{
+	struct bctx c;
+	struct day d = { 0 };
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (opts->retries < 1 || !opts->check)
+		return tide_error_set(TIDE_EINVAL, "bisect: retries must be at least 1");
+	if ((err = day_load(&d, repo, opts->wsdir, opts->date)) < 0) {
+		day_release(&d);
+		return err;
+	}
+	res->date = xstrdup(d.date);
+	if ((err = ctx_init(&c, repo, opts, d.date)) < 0)
+		goto done;
+	err = opts->since ? days_bisect(&c, res, &d, opts->since) : stage1(&c, res, &d);
+	res->steps = c.nsteps;
+	res->runs = c.nruns;
+	res->seconds = elapsed(&c);
+	if (err < 0) {
+		/* Leave the state "running": --continue picks it up. */
+		json_object_set_new(c.state, "error", json_string(tide_error_last()));
+		state_save(&c);
+		goto done;
+	}
+	res->record = result_json(res, &c);
+	json_object_set_new(c.state, "status", json_string("done"));
+	json_object_set(c.state, "result", res->record);
+	if ((err = state_save(&c)) == 0)
+		err = record_in_day(&d, res->record);
+done:
+	ctx_release(&c);
+	day_release(&d);
+	return err;
+}
+
+void bisect_result_release(struct bisect_result *res)
+{
+	free(res->date);
+	free(res->tree);
+	free(res->commit);
+	free(res->subject);
+	free(res->other_tree);
+	free(res->range_first);
+	free(res->range_last);
+	json_decref(res->record);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- day against day ---- */
+
+/* The patch id of a commit against its first parent (whitespace-insensitive, like git patch-id). */
+static int patch_id(git_repository *repo, const git_oid *id, git_oid *out)
+{
+	git_commit *cm = NULL, *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	int err = 0;
+
+	if (git_commit_lookup(&cm, repo, id) < 0 || git_commit_tree(&t, cm) < 0 ||
+	    (git_commit_parentcount(cm) > 0 &&
+	     (git_commit_parent(&parent, cm, 0) < 0 || git_commit_tree(&pt, parent) < 0)) ||
+	    git_diff_tree_to_tree(&diff, repo, pt, t, NULL) < 0 ||
+	    git_diff_patchid(out, diff, NULL) < 0)
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot compute a patch id");
+	git_diff_free(diff);
+	git_tree_free(pt);
+	git_tree_free(t);
+	git_commit_free(parent);
+	git_commit_free(cm);
+	return err;
+}
+
+struct item {
+	const char *name;	/* borrowed from a day's json */
+	git_oid old, new;
+	int has_old, has_new;
+};
+
+/* The commit a day merged for tree name (NULL status: not merged that day). */
+static int day_tree(const struct day *d, const char *name, git_oid *out)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(json_object_get(d->json, "trees"), i, t) {
+		const char *st = json_string_value(json_object_get(t, "status"));
+
+		if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", name))
+			continue;
+		if (st && strcmp(st, "merged") && strcmp(st, "up-to-date") &&
+		    strcmp(st, "previous"))
+			return 0;
+		return oid_field(out, t, "sha") == 0;
+	}
+	return 0;
+}
+
+static int add_item(struct item **items, size_t *n, size_t *alloc, const char *name,
+		    const struct day *good, const struct day *bad)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*items)[i].name, name))
+			return 0;
+	array_grow(items, alloc, *n + 1, sizeof(**items));
+	memset(&(*items)[*n], 0, sizeof(**items));
+	(*items)[*n].name = name;
+	(*items)[*n].has_old = day_tree(good, name, &(*items)[*n].old);
+	(*items)[*n].has_new = day_tree(bad, name, &(*items)[*n].new);
+	(*n)++;
+	return 0;
+}
+
+static int item_changed(const struct item *it)
+{
+	return it->has_old != it->has_new ||
+		(it->has_old && !git_oid_equal(&it->old, &it->new));
+}
+
+struct days_series {
+	struct bctx *c;
+	struct item *items;
+	size_t nitems;
+	size_t *changed;
+	size_t nchanged;
+	const git_oid **vec;
+};
+
+/* vec = the first j changed items at the bad day's commits, the rest at the good day's. */
+static void days_vec(struct days_series *s, size_t j)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->nitems; i++) {
+		int to_new = 0;
+
+		for (k = 0; k < j; k++)
+			if (s->changed[k] == i)
+				to_new = 1;
+		if (to_new)
+			s->vec[i] = s->items[i].has_new ? &s->items[i].new : NULL;
+		else
+			s->vec[i] = s->items[i].has_old ? &s->items[i].old : NULL;
+	}
+}
+
+static int days_state(struct days_series *s, size_t j, git_oid *out)
+{
+	days_vec(s, j);
+	return mix_commit(s->c, s->vec, s->nitems, out);
+}
+
+static int days_test(void *data, size_t j, enum bisect_verdict *out)
+{
+	struct days_series *s = data;
+	char *label;
+	git_oid id;
+	int r, err;
+
+	r = days_state(s, j, &id);
+	if (r < 0)
+		return r;
+	label = xasprintf("%zu/%zu trees at the new day's commits (through %s)", j,
+			  s->nchanged, s->items[s->changed[j - 1]].name);
+	err = test_state(s->c, "days", label, r ? NULL : &id, r == 1, out);
+	free(label);
+	return err;
+}
+
+/* The new commits of the culprit tree whose patch is not in its old version. */
+static int really_new(struct bctx *c, const struct item *it, const struct day *good,
+		      const struct day *bad, git_oid **out, size_t *n)
+{
+	git_oid *oldl = NULL, *newl = NULL, pid;
+	json_t *seen = json_object();
+	size_t nold = 0, nnew = 0, i, alloc = 0;
+	char hex[GIT_OID_HEXSZ + 1];
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = first_parent_list(c->repo, &it->new, &bad->base, &newl, &nnew)) < 0)
+		goto done;
+	if (it->has_old &&
+	    (err = first_parent_list(c->repo, &it->old, &good->base, &oldl, &nold)) < 0)
+		goto done;
+	for (i = 0; i < nold; i++) {
+		if ((err = patch_id(c->repo, &oldl[i], &pid)) < 0)
+			goto done;
+		json_object_set_new(seen, git_oid_tostr(hex, sizeof(hex), &pid), json_true());
+	}
+	for (i = 0; i < nnew; i++) {
+		if ((err = patch_id(c->repo, &newl[i], &pid)) < 0)
+			goto done;
+		if (json_object_get(seen, git_oid_tostr(hex, sizeof(hex), &pid)) &&
+		    i + 1 < nnew)
+			continue;	/* rebased, already in the good day */
+		array_grow(out, &alloc, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = newl[i];
+	}
+	progress(c, "%s: %zu commits, %zu with a new patch id", it->name, nnew, *n);
+done:
+	json_decref(seen);
+	free(oldl);
+	free(newl);
+	return err;
+}
+
+static int days_stage2(struct bctx *c, struct bisect_result *res, struct days_series *ds,
+		       size_t hi, const struct day *good, const struct day *bad)
+{
+	size_t slot = ds->changed[hi - 1], ncand = 0, found;
+	struct item *it = &ds->items[slot];
+	struct series s = { 0 };
+	git_oid *cand = NULL, good_state, bad_state;
+	int err;
+
+	set_str(&res->tree, it->name);
+	if (!it->has_new) {
+		res->outcome = BISECT_FOUND;
+		progress(c, "%s was left out of the bad day", it->name);
+		return 0;
+	}
+	if ((err = days_state(ds, hi - 1, &good_state)) != 0 ||
+	    (err = days_state(ds, hi, &bad_state)) != 0)
+		return err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no longer merges");
+	if (slot == 0)
+		err = first_parent_list(c->repo, &it->new, it->has_old ? &it->old : NULL,
+					&cand, &ncand);
+	else
+		err = really_new(c, it, good, bad, &cand, &ncand);
+	if (err < 0)
+		goto done;
+	s.c = c;
+	s.stage = "tree";
+	s.what = it->name;
+	s.vec = ds->vec;	/* as days_state(hi) left it */
+	s.nvec = ds->nitems;
+	s.slot = slot;
+	s.cand = cand;
+	s.ncand = ncand;
+	s.known_good = &good_state;
+	s.known_bad = &bad_state;
+	err = stage2(c, res, &s, &found);
+done:
+	free(cand);
+	return err;
+}
+
+static int days_bisect(struct bctx *c, struct bisect_result *res, struct day *bad,
+		       const char *since)
+{
+	struct days_series ds = { c, NULL, 0, NULL, 0, NULL };
+	struct day good = { 0 };
+	enum bisect_verdict *v = NULL;
+	git_oid *chain = NULL, sgood, sbad;
+	size_t alloc = 0, i, n, lo, hi;
+	json_t *t;
+	int err, go_on;
+
+	if ((err = day_load(&good, c->repo, c->opts->wsdir, since)) < 0)
+		goto done;
+	if (!strcmp(good.date, bad->date)) {
+		err = tide_error_set(TIDE_EINVAL, "--since names the same day %s", bad->date);
+		goto done;
+	}
+	/* day_chain finds (and sets) each day's base. */
+	if ((err = day_chain(c, &good, &chain, &n)) < 0)
+		goto done;
+	free(chain);
+	chain = NULL;
+	if ((err = day_chain(c, bad, &chain, &n)) < 0)
+		goto done;
+	array_grow(&ds.items, &alloc, 1, sizeof(*ds.items));
+	memset(ds.items, 0, sizeof(*ds.items));
+	ds.items[0].name = "mainline";
+	ds.items[0].old = good.base;
+	ds.items[0].new = bad->base;
+	ds.items[0].has_old = ds.items[0].has_new = 1;
+	ds.nitems = 1;
+	json_array_foreach(json_object_get(bad->json, "trees"), i, t)
+		add_item(&ds.items, &ds.nitems, &alloc,
+			 json_string_value(json_object_get(t, "name")) ?: "?", &good, bad);
+	json_array_foreach(json_object_get(good.json, "trees"), i, t)
+		add_item(&ds.items, &ds.nitems, &alloc,
+			 json_string_value(json_object_get(t, "name")) ?: "?", &good, bad);
+	ds.changed = xcalloc(ds.nitems, sizeof(*ds.changed));
+	for (i = 0; i < ds.nitems; i++)
+		if (item_changed(&ds.items[i]))
+			ds.changed[ds.nchanged++] = i;
+	ds.vec = xcalloc(ds.nitems, sizeof(*ds.vec));
+	progress(c, "%zu of %zu trees (mainline included) moved since %s", ds.nchanged,
+		 ds.nitems, good.date);
+	if ((err = days_state(&ds, 0, &sgood)) != 0 ||
+	    (err = days_state(&ds, ds.nchanged, &sbad)) != 0) {
+		if (err > 0)
+			err = tide_error_set(TIDE_ERROR, "the trees of %s or %s do not merge "
+					     "cleanly without recorded resolutions",
+					     good.date, bad->date);
+		goto done;
+	}
+	err = endpoints(c, res, &sgood, &sbad, "the good day's commits", "the bad day's commits",
+			&go_on);
+	if (err || !go_on)
+		goto done;
+	if (ds.nchanged == 0) {
+		err = tide_error_set(TIDE_ERROR, "no tree moved between %s and %s", good.date, bad->date);
+		goto done;
+	}
+	v = xcalloc(ds.nchanged + 1, sizeof(*v));
+	v[0] = BISECT_GOOD;
+	v[ds.nchanged] = BISECT_BAD;
+	res->bound += bisect_log2_ceil(ds.nchanged);
+	if ((err = bisect_search(v, ds.nchanged, days_test, &ds, &lo, &hi)) < 0)
+		goto done;
+	if (hi - lo > 1) {
+		res->outcome = BISECT_RANGE;
+		set_str(&res->range_first, ds.items[ds.changed[lo]].name);
+		set_str(&res->range_last, ds.items[ds.changed[hi - 1]].name);
+		progress(c, "skipped steps leave the trees %s .. %s", res->range_first,
+			 res->range_last);
+		goto done;
+	}
+	progress(c, "the tree that made it fail: %s", ds.items[ds.changed[hi - 1]].name);
+	err = days_stage2(c, res, &ds, hi, &good, bad);
+done:
+	free(v);
+	free(ds.vec);
+	free(ds.changed);
+	free(ds.items);
+	free(chain);
+	day_release(&good);
+	return err;
+}
+
+/* ---- the --cmd check ---- */
+
+static void run_child(const struct bisect_cmd *bc, const char *hex)
+{
+	int fd;
+
+	if (chdir(bc->srcdir) < 0)
+		_exit(126);
+	fd = open(bc->log_path ? bc->log_path : "/dev/null",
+		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		dup2(fd, 0);
+	setenv("TIDE_BISECT_COMMIT", hex, 1);
+	execl("/bin/sh", "sh", "-c", bc->cmd, (char *)NULL);
+	_exit(127);
+}
+
+int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
+		   enum bisect_verdict *verdict, char **note)
+{
+	const struct bisect_cmd *bc = data;
+	struct build_checkout_stats st;
+	char hex[GIT_OID_HEXSZ + 1];
+	pid_t pid;
+	int status, err, code;
+
+	git_oid_tostr(hex, sizeof(hex), commit);
+	if ((err = mkdir_p(bc->srcdir, 0777)) < 0 ||
+	    (err = build_checkout(&st, repo, commit, bc->srcdir, bc->state_path)) < 0)
+		return err;
+	pid = fork();
+	if (pid < 0)
+		return tide_error_errno(TIDE_ERROR, "fork");
+	if (pid == 0)
+		run_child(bc, hex);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return tide_error_errno(TIDE_ERROR, "waitpid");
+	if (WIFSIGNALED(status))
+		return tide_error_set(TIDE_ERROR, "--cmd '%s' was killed by signal %d",
+				      bc->cmd, WTERMSIG(status));
+	code = WEXITSTATUS(status);
+	if (code == 126 || code == 127)
+		return tide_error_set(TIDE_EINVAL, "--cmd '%s': command not found or not "
+				      "executable (exit %d)", bc->cmd, code);
+	*verdict = code == 0 ? BISECT_GOOD : code == 125 ? BISECT_SKIP : BISECT_BAD;
+	if (code != 0)
+		*note = xasprintf("exit %d", code);
+	return 0;
+}

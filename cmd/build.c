@@ -1,11 +1,215 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "../src/build.h"
+#include "../src/day.h"
+#include "../src/error.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+static const char usage[] =
+	"usage: tide build [DAY|REV] [--config FRAGMENT] [--jobs N] [--no-ccache]\n";
+
+/* Kernel builds yield to interactive work on the machine. */
+#define BUILD_NICE 10
+
+static void print_diag(const char *what, const struct build_diag *d)
+{
+	printf("%s: ", what);
+	if (d->file && d->line && d->column)
+		printf("%s:%d:%d: ", d->file, d->line, d->column);
+	else if (d->file && d->line)
+		printf("%s:%d: ", d->file, d->line);
+	else if (d->file)
+		printf("%s: ", d->file);
+	printf("%s", d->message);
+	if (d->tree)
+		printf(" (%s)", d->tree);
+	putchar('\n');
+}
+
+static void print_result(const struct build_result *res, const char *log)
+{
+	size_t i;
+
+	if (res->ok)
+		printf("build: ok");
+	else
+		printf("build: failed: %s", res->failure ? res->failure : "unknown");
+	printf(" (%.1f s: checkout %.1f s, config %.1f s, make %.1f s), "
+	       "%zu warnings, %zu new\n", res->seconds, res->checkout_seconds,
+	       res->config_seconds, res->make_seconds, res->log.warnings.n,
+	       res->new_warnings.n);
+	for (i = 0; i < res->log.errors.n; i++)
+		print_diag("error", &res->log.errors.v[i]);
+	if (res->log.nerrors_total > res->log.errors.n)
+		printf("error: ... %zu more\n", res->log.nerrors_total - res->log.errors.n);
+	for (i = 0; i < res->new_warnings.n; i++)
+		print_diag("new warning", &res->new_warnings.v[i]);
+	if (res->kernel)
+		printf("kernel: %s\n", res->kernel);
+	printf("log: %s\n", log);
+}
+
+/* The previous day's record (before date), or NULL. */
+static struct day *load_previous(struct workspace *ws, const char *date)
+{
+	char *days = workspace_path(ws, "days"), **dates = NULL, *path;
+	struct day *prev = NULL;
+	int n, i;
+
+	n = day_list(&dates, days);
+	for (i = n - 1; i >= 0; i--) {
+		if (strcmp(dates[i], date) >= 0)
+			continue;
+		path = xasprintf("%s/%s/day.json", days, dates[i]);
+		if (day_load(&prev, path) < 0)
+			prev = NULL;
+		free(path);
+		break;
+	}
+	tide_error_clear();
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(days);
+	return prev;
+}
+
+/* The newest day's date, or NULL if there is none. */
+static char *newest_day(struct workspace *ws)
+{
+	char *days = workspace_path(ws, "days"), **dates = NULL, *date = NULL;
+	int n = day_list(&dates, days);
+
+	if (n > 0)
+		date = xstrdup(dates[n - 1]);
+	tide_error_clear();
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(days);
+	return date;
+}
+
+static int build_one_day(struct cmd_ctx *ctx, const char *date,
+			 const struct build_day_opts *o)
+{
+	char *daydir = xasprintf("%s/days/%s", ctx->ws->dir, date);
+	char *path = path_join(daydir, "day.json"), *log = path_join(daydir, "build.log");
+	struct day *day = NULL, *prev = NULL;
+	struct build_result res = { 0 };
+	int status;
+
+	if (day_load(&day, path) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	prev = load_previous(ctx->ws, date);
+	if (build_day(day, ctx->ws->repo, ctx->ws->dir, daydir, prev, o, &res) < 0 ||
+	    day_save(day, path) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	print_result(&res, log);
+	status = res.ok ? EXIT_OK : EXIT_PROBLEMS;
+done:
+	build_result_release(&res);
+	day_free(day);
+	day_free(prev);
+	free(daydir);
+	free(path);
+	free(log);
+	return status;
+}
+
+/* A revision, not a day: no record, the log in DIR/build/build.log. */
+static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
+			 const struct build_day_opts *o)
+{
+	struct build_result res = { 0 };
+	struct build_opts opts;
+	git_object *obj = NULL;
+	int status;
+
+	build_opts_for_workspace(&opts, ctx->ws->dir, NULL);
+	opts.fragment = o->fragment ? xstrdup(o->fragment) : build_default_fragment();
+	opts.jobs = o->jobs;
+	opts.no_ccache = o->no_ccache;
+	opts.nice = o->nice;
+	if (git_revparse_single(&obj, ctx->ws->repo, rev) < 0 ||
+	    git_object_peel((git_object **)&obj, obj, GIT_OBJECT_COMMIT) < 0) {
+		tide_error_git(TIDE_ENOTFOUND, "unknown revision '%s'", rev);
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (!opts.fragment) {
+		cmd_error("no config fragment: kernel-tests/smoke.config not found "
+			  "(set TIDE_KERNEL_TESTS or use --config)");
+		status = EXIT_BADINPUT;
+		goto done;
+	}
+	if (build_run(&res, ctx->ws->repo, git_object_id(obj), &opts) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	print_result(&res, opts.log_path);
+	status = res.ok ? EXIT_OK : EXIT_PROBLEMS;
+done:
+	build_result_release(&res);
+	build_opts_release(&opts);
+	git_object_free(obj);
+	return status;
+}
 
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "no-ccache", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct build_day_opts o = { .nice = BUILD_NICE };
+	char *date = NULL, *end;
+	int c, status;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o.fragment = optarg;
+			break;
+		case 'j':
+			o.jobs = (int)strtol(optarg, &end, 10);
+			if (*end || o.jobs < 1) {
+				cmd_error("--jobs wants a positive number, not '%s'", optarg);
+				return cmd_usage(usage);
+			}
+			break;
+		case 'n':
+			o.no_ccache = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (argc - optind > 1)
+		return cmd_usage(usage);
+	if (o.fragment && !path_exists(o.fragment)) {
+		cmd_error("config fragment '%s' does not exist", o.fragment);
+		return EXIT_BADINPUT;
+	}
+	if (optind < argc && !day_date_is_valid(argv[optind]))
+		return build_one_rev(ctx, argv[optind], &o);
+	date = optind < argc ? xstrdup(argv[optind]) : newest_day(ctx->ws);
+	if (!date) {
+		cmd_error("no day to build yet; run 'tide run' or name a revision");
+		return EXIT_BADINPUT;
+	}
+	status = build_one_day(ctx, date, &o);
+	free(date);
+	return status;
 }

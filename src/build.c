@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "day.h"
 #include "error.h"
 #include "util.h"
 
@@ -590,6 +591,25 @@ static void parse_line(struct build_log *log, const char *line,
 	}
 }
 
+/* Drop ANSI color sequences ("\033[01;31m") a compiler may have written. */
+static void put_without_colors(struct buf *b, const char *p, size_t n)
+{
+	const char *end = p + n, *esc;
+
+	while (p < end && (esc = memchr(p, '\033', (size_t)(end - p)))) {
+		buf_put(b, p, (size_t)(esc - p));
+		p = esc + 1;
+		if (p < end && *p == '[') {
+			while (++p < end && !isalpha((unsigned char)*p))
+				;
+			if (p < end)
+				p++;
+		}
+	}
+	if (p < end)
+		buf_put(b, p, (size_t)(end - p));
+}
+
 void build_log_parse(struct build_log *out, const char *text, size_t len,
 		     const char *const *strip_prefixes)
 {
@@ -601,7 +621,7 @@ void build_log_parse(struct build_log *out, const char *text, size_t len,
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 		buf_clear(&line);
-		buf_put(&line, p, n);
+		put_without_colors(&line, p, n);
 		/* A NUL in the log (garbage) ends the line early: harmless. */
 		parse_line(out, str_rtrim(line.ptr ? line.ptr : (char *)""),
 			   strip_prefixes, &file);
@@ -718,7 +738,9 @@ int build_attribute(git_repository *repo, const git_oid *tip,
 	if (git_commit_lookup(&c, repo, tip) < 0)
 		return tide_error_git(TIDE_ENOTFOUND, "cannot read commit %s",
 				      git_oid_tostr_s(tip));
-	while (c && !(base && git_oid_equal(git_commit_id(c), base))) {
+	/* Without a base, a day's merges are still near the tip: bound the walk. */
+	while (c && !(base && git_oid_equal(git_commit_id(c), base)) &&
+	       (base || n < 5000)) {
 		git_commit *next = NULL;
 
 		array_grow(&chain, &alloc, n + 1, sizeof(*chain));
@@ -1344,5 +1366,125 @@ int build_run(struct build_result *res, git_repository *repo,
 done:
 	res->seconds = time_now() - t0;
 	ctx_release(&b);
+	return error;
+}
+
+/* ---- a day's build ---- */
+
+char *build_default_fragment(void)
+{
+	const char *env = getenv("TIDE_KERNEL_TESTS");
+	char *exe, *dir, *cand, *slash;
+	int up;
+
+	if (env && *env)
+		return path_join(env, "smoke.config");
+	if (!(exe = realpath("/proc/self/exe", NULL)))
+		return NULL;
+	dir = exe;
+	for (up = 0; up < 4 && (slash = strrchr(dir, '/')) && slash != dir; up++) {
+		*slash = '\0';
+		cand = path_join(dir, "kernel-tests/smoke.config");
+		if (path_exists(cand)) {
+			free(exe);
+			return cand;
+		}
+		free(cand);
+	}
+	free(exe);
+	return NULL;
+}
+
+void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
+			      const char *log_path)
+{
+	char *abs = path_absolute(wsdir);
+
+	memset(opts, 0, sizeof(*opts));
+	/* Fixed paths from day to day: ccache hits need them. */
+	opts->srcdir = path_join(abs, "build/src");
+	opts->outdir = path_join(abs, "build/out");
+	opts->state_path = path_join(abs, "build/src.tree");
+	opts->log_path = log_path ? xstrdup(log_path) : path_join(abs, "build/build.log");
+	opts->ccache_basedir = abs;
+}
+
+void build_opts_release(struct build_opts *opts)
+{
+	free((char *)opts->srcdir);
+	free((char *)opts->outdir);
+	free((char *)opts->state_path);
+	free((char *)opts->log_path);
+	free((char *)opts->ccache_basedir);
+	free((char *)opts->fragment);
+	memset(opts, 0, sizeof(*opts));
+}
+
+static int oid_from_hex(git_oid *out, const char *hex, const char *what)
+{
+	if (!hex || git_oid_fromstr(out, hex) < 0)
+		return tide_error_set(TIDE_EINVAL, "day record has no valid %s", what);
+	return 0;
+}
+
+static void set_build_record(struct day *day, json_t *build)
+{
+	if (!day->extra)
+		day->extra = json_object();
+	json_object_set_new(day->extra, "build", build);
+}
+
+static int build_day_opts(struct build_opts *opts, const struct build_day_opts *o,
+			  const char *wsdir, const char *log)
+{
+	build_opts_for_workspace(opts, wsdir, log);
+	opts->fragment = o && o->fragment ? xstrdup(o->fragment) : build_default_fragment();
+	opts->jobs = o ? o->jobs : 0;
+	opts->no_ccache = o ? o->no_ccache : 0;
+	opts->nice = o ? o->nice : 0;
+	if (!opts->fragment)
+		return tide_error_set(TIDE_ENOTFOUND,
+				      "no config fragment: kernel-tests/smoke.config not found "
+				      "(set TIDE_KERNEL_TESTS or give one)");
+	return 0;
+}
+
+int build_day(struct day *day, git_repository *repo, const char *wsdir,
+	      const char *daydir, const struct day *prev,
+	      const struct build_day_opts *o, struct build_result *res)
+{
+	struct build_result local;
+	struct build_opts opts;
+	char *log = path_join(daydir, "build.log");
+	char *tmp = path_join(daydir, "build.log.tmp");
+	git_oid commit, base;
+	int error, have_base;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if ((error = build_day_opts(&opts, o, wsdir, tmp)) < 0 ||
+	    (error = oid_from_hex(&commit, day->commit, "commit")) < 0)
+		goto done;
+	have_base = oid_from_hex(&base, day->base_commit, "base commit") == 0;
+	tide_error_clear();
+	if ((error = build_run(res, repo, &commit, &opts)) < 0)
+		goto done;
+	build_new_warnings(&res->new_warnings, &res->log.warnings,
+			   prev && prev->extra ? json_object_get(prev->extra, "build") : NULL);
+	if ((error = build_attribute(repo, &commit, have_base ? &base : NULL,
+				     &res->new_warnings)) < 0)
+		goto done;
+	if (rename(tmp, log) < 0) {
+		error = tide_error_errno(TIDE_EIO, "cannot rename '%s'", tmp);
+		goto done;
+	}
+	set_build_record(day, build_result_json(res, "build.log"));
+done:
+	if (res == &local)
+		build_result_release(res);
+	build_opts_release(&opts);
+	free(log);
+	free(tmp);
 	return error;
 }

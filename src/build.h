@@ -147,4 +147,40 @@ json_t *build_diags_json(const struct build_diags *d);
 /* Search PATH for an executable; returns its path or NULL (caller frees). */
 char *build_which(const char *name);
 
+
+/* ---- a day's build ---- */
+
+/*
+ * The default config fragment: $TIDE_KERNEL_TESTS/smoke.config, else
+ * kernel-tests/smoke.config in the tide source tree the running binary
+ * was built in (searched upwards from its directory).  NULL if none.
+ */
+char *build_default_fragment(void);
+
+struct build_day_opts {
+	const char *fragment;	/* NULL: build_default_fragment() */
+	int jobs;
+	int no_ccache;
+	int nice;
+};
+
+struct day;
+
+/*
+ * Build day->commit in workspace wsdir, log to daydir/build.log (written
+ * aside and renamed into place, so a killed build leaves the old log),
+ * compare warnings with the previous day's build (prev may be NULL),
+ * attribute the new ones to the trees merged between day->base_commit and
+ * day->commit, and set the record's "build" key.  res (optional) receives
+ * the result; returns like build_run().
+ */
+int build_day(struct day *day, git_repository *repo, const char *wsdir,
+	      const char *daydir, const struct day *prev,
+	      const struct build_day_opts *o, struct build_result *res);
+
+/* Fill opts with the workspace's fixed paths (caller frees with _release). */
+void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
+			      const char *log_path);
+void build_opts_release(struct build_opts *opts);
+
 #endif

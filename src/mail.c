@@ -1,0 +1,263 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "error.h"
+#include "mail.h"
+#include "util.h"
+
+void mail_add_rcpt(char ***list, size_t *n, const char *addr)
+{
+	size_t i;
+
+	if (!addr || !*addr)
+		return;
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], addr))
+			return;
+	*list = xrealloc(*list, (*n + 1) * sizeof(char *));
+	(*list)[(*n)++] = xstrdup(addr);
+}
+
+static void free_list(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+void mail_msg_release(struct mail_msg *m)
+{
+	if (!m)
+		return;
+	free(m->from);
+	free_list(m->to, m->nto);
+	free_list(m->cc, m->ncc);
+	free(m->subject);
+	free(m->body);
+	free(m->message_id);
+	memset(m, 0, sizeof(*m));
+}
+
+char *mail_address(const char *from)
+{
+	const char *lt = strchr(from, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+	if (lt && gt)
+		return xstrndup(lt + 1, (size_t)(gt - lt - 1));
+	return str_rtrim(xstrdup(from + strspn(from, " \t")));
+}
+
+static void put_list(struct buf *out, const char *name, char **list, size_t n,
+		     const char *eol)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	buf_printf(out, "%s: ", name);
+	for (i = 0; i < n; i++)
+		buf_printf(out, "%s%s", i ? ",\t" : "", list[i]);
+	buf_puts(out, eol);
+}
+
+void mail_format(struct buf *out, const struct mail_msg *m, int crlf)
+{
+	const char *eol = crlf ? "\r\n" : "\n";
+	char date[64];
+	struct tm tm;
+	const char *p;
+
+	gmtime_r(&m->date, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	buf_printf(out, "Date: %s%s", date, eol);
+	buf_printf(out, "From: %s%s", m->from, eol);
+	put_list(out, "To", m->to, m->nto, eol);
+	put_list(out, "Cc", m->cc, m->ncc, eol);
+	buf_printf(out, "Subject: %s%s", m->subject, eol);
+	buf_printf(out, "Message-ID: %s%s", m->message_id, eol);
+	buf_printf(out, "MIME-Version: 1.0%sContent-Type: text/plain; charset=UTF-8%s"
+		   "Content-Transfer-Encoding: 8bit%s%s", eol, eol, eol, eol);
+	for (p = m->body; *p; p++) {
+		if (*p == '\n')
+			buf_puts(out, eol);
+		else
+			buf_putc(out, *p);
+	}
+	if (p > m->body && p[-1] != '\n')
+		buf_puts(out, eol);
+}
+
+static char *cred_value(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = text, *nl;
+
+	for (; *p; p = *nl ? nl + 1 : nl) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if ((size_t)(nl - p) > klen && !strncmp(p, key, klen) && p[klen] == '=')
+			return xstrndup(p + klen + 1, (size_t)(nl - p - (long)klen - 1));
+	}
+	return NULL;
+}
+
+int mail_credentials_load(struct mail_server *s, const char *path)
+{
+	struct buf text = BUF_INIT;
+	struct stat st;
+	int error;
+
+	if (stat(path, &st) < 0)
+		return tide_error_errno(TIDE_EINVAL, "cannot read credentials file '%s'", path);
+	if (st.st_uid != geteuid())
+		return tide_error_set(TIDE_EINVAL, "credentials file '%s' belongs to another user",
+				      path);
+	if (st.st_mode & 077)
+		return tide_error_set(TIDE_EINVAL,
+				      "credentials file '%s' is accessible by group or others "
+				      "(mode %03o; chmod 600 it)", path, (unsigned)(st.st_mode & 0777));
+	if ((error = file_read(&text, path)) < 0)
+		goto done;
+	free(s->user);
+	free(s->password);
+	s->user = cred_value(text.ptr, "user");
+	s->password = cred_value(text.ptr, "password");
+	if (s->user)
+		str_rtrim(s->user);
+	if (s->password && strchr(s->password, '\r'))
+		*strchr(s->password, '\r') = '\0';
+	if (!s->user || !s->password)
+		error = tide_error_set(TIDE_EINVAL,
+				       "credentials file '%s' needs 'user=' and 'password=' lines", path);
+done:
+	/* The buffer held the password: clear it before freeing. */
+	if (text.ptr)
+		memset(text.ptr, 0, text.len);
+	buf_release(&text);
+	return error;
+}
+
+int mail_server_check(const struct mail_server *s)
+{
+	const char *host;
+
+	if (!s->url || !*s->url)
+		return tide_error_set(TIDE_EINVAL, "no SMTP server configured");
+	if (!str_starts_with(s->url, "smtp://") && !str_starts_with(s->url, "smtps://"))
+		return tide_error_set(TIDE_EINVAL, "SMTP server must be smtp:// or smtps://");
+	host = strstr(s->url, "://") + 3;
+	if (strchr(host, '@') && strchr(host, '@') < host + strcspn(host, "/"))
+		return tide_error_set(TIDE_EINVAL,
+				      "SMTP URL must not carry credentials; use a credentials file");
+	return 0;
+}
+
+struct reader {
+	const char *p;
+	size_t left;
+};
+
+static size_t on_read(char *dst, size_t size, size_t n, void *payload)
+{
+	struct reader *r = payload;
+	size_t len = size * n < r->left ? size * n : r->left;
+
+	memcpy(dst, r->p, len);
+	r->p += len;
+	r->left -= len;
+	return len;
+}
+
+static struct curl_slist *recipients(const struct mail_msg *m)
+{
+	struct curl_slist *list = NULL;
+	char *addr;
+	size_t i;
+
+	for (i = 0; i < m->nto + m->ncc; i++) {
+		addr = mail_address(i < m->nto ? m->to[i] : m->cc[i - m->nto]);
+		list = curl_slist_append(list, addr);
+		free(addr);
+	}
+	return list;
+}
+
+static void setup(CURL *curl, const struct mail_server *s, char *errbuf)
+{
+	long timeout = s->timeout > 0 ? s->timeout : 30;
+
+	curl_easy_setopt(curl, CURLOPT_URL, s->url);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeout);
+	if (s->starttls || str_starts_with(s->url, "smtps://"))
+		curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (s->cainfo)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, s->cainfo);
+	if (s->user) {
+		curl_easy_setopt(curl, CURLOPT_USERNAME, s->user);
+		curl_easy_setopt(curl, CURLOPT_PASSWORD, s->password);
+	}
+}
+
+int mail_send(const struct mail_server *s, const struct mail_msg *m)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct buf text = BUF_INIT;
+	struct reader r;
+	struct curl_slist *rcpt = NULL;
+	char *from = NULL;
+	CURL *curl = NULL;
+	CURLcode rc;
+	int error;
+
+	if ((error = mail_server_check(s)) < 0)
+		return error;
+	if (!m->nto && !m->ncc)
+		return tide_error_set(TIDE_EINVAL, "mail '%s' has no recipients", m->subject);
+	mail_format(&text, m, 1);
+	r.p = text.ptr, r.left = text.len;
+	rcpt = recipients(m);
+	from = mail_address(m->from);
+	curl = curl_easy_init();
+	setup(curl, s, errbuf);
+	curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+	curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
+	curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(curl, CURLOPT_READDATA, &r);
+	curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+	rc = curl_easy_perform(curl);
+	if (rc != CURLE_OK)
+		error = tide_error_set(rc == CURLE_OPERATION_TIMEDOUT ? TIDE_ETIMEOUT : TIDE_ERROR,
+				       "cannot send mail to %s: %s", m->nto ? m->to[0] : m->cc[0],
+				       *errbuf ? errbuf : curl_easy_strerror(rc));
+	curl_easy_cleanup(curl);
+	curl_slist_free_all(rcpt);
+	free(from);
+	buf_release(&text);
+	return error;
+}
+
+void mail_server_release(struct mail_server *s)
+{
+	if (!s)
+		return;
+	free(s->url);
+	free(s->user);
+	if (s->password)
+		memset(s->password, 0, strlen(s->password));
+	free(s->password);
+	free(s->cainfo);
+	memset(s, 0, sizeof(*s));
+}

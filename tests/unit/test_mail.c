@@ -1,0 +1,231 @@
+/* Unit tests of src/mail.c against tests/servers/smtp-sink.py. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "mail.h"
+#include "util.h"
+#include "t.h"
+
+static char *tmpdir(void)
+{
+	char tmpl[] = "/tmp/tide-mail.XXXXXX";
+
+	return xstrdup(mkdtemp(tmpl));
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+	struct buf b = BUF_INIT;
+	char *path = path_join(dir, name);
+
+	if (file_read(&b, path) < 0) {
+		free(path);
+		buf_release(&b);
+		return NULL;
+	}
+	free(path);
+	return buf_detach(&b);
+}
+
+static void make_msg(struct mail_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->from = xstrdup("Tide Next <next@tide.invalid>");
+	mail_add_rcpt(&m->to, &m->nto, "Gpio Maint <gpio@ex.org>");
+	mail_add_rcpt(&m->cc, &m->ncc, "fixes@ex.org");
+	mail_add_rcpt(&m->cc, &m->ncc, "fixes@ex.org");
+	m->subject = xstrdup("linux-next: manual merge of the gpio tree with the fixes tree");
+	m->body = xstrdup("Hi all,\n\n.a line starting with a dot\n");
+	m->message_id = xstrdup("<next-20261203.gpio@tide.invalid>");
+	m->date = 1796270400;
+}
+
+TEST(mail__format_has_the_headers)
+{
+	struct mail_msg m;
+	struct buf out = BUF_INIT;
+
+	make_msg(&m);
+	CHECK_INT((int)m.ncc, 1);
+	mail_format(&out, &m, 0);
+	CHECK(strstr(out.ptr, "Date: Thu, 03 Dec 2026 04:00:00 +0000\n") != NULL);
+	CHECK(strstr(out.ptr, "From: Tide Next <next@tide.invalid>\n") != NULL);
+	CHECK(strstr(out.ptr, "To: Gpio Maint <gpio@ex.org>\n") != NULL);
+	CHECK(strstr(out.ptr, "Cc: fixes@ex.org\n") != NULL);
+	CHECK(strstr(out.ptr, "Subject: linux-next: manual merge of the gpio tree with the fixes tree\n"));
+	CHECK(strstr(out.ptr, "Message-ID: <next-20261203.gpio@tide.invalid>\n") != NULL);
+	CHECK(strstr(out.ptr, "\n\nHi all,\n") != NULL);
+	buf_clear(&out);
+	mail_format(&out, &m, 1);
+	CHECK(strstr(out.ptr, "Hi all,\r\n\r\n.a line") != NULL);
+	CHECK(strstr(out.ptr, "\n\n") == NULL);
+	buf_release(&out);
+	mail_msg_release(&m);
+}
+
+TEST(mail__credentials_file_must_be_private)
+{
+	char *dir = tmpdir(), *path = path_join(dir, "creds");
+	struct mail_server s = { 0 };
+	const char *text = "user=next\npassword=s3cret-pw\n";
+
+	REQUIRE(file_write_atomic(path, text, strlen(text)) == 0);
+	chmod(path, 0644);
+	CHECK_INT(mail_credentials_load(&s, path), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), path) != NULL);
+	CHECK(strstr(tide_error_last(), "644") != NULL);
+	CHECK(strstr(tide_error_last(), "s3cret") == NULL);
+	chmod(path, 0600);
+	CHECK_INT(mail_credentials_load(&s, path), 0);
+	CHECK_STR(s.user, "next");
+	CHECK_STR(s.password, "s3cret-pw");
+	REQUIRE(file_write_atomic(path, "user=x\n", 7) == 0);
+	chmod(path, 0600);
+	CHECK_INT(mail_credentials_load(&s, path), TIDE_EINVAL);
+	mail_server_release(&s);
+	rm_rf(dir);
+	free(path), free(dir);
+}
+
+TEST(mail__url_must_not_carry_credentials)
+{
+	struct mail_server s = { 0 };
+
+	s.url = xstrdup("smtp://next:pw@127.0.0.1:25");
+	CHECK_INT(mail_server_check(&s), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "pw") == NULL);
+	free(s.url);
+	s.url = xstrdup("http://127.0.0.1/");
+	CHECK_INT(mail_server_check(&s), TIDE_EINVAL);
+	free(s.url);
+	s.url = xstrdup("smtps://mail.ex.org:465");
+	CHECK_INT(mail_server_check(&s), 0);
+	mail_server_release(&s);
+}
+
+struct sink {
+	pid_t pid;
+	char *dir, *url;
+};
+
+static int sink_start(struct sink *k, const char *dir, const char *extra1, const char *extra2)
+{
+	char *portfile = path_join(dir, "port"), *port = NULL;
+	int i;
+
+	k->dir = path_join(dir, "mail");
+	k->pid = fork();
+	if (k->pid == 0) {
+		execlp("python3", "python3", "tests/servers/smtp-sink.py", "--dir", k->dir,
+		       "--port-file", portfile, extra1 ? extra1 : "--dir",
+		       extra1 ? extra2 : k->dir, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 100 && !(port = slurp(dir, "port")); i++)
+		usleep(50000);
+	unlink(portfile);
+	free(portfile);
+	if (!port)
+		return -1;
+	k->url = xasprintf("smtp://127.0.0.1:%d", atoi(port));
+	free(port);
+	return 0;
+}
+
+static void sink_stop(struct sink *k)
+{
+	if (k->pid > 0) {
+		kill(k->pid, SIGTERM);
+		waitpid(k->pid, NULL, 0);
+	}
+	free(k->dir), free(k->url);
+}
+
+TEST(mail__sends_to_the_sink_with_to_and_cc)
+{
+	char *dir = tmpdir(), *eml = NULL, *env = NULL;
+	struct sink k = { 0, NULL, NULL };
+	struct mail_server s = { 0 };
+	struct mail_msg m;
+
+	make_msg(&m);
+	REQUIRE(sink_start(&k, dir, NULL, NULL) == 0);
+	s.url = xstrdup(k.url);
+	s.timeout = 5;
+	CHECK_INT(mail_send(&s, &m), 0);
+	eml = slurp(k.dir, "1.eml");
+	env = slurp(k.dir, "1.env");
+	REQUIRE(eml && env);
+	CHECK_STR(env, "from next@tide.invalid\nto gpio@ex.org\nto fixes@ex.org\n");
+	CHECK(strstr(eml, "Subject: linux-next: manual merge of the gpio tree") != NULL);
+	CHECK(strstr(eml, "\n.a line starting with a dot\n") != NULL);
+	sink_stop(&k);
+	mail_server_release(&s);
+	mail_msg_release(&m);
+	rm_rf(dir);
+	free(eml), free(env), free(dir);
+}
+
+TEST(mail__authenticates_and_never_shows_the_password)
+{
+	char *dir = tmpdir(), *env = NULL;
+	struct sink k = { 0, NULL, NULL };
+	struct mail_server s = { 0 };
+	struct mail_msg m;
+
+	make_msg(&m);
+	REQUIRE(sink_start(&k, dir, "--user=next", "--password=right-pw") == 0);
+	s.url = xstrdup(k.url);
+	s.timeout = 5;
+	s.user = xstrdup("next");
+	s.password = xstrdup("wrong-pw");
+	CHECK(mail_send(&s, &m) < 0);
+	CHECK(strstr(tide_error_last(), "wrong-pw") == NULL);
+	CHECK(strstr(tide_error_last(), "gpio@ex.org") != NULL);
+	free(s.password);
+	s.password = xstrdup("right-pw");
+	CHECK_INT(mail_send(&s, &m), 0);
+	env = slurp(k.dir, "1.env");
+	CHECK(env && strstr(env, "auth next\n"));
+	sink_stop(&k);
+	mail_server_release(&s);
+	mail_msg_release(&m);
+	rm_rf(dir);
+	free(env), free(dir);
+}
+
+TEST(mail__refused_mail_and_missing_starttls_are_errors)
+{
+	char *dir = tmpdir();
+	struct sink k = { 0, NULL, NULL };
+	struct mail_server s = { 0 };
+	struct mail_msg m;
+
+	make_msg(&m);
+	REQUIRE(sink_start(&k, dir, "--refuse", "550") == 0);
+	s.url = xstrdup(k.url);
+	s.timeout = 5;
+	CHECK(mail_send(&s, &m) < 0);
+	CHECK(strstr(tide_error_last(), "550") != NULL);
+	s.starttls = 1;
+	CHECK(mail_send(&s, &m) < 0);
+	CHECK(!path_exists(k.dir) || !slurp(k.dir, "1.eml"));
+	sink_stop(&k);
+	mail_server_release(&s);
+	mail_msg_release(&m);
+	rm_rf(dir);
+	free(dir);
+}
+
+TESTS(mail__format_has_the_headers,
+      mail__credentials_file_must_be_private,
+      mail__url_must_not_carry_credentials,
+      mail__sends_to_the_sink_with_to_and_cc,
+      mail__authenticates_and_never_shows_the_password,
+      mail__refused_mail_and_missing_starttls_are_errors)

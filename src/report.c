@@ -1,0 +1,364 @@
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "mail.h"
+#include "report.h"
+#include "rerere.h"
+#include "util.h"
+
+int report_tree_has_conflict(const struct day_tree *dt)
+{
+	return dt->nconflicts > 0;
+}
+
+static const char *extra_str(const struct day_tree *dt, const char *key)
+{
+	return dt->extra ? json_string_value(json_object_get(dt->extra, key)) : NULL;
+}
+
+static json_t *commits_json(const struct day_commit *c, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?}",
+						     "id", c[i].id, "subject", c[i].subject,
+						     "author", c[i].author, "tree", c[i].tree));
+	return arr;
+}
+
+/* The rerere id of a conflict: only the hunks count, so joining them is enough. */
+static void conflict_id(char *id, const struct day_conflict *c)
+{
+	struct buf all = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < c->nhunks; i++)
+		buf_puts(&all, c->hunks[i]);
+	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len) <= 0) {
+		/* No text conflict (modify/delete ...): identify it by path and kind. */
+		buf_printf(&all, "%s\n%s\n", c->path, c->kind ? c->kind : "");
+		rerere_sha1_hex(id, all.ptr, all.len);
+		tide_error_clear();
+	}
+	buf_release(&all);
+}
+
+static json_t *find_resolution(const struct day_tree *dt, const char *path)
+{
+	json_t *res = dt->extra ? json_object_get(dt->extra, "resolutions") : NULL, *r;
+	size_t i;
+
+	json_array_foreach(res, i, r) {
+		const char *p = json_string_value(json_object_get(r, "path"));
+
+		if (p && !strcmp(p, path))
+			return r;
+	}
+	return NULL;
+}
+
+static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c)
+{
+	json_t *f, *hunks = json_array(), *res;
+	char id[RERERE_ID_LEN + 1];
+	size_t i;
+
+	for (i = 0; i < c->nhunks; i++)
+		json_array_append_new(hunks, json_string(c->hunks[i]));
+	conflict_id(id, c);
+	f = json_pack("{s:s, s:s?, s:s, s:o, s:o, s:o}", "path", c->path, "kind", c->kind,
+		      "conflict_id", id, "hunks", hunks,
+		      "ours_commits", commits_json(c->ours, c->nours),
+		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
+	if ((res = find_resolution(dt, c->path)))
+		json_object_set_new(f, "resolution", json_deep_copy(res));
+	return f;
+}
+
+/* The trees the ours-side commits came from ("mainline" only if nothing else). */
+static json_t *other_trees(const struct day_tree *dt)
+{
+	json_t *with = json_array(), *v;
+	int seen;
+	size_t i, j, k;
+
+	for (i = 0; i < dt->nconflicts; i++)
+		for (j = 0; j < dt->conflicts[i].nours; j++) {
+			const char *t = dt->conflicts[i].ours[j].tree;
+
+			if (!t || !strcmp(t, "mainline"))
+				continue;
+			seen = 0;
+			json_array_foreach(with, k, v)
+				seen |= !strcmp(json_string_value(v), t);
+			if (!seen)
+				json_array_append_new(with, json_string(t));
+		}
+	if (!json_array_size(with))
+		json_array_append_new(with, json_string("mainline"));
+	return with;
+}
+
+/* Conflict ids in the previous day's record of the same tree. */
+static int seen_before(const struct day *prev, const char *tree, const char *id)
+{
+	const struct day_tree *pt = prev ? day_find_tree(prev, tree) : NULL;
+	char pid[RERERE_ID_LEN + 1];
+	size_t i;
+
+	for (i = 0; pt && i < pt->nconflicts; i++) {
+		conflict_id(pid, &pt->conflicts[i]);
+		if (!strcmp(pid, id))
+			return 1;
+	}
+	return 0;
+}
+
+static const char *handled(const struct day_tree *dt)
+{
+	const char *h = extra_str(dt, "handled");
+
+	if (h)
+		return h;
+	if (dt->status && !strcmp(dt->status, "previous"))
+		return "previous";
+	return dt->status && !strcmp(dt->status, "merged") ? "recorded" : "dropped";
+}
+
+int report_tree_json(json_t **out, const struct day *day, const struct day_tree *dt,
+		     const struct day *prev)
+{
+	json_t *r, *files = json_array(), *f;
+	int is_new = 0;
+	size_t i;
+
+	for (i = 0; i < dt->nconflicts; i++) {
+		f = file_json(dt, &dt->conflicts[i]);
+		is_new |= !seen_before(prev, dt->name,
+				       json_string_value(json_object_get(f, "conflict_id")));
+		json_array_append_new(files, f);
+	}
+	r = json_pack("{s:s?, s:s?, s:s, s:s?, s:o, s:s, s:b, s:o}", "date", day->date,
+		      "tag", day->tag, "tree", dt->name, "status", dt->status,
+		      "with", other_trees(dt), "handled", handled(dt), "new", is_new,
+		      "files", files);
+	if (extra_str(dt, "version_from"))
+		json_object_set_new(r, "version_from", json_string(extra_str(dt, "version_from")));
+	if (dt->extra && json_object_get(dt->extra, "resolution_errors"))
+		json_object_set(r, "errors", json_object_get(dt->extra, "resolution_errors"));
+	if (dt->extra && json_object_get(dt->extra, "fixups"))
+		json_object_set(r, "fixups", json_object_get(dt->extra, "fixups"));
+	if (extra_str(dt, "fixup_error"))
+		json_object_set_new(r, "fixup_error", json_string(extra_str(dt, "fixup_error")));
+	*out = r;
+	return 0;
+}
+
+static const char *jstr(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+static void tree_phrase(struct buf *out, const char *tree)
+{
+	if (!strcmp(tree, "mainline"))
+		buf_puts(out, "the mainline tree");
+	else
+		buf_printf(out, "the %s tree", tree);
+}
+
+static void with_phrase(struct buf *out, const json_t *with)
+{
+	json_t *v;
+	size_t i, n = json_array_size(with);
+
+	json_array_foreach(with, i, v) {
+		if (i)
+			buf_puts(out, i + 1 == n ? " and " : ", ");
+		tree_phrase(out, json_string_value(v));
+	}
+}
+
+static void commit_lines(struct buf *out, const json_t *commits)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(commits, i, c)
+		buf_printf(out, "  %.12s (\"%s\")\n", jstr(c, "id"), jstr(c, "subject"));
+	if (!json_array_size(commits))
+		buf_puts(out, "  (no commit found touching this file)\n");
+}
+
+static void file_section(struct buf *out, const json_t *r, const json_t *f)
+{
+	const json_t *ours = json_object_get(f, "ours_commits");
+	const json_t *theirs = json_object_get(f, "theirs_commits");
+	json_t *h;
+	size_t i;
+
+	buf_printf(out, "Today's linux-next merge of the %s tree got a conflict in:\n\n  %s\n\n",
+		   jstr(r, "tree"), jstr(f, "path"));
+	buf_printf(out, "between commit%s:\n\n", json_array_size(ours) > 1 ? "s" : "");
+	commit_lines(out, ours);
+	buf_puts(out, "\nfrom ");
+	with_phrase(out, json_object_get(r, "with"));
+	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
+	commit_lines(out, theirs);
+	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
+	buf_printf(out, "The conflict (%s, rerere id %.12s):\n\n", jstr(f, "kind"),
+		   jstr(f, "conflict_id"));
+	json_array_foreach(json_object_get(f, "hunks"), i, h) {
+		const char *p = json_string_value(h), *nl;
+
+		for (; p && *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				nl = p + strlen(p) - 1;
+			buf_printf(out, "  %.*s\n", (int)(nl - p), p);
+			if (!nl[1])
+				break;
+		}
+		buf_putc(out, '\n');
+	}
+}
+
+static void handling_section(struct buf *out, const json_t *r)
+{
+	const char *how = jstr(r, "handled");
+	json_t *f, *res;
+	size_t i;
+
+	if (!strcmp(how, "recorded")) {
+		buf_puts(out, "I fixed it up (see below) and can carry the fix as necessary. This\n"
+			 "is now fixed as far as linux-next is concerned, but any non trivial\n"
+			 "conflicts should be mentioned to your upstream maintainer when your\n"
+			 "tree is submitted for merging.\n\n");
+		json_array_foreach(json_object_get(r, "files"), i, f) {
+			if (!(res = json_object_get(f, "resolution")))
+				continue;
+			buf_printf(out, "%s: resolved from recorded resolution %s\n\n%s\n",
+				   jstr(f, "path"), jstr(res, "id"), jstr(res, "diff"));
+		}
+	} else if (!strcmp(how, "previous")) {
+		buf_printf(out, "No recorded resolution applies, so I used the version from %s\n"
+			   "of the %s tree for today.\n\n", jstr(r, "version_from"), jstr(r, "tree"));
+	} else {
+		buf_printf(out, "No recorded resolution applies and no earlier version of the %s\n"
+			   "tree merges, so I have dropped the %s tree for today.\n\n",
+			   jstr(r, "tree"), jstr(r, "tree"));
+	}
+	json_array_foreach(json_object_get(r, "errors"), i, f)
+		buf_printf(out, "Note: %s\n", json_string_value(f));
+	json_array_foreach(json_object_get(r, "fixups"), i, f)
+		buf_printf(out, "Fixup applied after the merge: %s\n", json_string_value(f));
+	if (json_object_get(r, "fixup_error"))
+		buf_printf(out, "Fixup failed: %s\n", jstr(r, "fixup_error"));
+}
+
+void report_text(struct buf *out, const json_t *r)
+{
+	json_t *f;
+	size_t i;
+
+	buf_printf(out, "Hi all,\n\n");
+	json_array_foreach(json_object_get(r, "files"), i, f)
+		file_section(out, r, f);
+	handling_section(out, r);
+	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
+}
+
+static int write_one(const char *dir, const char *tree, const json_t *r)
+{
+	struct buf text = BUF_INIT;
+	char *json = json_dumps(r, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *name = xasprintf("%s.json", tree), *path = path_join(dir, name);
+	int error;
+
+	report_text(&text, r);
+	if ((error = file_write_atomic(path, json, strlen(json))) == 0) {
+		free(name), free(path);
+		name = xasprintf("%s.txt", tree);
+		path = path_join(dir, name);
+		error = file_write_atomic(path, text.ptr, text.len);
+	}
+	buf_release(&text);
+	free(json), free(name), free(path);
+	return error;
+}
+
+int report_write_day(const struct day *day, const struct day *prev, const char *daydir)
+{
+	char *dir = path_join(daydir, "reports");
+	json_t *r = NULL;
+	size_t i;
+	int error = 0, count = 0;
+
+	for (i = 0; i < day->ntrees && !error; i++) {
+		if (!report_tree_has_conflict(&day->trees[i]))
+			continue;
+		if ((error = mkdir_p(dir, 0777)) < 0 ||
+		    (error = report_tree_json(&r, day, &day->trees[i], prev)) < 0)
+			break;
+		error = write_one(dir, day->trees[i].name, r);
+		json_decref(r);
+		count++;
+	}
+	free(dir);
+	return error < 0 ? error : count;
+}
+
+static const char *contact_of(const struct trees_conf *conf, const char *tree)
+{
+	const struct tree *t = conf ? trees_conf_find(conf, tree) : NULL;
+
+	return t ? t->contact : NULL;
+}
+
+/* "<next-20261203.gpio.tide@DOMAIN>": one id per tree and day, DOMAIN from the sender. */
+static char *message_id(const json_t *r, const char *from)
+{
+	char *addr = mail_address(from), *at = strchr(addr, '@');
+	char *id = xasprintf("<%s.%s.tide@%s>", jstr(r, "tag"), jstr(r, "tree"),
+			     at && at[1] ? at + 1 : "localhost");
+
+	free(addr);
+	return id;
+}
+
+int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *conf,
+		const char *from)
+{
+	struct buf subject = BUF_INIT, body = BUF_INIT;
+	const char *tree = jstr(r, "tree");
+	json_t *v;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	mail_add_rcpt(&out->to, &out->nto, contact_of(conf, tree));
+	json_array_foreach(json_object_get(r, "with"), i, v)
+		mail_add_rcpt(out->nto ? &out->cc : &out->to, out->nto ? &out->ncc : &out->nto,
+			      contact_of(conf, json_string_value(v)));
+	if (!out->nto) {
+		mail_msg_release(out);
+		return tide_error_set(TIDE_ENOTFOUND, "no contact address for tree '%s'", tree);
+	}
+	buf_printf(&subject, "linux-next: manual merge of the %s tree with ", tree);
+	with_phrase(&subject, json_object_get(r, "with"));
+	buf_printf(&subject, " (%s)", jstr(r, "tag"));
+	report_text(&body, r);
+	out->from = xstrdup(from);
+	out->subject = buf_detach(&subject);
+	out->body = buf_detach(&body);
+	out->message_id = message_id(r, from);
+	out->date = time(NULL);
+	return 0;
+}

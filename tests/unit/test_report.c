@@ -1,0 +1,176 @@
+/* Unit tests of src/report.c on hand-made day records. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "mail.h"
+#include "report.h"
+#include "rerere.h"
+#include "util.h"
+#include "t.h"
+
+static const char *hunk = "<<<<<<< next-20261203\nA\n=======\nB\n>>>>>>> gpio/for-next\n";
+
+static void add_commit(struct day_conflict *c, int theirs, const char *id, const char *subj,
+		       const char *tree)
+{
+	struct day_commit *dc = day_conflict_add_commit(c, theirs);
+
+	dc->id = xstrdup(id);
+	dc->subject = xstrdup(subj);
+	dc->author = xstrdup("A U Thor <a@ex.org>");
+	dc->tree = tree ? xstrdup(tree) : NULL;
+}
+
+/* A day where gpio conflicts in drivers/gpio/Kconfig with a commit from fixes. */
+static struct day *make_day(const char *date, const char *h, const char *handled)
+{
+	struct day *d = day_new();
+	struct day_tree *t;
+	struct day_conflict *c;
+
+	d->date = xstrdup(date);
+	d->tag = day_tag_for(date);
+	t = day_add_tree(d);
+	t->name = xstrdup("fixes");
+	t->status = xstrdup("merged");
+	t = day_add_tree(d);
+	t->name = xstrdup("gpio");
+	t->status = xstrdup(handled && !strcmp(handled, "recorded") ? "merged" : "conflict");
+	c = day_tree_add_conflict(t);
+	c->path = xstrdup("drivers/gpio/Kconfig");
+	c->kind = xstrdup("content");
+	day_conflict_add_hunk(c, h);
+	add_commit(c, 0, "0123456789abcdef0123456789abcdef01234567", "gpio: fix A", "fixes");
+	add_commit(c, 1, "fedcba9876543210fedcba9876543210fedcba98", "gpio: add B", NULL);
+	if (handled) {
+		t->extra = json_pack("{s:s}", "handled", handled);
+		if (!strcmp(handled, "recorded"))
+			json_object_set_new(t->extra, "resolutions",
+					    json_pack("[{s:s, s:s, s:s}]", "path", "drivers/gpio/Kconfig",
+						      "id", "abc123", "diff", "-A\n+AB\n"));
+		if (!strcmp(handled, "previous"))
+			json_object_set_new(t->extra, "version_from", json_string("next-20261202"));
+	}
+	return d;
+}
+
+TEST(report__json_names_both_sides_and_the_conflict_id)
+{
+	struct day *d = make_day("2026-12-03", hunk, NULL);
+	json_t *r = NULL, *f;
+	char id[41];
+
+	REQUIRE(report_tree_has_conflict(&d->trees[1]));
+	CHECK(!report_tree_has_conflict(&d->trees[0]));
+	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
+	REQUIRE(r);
+	CHECK_STR(json_string_value(json_object_get(r, "tree")), "gpio");
+	CHECK_STR(json_string_value(json_array_get(json_object_get(r, "with"), 0)), "fixes");
+	CHECK_STR(json_string_value(json_object_get(r, "handled")), "dropped");
+	CHECK(json_is_true(json_object_get(r, "new")));
+	f = json_array_get(json_object_get(r, "files"), 0);
+	rerere_normalize(NULL, id, hunk, strlen(hunk));
+	CHECK_STR(json_string_value(json_object_get(f, "conflict_id")), id);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(f, "ours_commits"), 0), "subject")),
+		  "gpio: fix A");
+	json_decref(r);
+	day_free(d);
+}
+
+TEST(report__text_follows_linux_next_mails)
+{
+	struct day *d = make_day("2026-12-03", hunk, "recorded");
+	struct buf text = BUF_INIT;
+	json_t *r = NULL;
+
+	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
+	report_text(&text, r);
+	CHECK(strstr(text.ptr, "Today's linux-next merge of the gpio tree got a conflict in:\n\n"
+			       "  drivers/gpio/Kconfig\n\nbetween commit:\n\n"
+			       "  0123456789ab (\"gpio: fix A\")\n\nfrom the fixes tree and commit:\n\n"
+			       "  fedcba987654 (\"gpio: add B\")\n\nfrom the gpio tree.\n") != NULL);
+	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123") != NULL);
+	CHECK(strstr(text.ptr, "+AB\n") != NULL);
+	CHECK(strstr(text.ptr, "  <<<<<<< next-20261203\n  A\n") != NULL);
+	json_decref(r);
+	day_free(d);
+	d = make_day("2026-12-03", hunk, "previous");
+	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
+	buf_clear(&text);
+	report_text(&text, r);
+	CHECK(strstr(text.ptr, "used the version from next-20261202") != NULL);
+	json_decref(r);
+	day_free(d);
+	buf_release(&text);
+}
+
+TEST(report__only_changed_conflicts_are_new)
+{
+	struct day *prev = make_day("2026-12-02", hunk, NULL);
+	struct day *same = make_day("2026-12-03", hunk, NULL);
+	struct day *other = make_day("2026-12-03", "<<<<<<< a\nC\n=======\nB\n>>>>>>> b\n", NULL);
+	json_t *r = NULL;
+
+	CHECK_INT(report_tree_json(&r, same, &same->trees[1], prev), 0);
+	CHECK(json_is_false(json_object_get(r, "new")));
+	json_decref(r);
+	CHECK_INT(report_tree_json(&r, other, &other->trees[1], prev), 0);
+	CHECK(json_is_true(json_object_get(r, "new")));
+	json_decref(r);
+	day_free(prev), day_free(same), day_free(other);
+}
+
+TEST(report__mail_goes_to_the_tree_and_cc_the_other)
+{
+	const char *text = "#tide\tbase\t/m#v1\nfixes\tgit\t/f#master\ngpio\tgit\t/g#for-next\n"
+			   "#tide\tfixes\tcontact=Fixes <fixes@ex.org>\n"
+			   "#tide\tgpio\tcontact=gpio@ex.org\n";
+	struct trees_conf *conf = NULL;
+	struct day *d = make_day("2026-12-03", hunk, NULL);
+	struct mail_msg m;
+	json_t *r = NULL;
+
+	if (trees_conf_parse(&conf, "/tmp/trees.conf", text) < 0)
+		fprintf(stderr, "%s\n", tide_error_last());
+	REQUIRE(conf);
+	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
+	CHECK_INT(report_mail(&m, r, conf, "Tide <next@tide.example>"), 0);
+	REQUIRE(m.nto == 1 && m.ncc == 1);
+	CHECK_STR(m.to[0], "gpio@ex.org");
+	CHECK_STR(m.cc[0], "Fixes <fixes@ex.org>");
+	CHECK_STR(m.subject, "linux-next: manual merge of the gpio tree with the fixes tree (next-20261203)");
+	CHECK_STR(m.message_id, "<next-20261203.gpio.tide@tide.example>");
+	mail_msg_release(&m);
+	json_decref(r);
+	trees_conf_free(conf);
+	day_free(d);
+}
+
+TEST(report__write_day_writes_txt_and_json)
+{
+	char tmpl[] = "/tmp/tide-report.XXXXXX", *dir = mkdtemp(tmpl), *p;
+	struct day *d = make_day("2026-12-03", hunk, NULL);
+
+	CHECK_INT(report_write_day(d, NULL, dir), 1);
+	p = xasprintf("%s/reports/gpio.txt", dir);
+	CHECK(path_exists(p));
+	free(p);
+	p = xasprintf("%s/reports/gpio.json", dir);
+	CHECK(path_exists(p));
+	free(p);
+	p = xasprintf("%s/reports/fixes.txt", dir);
+	CHECK(!path_exists(p));
+	free(p);
+	rm_rf(dir);
+	day_free(d);
+}
+
+TESTS(report__json_names_both_sides_and_the_conflict_id,
+      report__text_follows_linux_next_mails,
+      report__only_changed_conflicts_are_new,
+      report__mail_goes_to_the_tree_and_cc_the_other,
+      report__write_day_writes_txt_and_json)

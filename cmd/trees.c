@@ -1,11 +1,88 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "cmd.h"
+#include "../src/conf.h"
+
+static const char usage[] = "usage: tide trees [--json]\n";
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *tree_json(const struct tree *t)
+{
+	json_t *opts = json_object();
+	size_t i;
+
+	for (i = 0; i < t->nopts; i++)
+		json_object_set_new(opts, t->opts[i].key, json_string(t->opts[i].value));
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i}",
+			 "name", t->name, "type", tree_type_name(t->type), "url", t->url,
+			 "location", t->location, "branch", str_or_null(t->branch),
+			 "contact", str_or_null(t->contact), "opts", opts, "line", t->line);
+}
+
+static int print_json(const struct trees_conf *conf)
+{
+	json_t *trees = json_array(), *root;
+	size_t i;
+
+	for (i = 0; i < conf->ntrees; i++)
+		json_array_append_new(trees, tree_json(&conf->trees[i]));
+	root = json_pack("{s:s, s:{s:o, s:o, s:o}, s:o}", "file", conf->path,
+			 "base", "url", str_or_null(conf->base_url),
+			 "location", str_or_null(conf->base_location),
+			 "tag", str_or_null(conf->base_tag), "trees", trees);
+	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(root);
+	return EXIT_OK;
+}
+
+static int print_table(const struct trees_conf *conf)
+{
+	int wname = 4, wurl = 3;
+	size_t i;
+
+	for (i = 0; i < conf->ntrees; i++) {
+		if ((int)strlen(conf->trees[i].name) > wname)
+			wname = (int)strlen(conf->trees[i].name);
+		if ((int)strlen(conf->trees[i].url) > wurl)
+			wurl = (int)strlen(conf->trees[i].url);
+	}
+	if (conf->base_url)
+		printf("base: %s tag %s\n", conf->base_url, conf->base_tag);
+	for (i = 0; i < conf->ntrees; i++) {
+		const struct tree *t = &conf->trees[i];
+
+		printf("%-*s  %-5s  %-*s  %s", wname, t->name, tree_type_name(t->type), wurl,
+		       t->url, t->branch ? t->branch : "-");
+		if (t->contact)
+			printf("  %s", t->contact);
+		putchar('\n');
+	}
+	return EXIT_OK;
+}
 
 int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	int json = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		} else {
+			cmd_error("unknown option '%s'", argv[i]);
+			return cmd_usage(usage);
+		}
+	}
+	return json ? print_json(ctx->conf) : print_table(ctx->conf);
 }

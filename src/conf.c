@@ -1,0 +1,414 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "conf.h"
+#include "error.h"
+#include "util.h"
+
+/*
+ * A "#tide" line is kept until the whole file is read, so per-tree extras
+ * may come before or after the tree's row.
+ */
+struct pending_extra {
+	char **fields;
+	size_t nfields;
+	int line;
+};
+
+struct parser {
+	struct trees_conf *conf;
+	const char *dir;	/* directory of the file, for relative URLs */
+	size_t trees_alloc;
+	struct pending_extra *extras;
+	size_t nextras, extras_alloc;
+};
+
+static void fields_free(char **fields, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(fields[i]);
+	free(fields);
+}
+
+/* Split line at runs of the characters in seps. */
+static char **split_fields(const char *line, const char *seps, size_t *nout)
+{
+	char **fields = NULL;
+	size_t n = 0, alloc = 0;
+	const char *p = line;
+
+	while (*p) {
+		size_t len;
+
+		p += strspn(p, seps);
+		if (!*p)
+			break;
+		len = strcspn(p, seps);
+		array_grow(&fields, &alloc, n + 1, sizeof(*fields));
+		fields[n++] = xstrndup(p, len);
+		p += len;
+	}
+	*nout = n;
+	return fields;
+}
+
+static int ref_is_valid(const char *prefix, const char *name)
+{
+	char *ref = xasprintf("%s%s", prefix, name);
+	int valid = 0;
+
+	if (git_reference_name_is_valid(&valid, ref) < 0)
+		valid = 0;
+	free(ref);
+	return valid;
+}
+
+/* A tree name becomes one component of refs/remotes/<name>/<branch>. */
+static int name_is_valid(const char *name)
+{
+	return name[0] && name[0] != '-' && !strchr(name, '/') &&
+	       strcmp(name, "HEAD") && ref_is_valid("refs/remotes/", name);
+}
+
+static int branch_is_valid(const char *branch)
+{
+	return branch[0] && branch[0] != '-' && ref_is_valid("refs/heads/", branch);
+}
+
+/*
+ * Relative local paths are taken relative to the file's directory, so a
+ * trees.conf can name repositories next to it.  URLs ("scheme://") and
+ * scp-like "host:path" are kept as written.
+ */
+static char *resolve_location(const char *dir, const char *url)
+{
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+	char *joined, *abs;
+
+	if (strstr(url, "://") || url[0] == '/' || (colon && (!slash || colon < slash)))
+		return xstrdup(url);
+	joined = path_join(dir, url);
+	abs = path_absolute(joined);
+	free(joined);
+	return abs;
+}
+
+static int is_header(char **f, size_t n)
+{
+	size_t i;
+
+	if (n == 1 && str_ends_with(f[0], ":"))
+		return 1;
+	if (n >= 2 && !strcmp(f[0], "Name") && !strcmp(f[1], "Type"))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (strspn(f[i], "-") != strlen(f[i]))
+			return 0;
+	return n > 0;
+}
+
+static int parse_type(enum tree_type *out, const char *s)
+{
+	if (!strcmp(s, "git"))
+		*out = TREE_GIT;
+	else if (!strcmp(s, "quilt"))
+		*out = TREE_QUILT;
+	else if (!strcmp(s, "mmotm"))
+		*out = TREE_MMOTM;
+	else
+		return -1;
+	return 0;
+}
+
+static int conf_err(struct parser *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int conf_err(struct parser *p, int line, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+	int error;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	error = tide_error_set(TIDE_EINVAL, "%s:%d: %s", p->conf->path, line, b.ptr);
+	buf_release(&b);
+	return error;
+}
+
+/* Split "URL#branch" at the last '#'. */
+static int split_branch(struct parser *p, struct tree *t, const char *url)
+{
+	const char *hash = strrchr(url, '#');
+
+	t->url = hash ? xstrndup(url, (size_t)(hash - url)) : xstrdup(url);
+	t->branch = xstrdup(hash ? hash + 1 : "master");
+	if (!t->url[0])
+		return conf_err(p, t->line, "tree '%s' has no URL", t->name);
+	if (!branch_is_valid(t->branch))
+		return conf_err(p, t->line, "bad branch name '%s'", t->branch);
+	return 0;
+}
+
+static int add_tree(struct parser *p, char **f, size_t n, int line)
+{
+	struct trees_conf *conf = p->conf;
+	struct tree *t;
+	enum tree_type type;
+
+	if (!name_is_valid(f[0]))
+		return conf_err(p, line, "'%s' is not a valid tree name", f[0]);
+	if (n < 2)
+		return conf_err(p, line, "tree '%s' has no type and no URL", f[0]);
+	if (parse_type(&type, f[1]) < 0)
+		return conf_err(p, line, "unknown tree type '%s' (git, quilt or mmotm)", f[1]);
+	if (n < 3)
+		return conf_err(p, line, "tree '%s' has no URL", f[0]);
+	if (n > 3)
+		return conf_err(p, line, "unexpected field '%s' after the URL", f[3]);
+	if (trees_conf_find(conf, f[0]))
+		return conf_err(p, line, "duplicate tree name '%s'", f[0]);
+	array_grow(&conf->trees, &p->trees_alloc, conf->ntrees + 1, sizeof(*conf->trees));
+	t = &conf->trees[conf->ntrees++];
+	t->name = xstrdup(f[0]);
+	t->type = type;
+	t->line = line;
+	if (type == TREE_GIT) {
+		int error = split_branch(p, t, f[2]);
+		if (error)
+			return error;
+	} else {
+		t->url = xstrdup(f[2]);
+	}
+	t->location = resolve_location(p->dir, t->url);
+	return 0;
+}
+
+static int set_base(struct parser *p, char **f, size_t n, int line)
+{
+	struct trees_conf *conf = p->conf;
+	const char *hash;
+
+	if (conf->base_url)
+		return conf_err(p, line, "%s", "base given twice");
+	if (n != 3 || !(hash = strrchr(f[2], '#')) || hash == f[2])
+		return conf_err(p, line, "%s", "malformed base: expected '#tide<TAB>base<TAB>URL#TAG'");
+	if (!hash[1] || !ref_is_valid("refs/tags/", hash + 1))
+		return conf_err(p, line, "malformed base: bad tag '%s'", hash + 1);
+	conf->base_url = xstrndup(f[2], (size_t)(hash - f[2]));
+	conf->base_tag = xstrdup(hash + 1);
+	conf->base_location = resolve_location(p->dir, conf->base_url);
+	return 0;
+}
+
+/* "#tide<TAB>..." lines: the base now, per-tree extras at the end. */
+static int parse_tide_line(struct parser *p, const char *text, int line)
+{
+	struct pending_extra *e;
+	size_t n;
+	char **f = split_fields(text, "\t", &n);
+	int error = 0;
+
+	if (n < 2) {
+		error = conf_err(p, line, "%s", "'#tide' line needs a tree name or 'base'");
+	} else if (!strcmp(f[1], "base")) {
+		error = set_base(p, f, n, line);
+	} else {
+		array_grow(&p->extras, &p->extras_alloc, p->nextras + 1, sizeof(*p->extras));
+		e = &p->extras[p->nextras++];
+		e->fields = f;
+		e->nfields = n;
+		e->line = line;
+		return 0;
+	}
+	fields_free(f, n);
+	return error;
+}
+
+static void tree_add_opt(struct tree *t, const char *field)
+{
+	const char *eq = strchr(field, '=');
+	struct tree_opt *o;
+
+	t->opts = xrealloc(t->opts, (t->nopts + 1) * sizeof(*t->opts));
+	o = &t->opts[t->nopts++];
+	o->key = eq ? xstrndup(field, (size_t)(eq - field)) : xstrdup(field);
+	o->value = xstrdup(eq ? eq + 1 : "");
+}
+
+static int apply_extra(struct parser *p, const struct pending_extra *e)
+{
+	struct tree *t = (struct tree *)trees_conf_find(p->conf, e->fields[1]);
+	size_t i;
+
+	if (!t)
+		return conf_err(p, e->line, "'#tide' line for unknown tree '%s'", e->fields[1]);
+	for (i = 2; i < e->nfields; i++) {
+		const char *f = e->fields[i];
+
+		if (f[0] == '=')
+			return conf_err(p, e->line, "malformed option '%s'", f);
+		if (str_starts_with(f, "contact=")) {
+			free(t->contact);
+			t->contact = xstrdup(f + strlen("contact="));
+		} else {
+			tree_add_opt(t, f);
+		}
+	}
+	return 0;
+}
+
+static int parse_line(struct parser *p, char *text, int line)
+{
+	char **f;
+	size_t n;
+	int error = 0;
+
+	str_rtrim(text);
+	if (str_starts_with(text, "#tide\t") || !strcmp(text, "#tide"))
+		return parse_tide_line(p, text, line);
+	if (text[0] == '#' || text[strspn(text, " \t")] == '\0')
+		return 0;
+	f = split_fields(text, " \t", &n);
+	if (!(p->conf->ntrees == 0 && is_header(f, n)))
+		error = add_tree(p, f, n, line);
+	fields_free(f, n);
+	return error;
+}
+
+static char *dir_of(const char *path)
+{
+	char *abs = path_absolute(path);
+	char *slash = strrchr(abs, '/');
+
+	if (slash == abs)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return abs;
+}
+
+static int parse_text(struct parser *p, const char *text)
+{
+	char *copy = xstrdup(text), *line, *save = NULL;
+	int lineno = 0, error = 0;
+	size_t i;
+
+	/* strtok_r would skip empty lines and lose the line numbers. */
+	for (line = copy; line && !error; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = '\0';
+		lineno++;
+		error = parse_line(p, line, lineno);
+	}
+	for (i = 0; i < p->nextras && !error; i++)
+		error = apply_extra(p, &p->extras[i]);
+	free(copy);
+	return error;
+}
+
+int trees_conf_parse(struct trees_conf **out, const char *path, const char *text)
+{
+	struct parser p = { 0 };
+	size_t i;
+	int error;
+
+	p.conf = xcalloc(1, sizeof(*p.conf));
+	p.conf->path = xstrdup(path);
+	p.dir = dir_of(path);
+	error = parse_text(&p, text);
+	for (i = 0; i < p.nextras; i++)
+		fields_free(p.extras[i].fields, p.extras[i].nfields);
+	free(p.extras);
+	free((char *)p.dir);
+	if (error) {
+		trees_conf_free(p.conf);
+		return error;
+	}
+	*out = p.conf;
+	return 0;
+}
+
+int trees_conf_load(struct trees_conf **out, const char *path)
+{
+	struct buf b = BUF_INIT;
+	int error;
+
+	if ((error = file_read(&b, path)) < 0) {
+		buf_release(&b);
+		return error == TIDE_ENOTFOUND ?
+			tide_error_set(TIDE_EINVAL, "cannot read trees.conf '%s': no such file", path) :
+			error;
+	}
+	error = trees_conf_parse(out, path, buf_cstr(&b));
+	buf_release(&b);
+	return error;
+}
+
+void trees_conf_free(struct trees_conf *conf)
+{
+	size_t i, j;
+
+	if (!conf)
+		return;
+	for (i = 0; i < conf->ntrees; i++) {
+		struct tree *t = &conf->trees[i];
+
+		free(t->name);
+		free(t->url);
+		free(t->location);
+		free(t->branch);
+		free(t->contact);
+		for (j = 0; j < t->nopts; j++) {
+			free(t->opts[j].key);
+			free(t->opts[j].value);
+		}
+		free(t->opts);
+	}
+	free(conf->trees);
+	free(conf->path);
+	free(conf->base_url);
+	free(conf->base_location);
+	free(conf->base_tag);
+	free(conf);
+}
+
+const struct tree *trees_conf_find(const struct trees_conf *conf, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < conf->ntrees; i++)
+		if (!strcmp(conf->trees[i].name, name))
+			return &conf->trees[i];
+	return NULL;
+}
+
+const char *tree_opt(const struct tree *t, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < t->nopts; i++)
+		if (!strcmp(t->opts[i].key, key))
+			return t->opts[i].value;
+	return NULL;
+}
+
+const char *tree_type_name(enum tree_type type)
+{
+	switch (type) {
+	case TREE_GIT:
+		return "git";
+	case TREE_QUILT:
+		return "quilt";
+	case TREE_MMOTM:
+		return "mmotm";
+	}
+	return "unknown";
+}

@@ -1,0 +1,454 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "day.h"
+#include "error.h"
+#include "util.h"
+
+struct day *day_new(void)
+{
+	return xcalloc(1, sizeof(struct day));
+}
+
+static void commits_free(struct day_commit *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(c[i].id);
+		free(c[i].subject);
+		free(c[i].author);
+		free(c[i].tree);
+	}
+	free(c);
+}
+
+static void conflict_clear(struct day_conflict *c)
+{
+	size_t i;
+
+	free(c->path);
+	free(c->kind);
+	for (i = 0; i < c->nhunks; i++)
+		free(c->hunks[i]);
+	free(c->hunks);
+	commits_free(c->ours, c->nours);
+	commits_free(c->theirs, c->ntheirs);
+}
+
+static void tree_clear(struct day_tree *t)
+{
+	size_t i;
+
+	free(t->name);
+	free(t->type);
+	free(t->url);
+	free(t->branch);
+	free(t->sha);
+	free(t->fetch_status);
+	free(t->fetch_error);
+	free(t->status);
+	free(t->merge_commit);
+	free(t->merge_base);
+	for (i = 0; i < t->nconflicts; i++)
+		conflict_clear(&t->conflicts[i]);
+	free(t->conflicts);
+	json_decref(t->extra);
+}
+
+void day_free(struct day *day)
+{
+	size_t i;
+
+	if (!day)
+		return;
+	for (i = 0; i < day->ntrees; i++)
+		tree_clear(&day->trees[i]);
+	free(day->trees);
+	free(day->date);
+	free(day->tag);
+	free(day->status);
+	free(day->started);
+	free(day->finished);
+	free(day->base_url);
+	free(day->base_tag);
+	free(day->base_commit);
+	free(day->commit);
+	json_decref(day->extra);
+	free(day);
+}
+
+struct day_tree *day_add_tree(struct day *day)
+{
+	day->trees = xrealloc(day->trees, (day->ntrees + 1) * sizeof(*day->trees));
+	memset(&day->trees[day->ntrees], 0, sizeof(*day->trees));
+	return &day->trees[day->ntrees++];
+}
+
+struct day_conflict *day_tree_add_conflict(struct day_tree *t)
+{
+	t->conflicts = xrealloc(t->conflicts, (t->nconflicts + 1) * sizeof(*t->conflicts));
+	memset(&t->conflicts[t->nconflicts], 0, sizeof(*t->conflicts));
+	return &t->conflicts[t->nconflicts++];
+}
+
+struct day_commit *day_conflict_add_commit(struct day_conflict *c, int theirs)
+{
+	struct day_commit **arr = theirs ? &c->theirs : &c->ours;
+	size_t *n = theirs ? &c->ntheirs : &c->nours;
+
+	*arr = xrealloc(*arr, (*n + 1) * sizeof(**arr));
+	memset(&(*arr)[*n], 0, sizeof(**arr));
+	return &(*arr)[(*n)++];
+}
+
+void day_conflict_add_hunk(struct day_conflict *c, const char *text)
+{
+	c->hunks = xrealloc(c->hunks, (c->nhunks + 1) * sizeof(*c->hunks));
+	c->hunks[c->nhunks++] = xstrdup(text);
+}
+
+const struct day_tree *day_find_tree(const struct day *day, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < day->ntrees; i++)
+		if (day->trees[i].name && !strcmp(day->trees[i].name, name))
+			return &day->trees[i];
+	return NULL;
+}
+
+/* ---- to JSON ---- */
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *commits_to_json(const struct day_commit *c, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o}",
+			"id", str_or_null(c[i].id), "subject", str_or_null(c[i].subject),
+			"author", str_or_null(c[i].author), "tree", str_or_null(c[i].tree)));
+	return arr;
+}
+
+static json_t *conflict_to_json(const struct day_conflict *c)
+{
+	json_t *hunks = json_array();
+	size_t i;
+
+	for (i = 0; i < c->nhunks; i++)
+		json_array_append_new(hunks, json_string(c->hunks[i]));
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
+			 "path", str_or_null(c->path), "kind", str_or_null(c->kind),
+			 "hunks", hunks,
+			 "ours_commits", commits_to_json(c->ours, c->nours),
+			 "theirs_commits", commits_to_json(c->theirs, c->ntheirs));
+}
+
+static json_t *tree_to_json(const struct day_tree *t)
+{
+	json_t *obj = t->extra ? json_deep_copy(t->extra) : json_object();
+	json_t *conflicts = json_array();
+	size_t i;
+
+	for (i = 0; i < t->nconflicts; i++)
+		json_array_append_new(conflicts, conflict_to_json(&t->conflicts[i]));
+	json_object_set_new(obj, "name", str_or_null(t->name));
+	json_object_set_new(obj, "type", str_or_null(t->type));
+	json_object_set_new(obj, "url", str_or_null(t->url));
+	json_object_set_new(obj, "branch", str_or_null(t->branch));
+	json_object_set_new(obj, "sha", str_or_null(t->sha));
+	json_object_set_new(obj, "fetch", json_pack("{s:o, s:o, s:f}",
+		"status", str_or_null(t->fetch_status), "error", str_or_null(t->fetch_error),
+		"seconds", t->fetch_seconds));
+	json_object_set_new(obj, "status", str_or_null(t->status));
+	json_object_set_new(obj, "merge_commit", str_or_null(t->merge_commit));
+	json_object_set_new(obj, "merge_base", str_or_null(t->merge_base));
+	json_object_set_new(obj, "seconds", json_real(t->seconds));
+	json_object_set_new(obj, "conflicts", conflicts);
+	return obj;
+}
+
+int day_to_json(json_t **out, const struct day *day)
+{
+	json_t *obj = day->extra ? json_deep_copy(day->extra) : json_object();
+	json_t *trees = json_array();
+	size_t i;
+
+	for (i = 0; i < day->ntrees; i++)
+		json_array_append_new(trees, tree_to_json(&day->trees[i]));
+	json_object_set_new(obj, "version", json_integer(1));
+	json_object_set_new(obj, "date", str_or_null(day->date));
+	json_object_set_new(obj, "tag", str_or_null(day->tag));
+	json_object_set_new(obj, "status", str_or_null(day->status));
+	json_object_set_new(obj, "started", str_or_null(day->started));
+	json_object_set_new(obj, "finished", str_or_null(day->finished));
+	json_object_set_new(obj, "base", json_pack("{s:o, s:o, s:o}",
+		"url", str_or_null(day->base_url), "tag", str_or_null(day->base_tag),
+		"commit", str_or_null(day->base_commit)));
+	json_object_set_new(obj, "commit", str_or_null(day->commit));
+	json_object_set_new(obj, "trees", trees);
+	*out = obj;
+	return 0;
+}
+
+/* ---- from JSON ---- */
+
+static char *get_str(const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? xstrdup(s) : NULL;
+}
+
+static double get_num(const json_t *obj, const char *key)
+{
+	return json_number_value(json_object_get(obj, key));
+}
+
+static void commits_from_json(struct day_conflict *c, const json_t *arr, int theirs)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v) {
+		struct day_commit *dc = day_conflict_add_commit(c, theirs);
+
+		dc->id = get_str(v, "id");
+		dc->subject = get_str(v, "subject");
+		dc->author = get_str(v, "author");
+		dc->tree = get_str(v, "tree");
+	}
+}
+
+static void conflict_from_json(struct day_conflict *c, const json_t *obj)
+{
+	size_t i;
+	json_t *v;
+
+	c->path = get_str(obj, "path");
+	c->kind = get_str(obj, "kind");
+	json_array_foreach(json_object_get(obj, "hunks"), i, v)
+		if (json_is_string(v))
+			day_conflict_add_hunk(c, json_string_value(v));
+	commits_from_json(c, json_object_get(obj, "ours_commits"), 0);
+	commits_from_json(c, json_object_get(obj, "theirs_commits"), 1);
+}
+
+static const char *const tree_keys[] = {
+	"name", "type", "url", "branch", "sha", "fetch", "status",
+	"merge_commit", "merge_base", "seconds", "conflicts",
+};
+
+static const char *const day_keys[] = {
+	"version", "date", "tag", "status", "started", "finished", "base",
+	"commit", "trees",
+};
+
+/* A copy of obj without the keys this module reads itself. */
+static json_t *extra_keys(const json_t *obj, const char *const *known, size_t nknown)
+{
+	json_t *extra = json_deep_copy(obj);
+	size_t i;
+
+	for (i = 0; i < nknown; i++)
+		json_object_del(extra, known[i]);
+	if (!json_object_size(extra)) {
+		json_decref(extra);
+		return NULL;
+	}
+	return extra;
+}
+
+static void tree_from_json(struct day_tree *t, const json_t *obj)
+{
+	const json_t *fetch = json_object_get(obj, "fetch");
+	size_t i;
+	json_t *v;
+
+	t->name = get_str(obj, "name");
+	t->type = get_str(obj, "type");
+	t->url = get_str(obj, "url");
+	t->branch = get_str(obj, "branch");
+	t->sha = get_str(obj, "sha");
+	t->fetch_status = get_str(fetch, "status");
+	t->fetch_error = get_str(fetch, "error");
+	t->fetch_seconds = get_num(fetch, "seconds");
+	t->status = get_str(obj, "status");
+	t->merge_commit = get_str(obj, "merge_commit");
+	t->merge_base = get_str(obj, "merge_base");
+	t->seconds = get_num(obj, "seconds");
+	json_array_foreach(json_object_get(obj, "conflicts"), i, v)
+		conflict_from_json(day_tree_add_conflict(t), v);
+	t->extra = extra_keys(obj, tree_keys, ARRAY_SIZE(tree_keys));
+}
+
+int day_from_json(struct day **out, const json_t *json, const char *what)
+{
+	const json_t *base = json_object_get(json, "base");
+	struct day *day;
+	size_t i;
+	json_t *v;
+
+	if (!json_is_object(json) || !json_is_array(json_object_get(json, "trees")) ||
+	    !json_is_string(json_object_get(json, "date")))
+		return tide_error_set(TIDE_EINVAL, "%s: not a tide day record", what);
+	if (json_integer_value(json_object_get(json, "version")) != 1)
+		return tide_error_set(TIDE_EINVAL, "%s: unsupported day record version", what);
+	day = day_new();
+	day->date = get_str(json, "date");
+	day->tag = get_str(json, "tag");
+	day->status = get_str(json, "status");
+	day->started = get_str(json, "started");
+	day->finished = get_str(json, "finished");
+	day->base_url = get_str(base, "url");
+	day->base_tag = get_str(base, "tag");
+	day->base_commit = get_str(base, "commit");
+	day->commit = get_str(json, "commit");
+	json_array_foreach(json_object_get(json, "trees"), i, v)
+		if (json_is_object(v))
+			tree_from_json(day_add_tree(day), v);
+	day->extra = extra_keys(json, day_keys, ARRAY_SIZE(day_keys));
+	*out = day;
+	return 0;
+}
+
+int day_load(struct day **out, const char *path)
+{
+	json_error_t jerr;
+	json_t *json;
+	int error;
+
+	if (!path_exists(path))
+		return tide_error_set(TIDE_ENOTFOUND, "no day record '%s'", path);
+	json = json_load_file(path, 0, &jerr);
+	if (!json)
+		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+	error = day_from_json(out, json, path);
+	json_decref(json);
+	return error;
+}
+
+int day_save(const struct day *day, const char *path)
+{
+	json_t *json = NULL;
+	char *text;
+	int error;
+
+	day_to_json(&json, day);
+	text = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(json);
+	if (!text)
+		return tide_error_set(TIDE_ERROR, "cannot encode the day record");
+	{
+		struct buf b = BUF_INIT;
+
+		buf_printf(&b, "%s\n", text);
+		error = file_write_atomic(path, b.ptr, b.len);
+		buf_release(&b);
+	}
+	free(text);
+	return error;
+}
+
+int day_date_is_valid(const char *date)
+{
+	struct tm tm = { 0 };
+	const char *end;
+	int i;
+
+	if (strlen(date) != 10)
+		return 0;
+	for (i = 0; i < 10; i++)
+		if ((i == 4 || i == 7) ? date[i] != '-' : (date[i] < '0' || date[i] > '9'))
+			return 0;
+	end = strptime(date, "%Y-%m-%d", &tm);
+	if (!end || *end)
+		return 0;
+	/* strptime accepts 02-31; a round trip through timegm does not. */
+	{
+		struct tm check = tm;
+		time_t t = timegm(&check);
+
+		gmtime_r(&t, &check);
+		return check.tm_mday == tm.tm_mday && check.tm_mon == tm.tm_mon;
+	}
+}
+
+char *day_tag_for(const char *date)
+{
+	return xasprintf("next-%.4s%.2s%.2s", date, date + 5, date + 8);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int day_list(char ***out, const char *days_dir)
+{
+	char **dates = NULL;
+	size_t n = 0, alloc = 0;
+	DIR *d = opendir(days_dir);
+	struct dirent *e;
+
+	*out = NULL;
+	if (!d)
+		return errno == ENOENT ? 0 :
+			tide_error_errno(TIDE_EIO, "cannot read '%s'", days_dir);
+	while ((e = readdir(d))) {
+		char *rec;
+
+		if (!day_date_is_valid(e->d_name))
+			continue;
+		rec = xasprintf("%s/%s/day.json", days_dir, e->d_name);
+		if (path_exists(rec)) {
+			array_grow(&dates, &alloc, n + 1, sizeof(*dates));
+			dates[n++] = xstrdup(e->d_name);
+		}
+		free(rec);
+	}
+	closedir(d);
+	if (n)
+		qsort(dates, n, sizeof(*dates), cmp_str);
+	*out = dates;
+	return (int)n;
+}
+
+void day_list_free(char **dates, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(dates[i]);
+	free(dates);
+}
+
+int day_install(const char *days_dir, const char *date, const char *tmp_dir)
+{
+	char *final = path_join(days_dir, date);
+	int error = 0;
+
+	if (!path_exists(final)) {
+		if (rename(tmp_dir, final) < 0)
+			error = tide_error_errno(TIDE_EIO, "cannot rename '%s' to '%s'", tmp_dir, final);
+	} else if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE) < 0) {
+		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", final);
+	} else {
+		/* tmp_dir now holds the old day. */
+		error = rm_rf(tmp_dir);
+	}
+	free(final);
+	return error;
+}

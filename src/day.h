@@ -1,0 +1,88 @@
+#ifndef TIDE_DAY_H
+#define TIDE_DAY_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+/*
+ * The day record, DIR/days/YYYY-MM-DD/day.json (schema in docs/design.md).
+ * Keys a reader does not know are kept in `extra` (later stages add
+ * "build", "boot", "bisect", ...) and written back unchanged.
+ */
+struct day_commit {
+	char *id, *subject, *author;
+	char *tree;		/* ours side: the tree whose merge brought it, or "mainline" */
+};
+
+struct day_conflict {
+	char *path;
+	char *kind;
+	char **hunks;
+	size_t nhunks;
+	struct day_commit *ours, *theirs;
+	size_t nours, ntheirs;
+};
+
+struct day_tree {
+	char *name, *type, *url, *branch;
+	char *sha;		/* tip merged or attempted, or NULL */
+	char *fetch_status;	/* "ok", "failed", "stale" */
+	char *fetch_error;	/* or NULL */
+	double fetch_seconds;
+	char *status;		/* merged, up-to-date, conflict, fetch-failed, previous, dropped */
+	char *merge_commit;	/* or NULL */
+	char *merge_base;	/* or NULL */
+	double seconds;
+	struct day_conflict *conflicts;
+	size_t nconflicts;
+	json_t *extra;		/* other keys of the tree object, or NULL */
+};
+
+struct day {
+	char *date;		/* YYYY-MM-DD */
+	char *tag;		/* next-YYYYMMDD */
+	char *status;		/* "complete" */
+	char *started, *finished;
+	char *base_url, *base_tag, *base_commit;
+	char *commit;		/* the tagged commit */
+	struct day_tree *trees;
+	size_t ntrees;
+	json_t *extra;		/* other top-level keys, or NULL */
+};
+
+struct day *day_new(void);
+void day_free(struct day *day);
+/* Append a zeroed tree to day and return it. */
+struct day_tree *day_add_tree(struct day *day);
+struct day_conflict *day_tree_add_conflict(struct day_tree *t);
+struct day_commit *day_conflict_add_commit(struct day_conflict *c, int theirs);
+void day_conflict_add_hunk(struct day_conflict *c, const char *text);
+const struct day_tree *day_find_tree(const struct day *day, const char *name);
+
+int day_to_json(json_t **out, const struct day *day);
+int day_from_json(struct day **out, const json_t *json, const char *what);
+/* Read/write a day.json file; the write is atomic. */
+int day_load(struct day **out, const char *path);
+int day_save(const struct day *day, const char *path);
+
+/* "YYYY-MM-DD" that is a real calendar date. */
+int day_date_is_valid(const char *date);
+/* "next-YYYYMMDD" for date; the caller frees it. */
+char *day_tag_for(const char *date);
+
+/*
+ * The dates that have a day directory under days_dir, oldest first
+ * (entries that are not YYYY-MM-DD, like unfinished temporaries, are
+ * skipped).  Returns the count, or a TIDE_E* code.
+ */
+int day_list(char ***out, const char *days_dir);
+void day_list_free(char **dates, int n);
+
+/*
+ * Put the finished directory tmp_dir into place as days_dir/date: an
+ * atomic exchange when the day exists (readers see the old or the new
+ * day, never neither), then the old one is removed.
+ */
+int day_install(const char *days_dir, const char *date, const char *tmp_dir);
+
+#endif

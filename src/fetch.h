@@ -1,0 +1,37 @@
+#ifndef TIDE_FETCH_H
+#define TIDE_FETCH_H
+
+#include <stddef.h>
+#include <git2.h>
+
+struct workspace;
+
+/*
+ * One fetch: the branch (or tag) `src_ref` of `location` into `dst_ref` of
+ * the workspace repository.  Local repositories are first added as
+ * alternates, so nothing is copied (see workspace_add_alternate()).
+ */
+struct fetch_job {
+	const char *name;	/* for messages: the tree name or "base" */
+	const char *location;	/* path or URL */
+	char *src_ref;		/* "refs/heads/for-next", "refs/tags/v6.1" */
+	char *dst_ref;		/* "refs/remotes/gpio/for-next" */
+	/* results */
+	int error;		/* 0 or a TIDE_E* code */
+	char *message;		/* why it failed, or NULL */
+	git_oid oid;		/* the fetched tip (the tag object for tags) */
+	double seconds;
+};
+
+void fetch_job_init(struct fetch_job *job, const char *name, const char *location,
+		    const char *src_ref, const char *dst_ref);
+void fetch_job_clear(struct fetch_job *job);
+
+/*
+ * Run the jobs with at most nthreads at once, each thread with its own
+ * repository handle.  Every job records its own result; the return value
+ * is 0 unless the pool itself could not run.
+ */
+int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nthreads);
+
+#endif

@@ -1,0 +1,892 @@
+/*
+ * One integration day (see run.h and docs/design.md "The day's history").
+ *
+ *   run_day
+ *     run_setup          date, tag, the temporary day directory
+ *     run_fetch          every git tree and the base, in parallel
+ *     run_resolve_base   the base tag's commit becomes the state
+ *     run_tree           per tree: tip, contained?, merge, commit or conflict
+ *       run_prepare_quilt    quilt/mmotm trees become commits
+ *       run_handle_conflict  what a conflict records
+ *     run_final_commit   Next/ files and localversion-next
+ *     run_stage_build, run_stage_boot   hook points for later stages
+ *     run_install        day directory, refs/heads/master, then the tag
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "fetch.h"
+#include "merge.h"
+#include "nextfiles.h"
+#include "quilt.h"
+#include "run.h"
+#include "util.h"
+#include "workspace.h"
+
+#define MAX_SIDE_COMMITS 50	/* commits recorded per side of a conflict */
+#define MAX_WALK 5000		/* commits examined per side */
+
+/* A merge made today: bisect and reports map commits to trees with it. */
+struct merged_tree {
+	const char *name;
+	git_oid tip;
+};
+
+struct run {
+	struct workspace *ws;
+	git_repository *repo;
+	const struct trees_conf *conf;
+	const struct run_opts *opts;
+	struct run_summary *sum;
+	struct day *day;
+	char *days_dir, *tmp_dir;
+	git_signature *sig;
+	git_oid base, state;
+	struct fetch_job *jobs;	/* [0] the base, then the git trees */
+	size_t njobs;
+	struct merged_tree *merged;
+	size_t nmerged;
+	size_t ndone;
+	int nmerges;		/* merge attempts, for TIDE_TEST_DIE_AFTER */
+	struct buf mergelog;
+};
+
+static void run_event(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void run_event(struct run *r, const char *fmt, ...)
+{
+	struct buf line = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&line, fmt, ap);
+	va_end(ap);
+	workspace_log(r->ws, "%s", line.ptr);
+	if (r->opts->progress)
+		r->opts->progress(r->opts->progress_arg, line.ptr, r->ndone, r->conf->ntrees);
+	buf_release(&line);
+}
+
+/*
+ * Tests kill the run at a chosen point (TIDE_TEST_DIE_AFTER=merge:2,
+ * fetch, commit, install) to check that nothing earlier is damaged.
+ */
+static void run_die_point(const char *stage, int n)
+{
+	const char *want = getenv("TIDE_TEST_DIE_AFTER");
+	char *here;
+
+	if (!want)
+		return;
+	here = n ? xasprintf("%s:%d", stage, n) : xstrdup(stage);
+	if (!strcmp(want, here))
+		_exit(137);
+	free(here);
+}
+
+void run_today(char *out)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(out, 11, "%Y-%m-%d", &tm);
+}
+
+static char *iso_now(void)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(stamp);
+}
+
+static char *oid_str(const git_oid *oid)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	return xstrdup(hex);
+}
+
+static void oid_abbrev(char *out, const git_oid *oid)
+{
+	git_oid_tostr(out, 13, oid);
+}
+
+/* ---- setup ---- */
+
+/* Unfinished day directories of killed runs: the lock says none is ours. */
+static void remove_stale_temporaries(const char *days_dir)
+{
+	DIR *d = opendir(days_dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (str_starts_with(e->d_name, ".tmp-")) {
+			char *path = path_join(days_dir, e->d_name);
+
+			rm_rf(path);	/* best effort: a leftover only costs space */
+			free(path);
+		}
+	}
+	closedir(d);
+}
+
+static int run_setup(struct run *r)
+{
+	const char *date = r->opts->date;
+	int error;
+
+	if (!date) {
+		run_today(r->sum->date);
+	} else {
+		if (!day_date_is_valid(date))
+			return tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD)", date);
+		snprintf(r->sum->date, sizeof(r->sum->date), "%s", date);
+	}
+	snprintf(r->sum->tag, sizeof(r->sum->tag), "next-%.4s%.2s%.2s",
+		 r->sum->date, r->sum->date + 5, r->sum->date + 8);
+	if (!r->conf->base_url)
+		return tide_error_set(TIDE_EINVAL, "%s: no base: add '#tide<TAB>base<TAB>URL#TAG'",
+				      r->conf->path);
+	r->days_dir = workspace_path(r->ws, "days");
+	r->tmp_dir = xasprintf("%s/.tmp-%s-%ld", r->days_dir, r->sum->date, (long)getpid());
+	remove_stale_temporaries(r->days_dir);
+	if ((error = mkdir_p(r->tmp_dir, 0777)) < 0)
+		return error;
+	if (git_signature_default(&r->sig, r->repo) < 0 &&
+	    git_signature_now(&r->sig, "tide", "tide@localhost") < 0)
+		return tide_error_git(TIDE_ERROR, "cannot make a signature");
+	r->day = day_new();
+	r->day->date = xstrdup(r->sum->date);
+	r->day->tag = xstrdup(r->sum->tag);
+	r->day->started = iso_now();
+	r->day->base_url = xstrdup(r->conf->base_url);
+	r->day->base_tag = xstrdup(r->conf->base_tag);
+	return 0;
+}
+
+/* ---- fetch ---- */
+
+static struct fetch_job *job_for_tree(struct run *r, const struct tree *t)
+{
+	size_t i;
+
+	for (i = 1; i < r->njobs; i++)
+		if (!strcmp(r->jobs[i].name, t->name))
+			return &r->jobs[i];
+	return NULL;
+}
+
+static int run_fetch(struct run *r)
+{
+	const struct trees_conf *conf = r->conf;
+	char *tagref = xasprintf("refs/tags/%s", conf->base_tag);
+	size_t i;
+	int error;
+
+	r->jobs = xcalloc(conf->ntrees + 1, sizeof(*r->jobs));
+	fetch_job_init(&r->jobs[r->njobs++], "base", conf->base_location, tagref, tagref);
+	for (i = 0; i < conf->ntrees; i++) {
+		const struct tree *t = &conf->trees[i];
+		char *src, *dst;
+
+		if (t->type != TREE_GIT)
+			continue;
+		src = xasprintf("refs/heads/%s", t->branch);
+		dst = xasprintf("refs/remotes/%s/%s", t->name, t->branch);
+		fetch_job_init(&r->jobs[r->njobs++], t->name, t->location, src, dst);
+		free(src);
+		free(dst);
+	}
+	free(tagref);
+	run_event(r, "fetching %zu repositories (%d at a time)", r->njobs, r->opts->jobs);
+	if ((error = fetch_run(r->ws, r->jobs, r->njobs, r->opts->jobs)) < 0)
+		return error;
+	r->repo = r->ws->repo;	/* reopened by fetch_run */
+	for (i = 0; i < r->njobs; i++) {
+		if (r->jobs[i].error)
+			run_event(r, "fetch %s failed: %s", r->jobs[i].name, r->jobs[i].message);
+		else
+			run_event(r, "fetched %s (%.2fs)", r->jobs[i].name, r->jobs[i].seconds);
+	}
+	run_die_point("fetch", 0);
+	return 0;
+}
+
+static int run_resolve_base(struct run *r)
+{
+	const struct fetch_job *job = &r->jobs[0];
+	git_object *obj = NULL, *commit = NULL;
+	char *ref = xasprintf("refs/tags/%s", r->conf->base_tag);
+	int error = 0;
+
+	if (git_revparse_single(&obj, r->repo, ref) < 0) {
+		if (job->error == TIDE_ENOTFOUND)
+			error = tide_error_set(TIDE_ENOTFOUND, "base tag '%s' not found in '%s'",
+					       r->conf->base_tag, r->conf->base_url);
+		else
+			error = tide_error_set(TIDE_EINVAL, "cannot fetch the base: %s",
+					       job->message ? job->message : "tag missing");
+		goto done;
+	}
+	if (job->error)	/* an older copy of the tag is still usable */
+		run_event(r, "using the base tag '%s' fetched earlier", r->conf->base_tag);
+	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
+		error = tide_error_git(TIDE_EINVAL, "base tag '%s' does not name a commit",
+				       r->conf->base_tag);
+		goto done;
+	}
+	git_oid_cpy(&r->base, git_object_id(commit));
+	git_oid_cpy(&r->state, &r->base);
+	r->day->base_commit = oid_str(&r->base);
+done:
+	git_object_free(commit);
+	git_object_free(obj);
+	free(ref);
+	return error;
+}
+
+/* ---- one tree ---- */
+
+static int commit_exists(git_repository *repo, const git_oid *id)
+{
+	git_commit *c = NULL;
+	int ok = git_commit_lookup(&c, repo, id) == 0;
+
+	git_commit_free(c);
+	return ok;
+}
+
+/*
+ * A tree that could not be fetched is merged as it was on the last day
+ * it was merged, if its commit is still in the repository.
+ */
+static int find_previous_sha(struct run *r, const struct tree *t, git_oid *out, char **from)
+{
+	char **dates = NULL;
+	int n = day_list(&dates, r->days_dir), i, found = 0;
+
+	for (i = n - 1; i >= 0 && !found; i--) {
+		char *path = xasprintf("%s/%s/day.json", r->days_dir, dates[i]);
+		struct day *d = NULL;
+		const struct day_tree *dt;
+
+		if (strcmp(dates[i], r->sum->date) <= 0 && day_load(&d, path) == 0 &&
+		    (dt = day_find_tree(d, t->name)) && dt->sha && dt->status &&
+		    (!strcmp(dt->status, "merged") || !strcmp(dt->status, "up-to-date") ||
+		     !strcmp(dt->status, "previous")) &&
+		    git_oid_fromstr(out, dt->sha) == 0 &&
+		    commit_exists(r->repo, out)) {
+			*from = xstrdup(d->tag ? d->tag : dates[i]);
+			found = 1;
+		}
+		day_free(d);
+		free(path);
+	}
+	day_list_free(dates, n > 0 ? n : 0);
+	tide_error_clear();
+	return found;
+}
+
+/*
+ * Quilt and mmotm trees: the series applied onto the base as commits
+ * (refs/quilt/<tree>).  The one place a quilt tree becomes a commit.
+ */
+static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
+{
+	struct quilt_opts qopts = QUILT_OPTS_INIT;
+	struct quilt_stats stats = { 0 };
+	char *rel = xasprintf("quilt/%s", t->name);
+	char *cachedir = workspace_path(r->ws, rel);
+	int error;
+
+	error = quilt_prepare(tip, &stats, r->repo, t->name, t->location, cachedir,
+			      &r->base, &qopts);
+	free(cachedir);
+	free(rel);
+	return error;
+}
+
+/* Find the tip to merge; 0 with dt->status set to fetch-failed when there is none. */
+static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt,
+			git_oid *tip, int *have)
+{
+	const struct fetch_job *job = t->type == TREE_GIT ? job_for_tree(r, t) : NULL;
+	double start = time_now();
+	char *from = NULL;
+	int error = 0;
+
+	*have = 0;
+	if (job) {
+		dt->fetch_seconds = job->seconds;
+		if (!job->error)
+			git_oid_cpy(tip, &job->oid);
+		else
+			dt->fetch_error = xstrdup(job->message);
+	} else {
+		error = run_prepare_quilt(r, t, tip);
+		dt->fetch_seconds = time_now() - start;
+		if (error < 0)
+			dt->fetch_error = xstrdup(tide_error_last());
+	}
+	if (!dt->fetch_error) {
+		dt->fetch_status = xstrdup("ok");
+		*have = 1;
+	} else if (find_previous_sha(r, t, tip, &from)) {
+		dt->fetch_status = xstrdup("stale");
+		run_event(r, "%s: fetch failed, using its commit of %s", t->name, from);
+		r->sum->stale++;
+		*have = 1;
+	} else {
+		dt->fetch_status = xstrdup("failed");
+		dt->status = xstrdup("fetch-failed");
+	}
+	free(from);
+	return 0;
+}
+
+/* ---- conflicts ---- */
+
+static char *commit_subject(const git_commit *c)
+{
+	const char *s = git_commit_summary((git_commit *)c);
+
+	return xstrdup(s ? s : "");
+}
+
+static char *commit_author(const git_commit *c)
+{
+	const git_signature *a = git_commit_author(c);
+
+	return xasprintf("%s <%s>", a->name, a->email);
+}
+
+/* The conflicted regions of the merged file, markers included. */
+static void add_hunks(struct run *r, struct day_conflict *dc, const git_oid *result_tree)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	struct buf hunk = BUF_INIT;
+	const char *p, *end;
+	int in = 0;
+
+	if (git_tree_lookup(&tree, r->repo, result_tree) < 0 ||
+	    git_tree_entry_bypath(&entry, tree, dc->path) < 0 ||
+	    git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0)
+		goto done;
+	p = git_blob_rawcontent(blob);
+	end = p + git_blob_rawsize(blob);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
+			in = 1;
+		if (in)
+			buf_put(&hunk, p, len);
+		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
+			day_conflict_add_hunk(dc, hunk.ptr);
+			buf_clear(&hunk);
+			in = 0;
+		}
+		p += len;
+	}
+done:
+	buf_release(&hunk);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	tide_error_clear();
+}
+
+/* Which of today's merges brought commit id into the state, or "mainline". */
+static const char *attribute_commit(struct run *r, const git_oid *id)
+{
+	size_t i;
+
+	if (git_oid_equal(id, &r->base) || git_graph_descendant_of(r->repo, &r->base, id) == 1)
+		return "mainline";
+	for (i = 0; i < r->nmerged; i++)
+		if (git_oid_equal(id, &r->merged[i].tip) ||
+		    git_graph_descendant_of(r->repo, &r->merged[i].tip, id) == 1)
+			return r->merged[i].name;
+	return "mainline";
+}
+
+/* Does commit c (a non-merge) change any of the conflicted paths?  Record it where it does. */
+static void record_if_touching(struct run *r, struct day_tree *dt, git_commit *c, int theirs)
+{
+	git_commit *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_diff_options dopts;
+	size_t i, j;
+
+	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	if (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
+	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) < 0)
+		goto done;
+	for (i = 0; i < dt->nconflicts; i++) {
+		struct day_conflict *dc = &dt->conflicts[i];
+		size_t have = theirs ? dc->ntheirs : dc->nours;
+
+		for (j = 0; j < git_diff_num_deltas(diff) && have < MAX_SIDE_COMMITS; j++) {
+			const git_diff_delta *d = git_diff_get_delta(diff, j);
+
+			if (strcmp(d->new_file.path, dc->path) && strcmp(d->old_file.path, dc->path))
+				continue;
+			struct day_commit *rc = day_conflict_add_commit(dc, theirs);
+			rc->id = oid_str(git_commit_id(c));
+			rc->subject = commit_subject(c);
+			rc->author = commit_author(c);
+			if (!theirs)
+				rc->tree = xstrdup(attribute_commit(r, git_commit_id(c)));
+			break;
+		}
+	}
+done:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+}
+
+/* Commits on one side since the merge base that touched the conflicted paths. */
+static void record_side(struct run *r, struct day_tree *dt, const git_oid *tip,
+			const git_oid *merge_base, int theirs)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int n = 0;
+
+	if (git_revwalk_new(&walk, r->repo) < 0 || git_revwalk_push(walk, tip) < 0 ||
+	    (merge_base && git_revwalk_hide(walk, merge_base) < 0))
+		goto done;
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+	while (n++ < MAX_WALK && git_revwalk_next(&id, walk) == 0) {
+		git_commit *c = NULL;
+
+		if (git_commit_lookup(&c, r->repo, &id) == 0 && git_commit_parentcount(c) == 1)
+			record_if_touching(r, dt, c, theirs);
+		git_commit_free(c);
+	}
+done:
+	git_revwalk_free(walk);
+	tide_error_clear();
+}
+
+/*
+ * A tree whose merge conflicts is left out today; the record says where
+ * and why: each conflicted path, its hunks, and the commits of each side
+ * that touched it.  The one place a conflict is handled.
+ */
+static int run_handle_conflict(struct run *r, const struct tree *t, struct day_tree *dt,
+			       const struct merge_result *res, const git_oid *tip,
+			       const git_oid *merge_base)
+{
+	struct buf outcome = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < res->nconflicts; i++) {
+		const struct merge_conflict *mc = &res->conflicts[i];
+		struct day_conflict *dc = day_tree_add_conflict(dt);
+
+		dc->path = xstrdup(mc->path);
+		dc->kind = xstrdup(merge_conflict_kind_name(mc->kind));
+		add_hunks(r, dc, &res->tree);
+		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
+	}
+	record_side(r, dt, &r->state, merge_base, 0);
+	record_side(r, dt, tip, merge_base, 1);
+	buf_puts(&outcome, "Automatic merge failed; fix conflicts and then commit the result.\n");
+	buf_puts(&outcome, "$ git merge --abort\n");
+	nextfiles_log_outcome(&r->mergelog, outcome.ptr);
+	dt->status = xstrdup("conflict");
+	r->sum->left_out++;
+	run_event(r, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
+		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
+		  res->nconflicts > 1 ? ", ..." : "");
+	buf_release(&outcome);
+	return 0;
+}
+
+/* ---- merging ---- */
+
+static int make_commit(struct run *r, git_oid *out, const git_oid *tree_id,
+		       const git_oid *const *parent_ids, size_t nparents, const char *message)
+{
+	git_tree *tree = NULL;
+	git_commit *parents[2] = { NULL, NULL };
+	size_t i;
+	int error = 0;
+
+	if (git_tree_lookup(&tree, r->repo, tree_id) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read a merged tree");
+		goto done;
+	}
+	for (i = 0; i < nparents; i++)
+		if (git_commit_lookup(&parents[i], r->repo, parent_ids[i]) < 0) {
+			error = tide_error_git(TIDE_ERROR, "cannot read a parent commit");
+			goto done;
+		}
+	if (git_commit_create(out, r->repo, NULL, r->sig, r->sig, NULL, message, tree,
+			      nparents, (const git_commit **)parents) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write a commit");
+done:
+	for (i = 0; i < nparents; i++)
+		git_commit_free(parents[i]);
+	git_tree_free(tree);
+	return error;
+}
+
+/* "gpio/for-next" for git trees, "quilt/mmotm" for quilt trees. */
+static char *tree_ref_label(const struct tree *t)
+{
+	if (t->type == TREE_GIT)
+		return xasprintf("%s/%s", t->name, t->branch);
+	return xasprintf("quilt/%s", t->name);
+}
+
+static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree *dt,
+			   const struct merge_result *res, const git_oid *tip)
+{
+	const git_oid *parents[2] = { &r->state, tip };
+	char *label = tree_ref_label(t);
+	char *msg = xasprintf("Merge %s '%s'\n\nTide-Tree: %s\n",
+			      t->type == TREE_GIT ? "remote-tracking branch" : "branch", label, t->name);
+	git_oid commit;
+	int error;
+
+	if ((error = make_commit(r, &commit, &res->tree, parents, 2, msg)) < 0)
+		goto done;
+	git_oid_cpy(&r->state, &commit);
+	dt->merge_commit = oid_str(&commit);
+	dt->status = xstrdup("merged");
+	r->merged = xrealloc(r->merged, (r->nmerged + 1) * sizeof(*r->merged));
+	r->merged[r->nmerged].name = t->name;
+	git_oid_cpy(&r->merged[r->nmerged++].tip, tip);
+	r->sum->merged++;
+	nextfiles_log_outcome(&r->mergelog, "Merge made by the 'ort' strategy.");
+	run_event(r, "%s: merged", t->name);
+done:
+	free(msg);
+	free(label);
+	return error;
+}
+
+static int run_merge(struct run *r, const struct tree *t, struct day_tree *dt, const git_oid *tip)
+{
+	struct merge_result res;
+	struct merge_opts mopts = MERGE_OPTS_INIT;
+	git_commit *ours = NULL, *theirs = NULL;
+	char *label = tree_ref_label(t);
+	git_oid mb;
+	int error;
+
+	memset(&res, 0, sizeof(res));
+	mopts.ours_label = r->sum->tag;
+	mopts.theirs_label = label;
+	if (git_merge_base(&mb, r->repo, &r->state, tip) == 0)
+		dt->merge_base = oid_str(&mb);
+	if (git_commit_lookup(&ours, r->repo, &r->state) < 0 ||
+	    git_commit_lookup(&theirs, r->repo, tip) < 0) {
+		error = tide_error_git(TIDE_ERROR, "%s: cannot read commits to merge", t->name);
+		goto done;
+	}
+	if ((error = merge_commits(&res, r->repo, ours, theirs, &mopts)) < 0) {
+		tide_error_wrap(error, "cannot merge '%s'", t->name);
+		goto done;
+	}
+	if (res.nconflicts)
+		error = run_handle_conflict(r, t, dt, &res, tip, dt->merge_base ? &mb : NULL);
+	else
+		error = run_merge_clean(r, t, dt, &res, tip);
+done:
+	merge_result_clear(&res);
+	git_commit_free(ours);
+	git_commit_free(theirs);
+	free(label);
+	return error;
+}
+
+static void log_merging(struct run *r, const struct tree *t, const git_oid *tip)
+{
+	git_commit *c = NULL;
+	char *label = tree_ref_label(t);
+	char abbrev[13];
+
+	oid_abbrev(abbrev, tip);
+	if (git_commit_lookup(&c, r->repo, tip) == 0)
+		nextfiles_log_merging(&r->mergelog, label, abbrev, git_commit_summary(c));
+	git_commit_free(c);
+	free(label);
+}
+
+static int run_tree(struct run *r, const struct tree *t)
+{
+	struct day_tree *dt = day_add_tree(r->day);
+	double start = time_now();
+	git_oid tip;
+	int have, error = 0;
+
+	dt->name = xstrdup(t->name);
+	dt->type = xstrdup(tree_type_name(t->type));
+	dt->url = xstrdup(t->url);
+	dt->branch = t->branch ? xstrdup(t->branch) : NULL;
+	run_event(r, "merging %s", t->name);
+	run_tree_tip(r, t, dt, &tip, &have);
+	if (!have) {
+		r->sum->left_out++;
+		run_event(r, "%s: not fetched, left out: %s", t->name, dt->fetch_error);
+		goto done;
+	}
+	dt->sha = oid_str(&tip);
+	log_merging(r, t, &tip);
+	if (git_oid_equal(&tip, &r->state) || git_graph_descendant_of(r->repo, &r->state, &tip) == 1) {
+		dt->status = xstrdup("up-to-date");
+		r->sum->merged++;
+		nextfiles_log_outcome(&r->mergelog, "Already up to date.");
+		run_event(r, "%s: up to date", t->name);
+		goto done;
+	}
+	error = run_merge(r, t, dt, &tip);
+	run_die_point("merge", ++r->nmerges);
+done:
+	dt->seconds = time_now() - start;
+	r->ndone++;
+	return error;
+}
+
+/* ---- the day's last commit ---- */
+
+static int insert_blob(git_treebuilder *tb, git_repository *repo, const char *name,
+		       const struct buf *content)
+{
+	git_oid blob;
+
+	if (git_blob_create_from_buffer(&blob, repo, buf_cstr(content), content->len) < 0 ||
+	    git_treebuilder_insert(NULL, tb, name, &blob, GIT_FILEMODE_BLOB) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write '%s'", name);
+	return 0;
+}
+
+/* Next/Trees, Next/SHA1s, Next/merge.log; existing Next/ files are kept. */
+static int write_next_dir(struct run *r, git_oid *out, const git_tree *root)
+{
+	const git_tree_entry *e = git_tree_entry_byname(root, "Next");
+	git_tree *old = NULL;
+	git_treebuilder *tb = NULL;
+	struct buf trees = BUF_INIT, sha1s = BUF_INIT;
+	int error = 0;
+
+	if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+		git_tree_lookup(&old, r->repo, git_tree_entry_id(e));
+	if (git_treebuilder_new(&tb, r->repo, old) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot build Next/");
+		goto done;
+	}
+	nextfiles_trees(&trees, r->conf);
+	nextfiles_sha1s(&sha1s, r->day);
+	if ((error = insert_blob(tb, r->repo, "Trees", &trees)) < 0 ||
+	    (error = insert_blob(tb, r->repo, "SHA1s", &sha1s)) < 0 ||
+	    (error = insert_blob(tb, r->repo, "merge.log", &r->mergelog)) < 0)
+		goto done;
+	if (git_treebuilder_write(out, tb) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write Next/");
+done:
+	buf_release(&trees);
+	buf_release(&sha1s);
+	git_treebuilder_free(tb);
+	git_tree_free(old);
+	return error;
+}
+
+static int run_final_commit(struct run *r)
+{
+	git_commit *state = NULL;
+	git_tree *root = NULL;
+	git_treebuilder *tb = NULL;
+	struct buf lv = BUF_INIT;
+	const git_oid *parents[1] = { &r->state };
+	git_oid next, tree, commit;
+	char *msg = xasprintf("Add linux-next specific files for %.4s%.2s%.2s\n",
+			      r->sum->date, r->sum->date + 5, r->sum->date + 8);
+	int error;
+
+	if (git_commit_lookup(&state, r->repo, &r->state) < 0 ||
+	    git_commit_tree(&root, state) < 0 || git_treebuilder_new(&tb, r->repo, root) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the merged tree");
+		goto done;
+	}
+	nextfiles_localversion(&lv, r->sum->date);
+	if ((error = write_next_dir(r, &next, root)) < 0 ||
+	    (error = insert_blob(tb, r->repo, "localversion-next", &lv)) < 0)
+		goto done;
+	if (git_treebuilder_insert(NULL, tb, "Next", &next, GIT_FILEMODE_TREE) < 0 ||
+	    git_treebuilder_write(&tree, tb) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot write the final tree");
+		goto done;
+	}
+	if ((error = make_commit(r, &commit, &tree, parents, 1, msg)) < 0)
+		goto done;
+	git_oid_cpy(&r->state, &commit);
+	r->day->commit = oid_str(&commit);
+	run_die_point("commit", 0);
+done:
+	free(msg);
+	buf_release(&lv);
+	git_treebuilder_free(tb);
+	git_tree_free(root);
+	git_commit_free(state);
+	return error;
+}
+
+/* ---- later stages ---- */
+
+/*
+ * HOOK: the build stage (src/build.h).  Runs on the day's final commit
+ * (r->state) before the day is installed; records its results as the
+ * "build" key of r->day->extra and its logs in r->tmp_dir.  A failed build
+ * sets r->sum->stage_failed; it does not stop the day.
+ */
+static int run_stage_build(struct run *r)
+{
+	if (r->opts->no_build)
+		return 0;
+	return 0;
+}
+
+/*
+ * HOOK: the boot stage (src/boot.h), after the build: boots the built
+ * kernel in QEMU, records "boot" in r->day->extra, console.log in
+ * r->tmp_dir.
+ */
+static int run_stage_boot(struct run *r)
+{
+	if (r->opts->no_boot || r->opts->no_build)
+		return 0;
+	return 0;
+}
+
+/* ---- install ---- */
+
+static int update_ref(struct run *r, const char *name, const char *what)
+{
+	git_reference *ref = NULL;
+	char *msg = xasprintf("tide: %s %s", what, r->sum->tag);
+	int error = 0;
+
+	if (git_reference_create(&ref, r->repo, name, &r->state, 1, msg) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot update '%s'", name);
+	git_reference_free(ref);
+	free(msg);
+	return error;
+}
+
+/* Record, then master, then the tag: an interrupted install leaves the old tag. */
+static int run_install(struct run *r)
+{
+	char *path = path_join(r->tmp_dir, "day.json");
+	char *log = path_join(r->tmp_dir, "merge.log");
+	char *tagref = xasprintf("refs/tags/%s", r->sum->tag);
+	int error;
+
+	free(r->day->finished);
+	r->day->finished = iso_now();
+	r->day->status = xstrdup("complete");
+	if ((error = file_write_atomic(log, buf_cstr(&r->mergelog), r->mergelog.len)) < 0 ||
+	    (error = day_save(r->day, path)) < 0 ||
+	    (error = day_install(r->days_dir, r->sum->date, r->tmp_dir)) < 0)
+		goto done;
+	run_die_point("install", 0);
+	if ((error = update_ref(r, "refs/heads/master", "day")) < 0 ||
+	    (error = update_ref(r, tagref, "tag")) < 0)
+		goto done;
+	run_event(r, "tagged %s (%zu of %zu trees merged)", r->sum->tag, r->sum->merged,
+		  r->sum->ntrees);
+done:
+	free(tagref);
+	free(log);
+	free(path);
+	return error;
+}
+
+/* ---- the day ---- */
+
+static void log_start(struct run *r)
+{
+	git_commit *c = NULL;
+	char abbrev[13];
+
+	oid_abbrev(abbrev, &r->base);
+	if (git_commit_lookup(&c, r->repo, &r->base) == 0)
+		nextfiles_log_start(&r->mergelog, r->conf->base_tag, abbrev, git_commit_summary(c));
+	git_commit_free(c);
+}
+
+static void run_release(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->njobs; i++)
+		fetch_job_clear(&r->jobs[i]);
+	free(r->jobs);
+	free(r->merged);
+	if (r->tmp_dir && path_exists(r->tmp_dir))
+		rm_rf(r->tmp_dir);
+	free(r->tmp_dir);
+	free(r->days_dir);
+	day_free(r->day);
+	git_signature_free(r->sig);
+	buf_release(&r->mergelog);
+}
+
+int run_day(struct run_summary *out, struct workspace *ws, const struct trees_conf *conf,
+	    const struct run_opts *opts)
+{
+	struct run r;
+	size_t i;
+	int error;
+
+	memset(&r, 0, sizeof(r));
+	memset(out, 0, sizeof(*out));
+	r.ws = ws;
+	r.repo = ws->repo;
+	r.conf = conf;
+	r.opts = opts;
+	r.sum = out;
+	out->ntrees = conf->ntrees;
+	if ((error = run_setup(&r)) < 0 || (error = run_fetch(&r)) < 0 ||
+	    (error = run_resolve_base(&r)) < 0)
+		goto done;
+	log_start(&r);
+	for (i = 0; i < conf->ntrees && !error; i++)
+		error = run_tree(&r, &conf->trees[i]);
+	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
+	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
+		goto done;
+	error = run_install(&r);
+done:
+	if (error < 0)
+		workspace_log(ws, "run %s failed: %s", out->date, tide_error_last());
+	run_release(&r);
+	return error;
+}

@@ -1,0 +1,54 @@
+#ifndef TIDE_RUN_H
+#define TIDE_RUN_H
+
+#include <stddef.h>
+
+struct workspace;
+struct trees_conf;
+
+/*
+ * One integration day: fetch every tree, merge them in order onto the
+ * base tag, commit Next/ files, write the day record, tag next-YYYYMMDD.
+ * The day is built in a temporary directory and put into place only when
+ * complete; the tag moves last, so a killed run leaves every earlier day
+ * as it was.
+ */
+struct run_opts {
+	const char *date;	/* YYYY-MM-DD; NULL: today (UTC) */
+	int no_build;		/* skip the build stage */
+	int no_boot;		/* skip the boot stage */
+	int jobs;		/* parallel fetches (and build jobs); default 4 */
+	/*
+	 * Called for every event of the run with one line of text (no
+	 * newline), and the trees done / total; the same line is appended
+	 * to DIR/tide.log.
+	 */
+	void (*progress)(void *arg, const char *line, size_t done, size_t total);
+	void *progress_arg;
+};
+
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, NULL, NULL }
+
+struct run_summary {
+	char date[11];
+	char tag[16];
+	size_t ntrees;
+	size_t merged;		/* merged or contained already (up-to-date) */
+	size_t left_out;	/* conflict, fetch failure, dropped */
+	size_t stale;		/* merged an older SHA because the fetch failed */
+	int stage_failed;	/* build or boot reported a failure */
+};
+
+/*
+ * Returns 0 when the day was recorded (the summary tells whether trees
+ * were left out), or a TIDE_E* code when no day could be made: bad date
+ * (TIDE_EINVAL), base tag missing (TIDE_ENOTFOUND), repository or I/O
+ * failure.
+ */
+int run_day(struct run_summary *out, struct workspace *ws, const struct trees_conf *conf,
+	    const struct run_opts *opts);
+
+/* Today's date in UTC as YYYY-MM-DD (out has room for 11 bytes). */
+void run_today(char *out);
+
+#endif

@@ -102,6 +102,16 @@ static const struct cmd *find_command(const char *name)
 	return NULL;
 }
 
+static int wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { 0 };
@@ -135,7 +145,8 @@ int main(int argc, char **argv)
 	ctx.progress = isatty(STDERR_FILENO);
 
 	git_libgit2_init();
-	if ((status = cmd_open(&ctx, cmd->flags)) == 0)
+	/* "tide CMD -h" needs no workspace or trees.conf. */
+	if ((status = cmd_open(&ctx, wants_help(argc - i, argv + i) ? 0 : cmd->flags)) == 0)
 		status = cmd->fn(&ctx, argc - i, argv + i);
 	cmd_close(&ctx);
 	git_libgit2_shutdown();

@@ -1,11 +1,326 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+/*
+ * tide bisect: find the tree and the commit that broke a day.  The search
+ * is src/bisect.c; this file picks the check, prints the steps as they
+ * are decided and maps the outcome to an exit status (man/tide-bisect.1).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "../src/bisect.h"
+#include "../src/build.h"
+#include "../src/error.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+/* Outcomes that are not "found": distinct statuses a script can test. */
+enum {
+	EXIT_NOTHING = 6,	/* the day passes the check */
+	EXIT_BASE_BROKEN = 7,	/* the base fails the check: mainline is broken */
+};
+
+static const char usage[] =
+	"usage: tide bisect DATE [--build | --boot | --test NAME | --cmd CMD]\n"
+	"                   [--since GOOD-DATE] [--retries N]\n"
+	"       tide bisect --continue\n"
+	"       tide bisect --status\n";
+
+/* What the user asked for; also what state.json keeps for --continue. */
+struct spec {
+	const char *kind;	/* "cmd", "build", "boot", "test" */
+	const char *arg;	/* the command or the test name */
+};
+
+struct checker {
+	struct bisect_check check;
+	struct bisect_cmd cmd;
+	struct build_opts bopts;
+	int have_bopts;
+	char *srcdir, *state_path, *log_path;
+};
+
+/* --build: a failed build is bad.  (Under --boot/--test it would be a skip.) */
+static int build_check(void *data, git_repository *repo, const git_oid *commit,
+		       enum bisect_verdict *verdict, char **note)
+{
+	struct checker *ck = data;
+	struct build_result res = { 0 };
+	int err = build_run(&res, repo, commit, &ck->bopts);
+
+	if (err < 0)
+		return err;
+	*verdict = res.ok ? BISECT_GOOD : BISECT_BAD;
+	if (!res.ok && res.failure)
+		*note = xstrdup(res.failure);
+	build_result_release(&res);
+	return 0;
+}
+
+static int checker_init(struct checker *ck, const struct spec *sp, const char *wsdir)
+{
+	memset(ck, 0, sizeof(*ck));
+	ck->srcdir = path_join(wsdir, "bisect/src");
+	ck->state_path = path_join(wsdir, "bisect/src.tree");
+	ck->log_path = path_join(wsdir, "bisect/check.log");
+	ck->check.data = ck;
+	if (!strcmp(sp->kind, "cmd")) {
+		ck->cmd.cmd = sp->arg;
+		ck->cmd.srcdir = ck->srcdir;
+		ck->cmd.state_path = ck->state_path;
+		ck->cmd.log_path = ck->log_path;
+		ck->check.run = bisect_cmd_run;
+		ck->check.data = &ck->cmd;
+		return 0;
+	}
+	if (!strcmp(sp->kind, "build")) {
+		build_opts_for_workspace(&ck->bopts, wsdir, ck->log_path);
+		ck->have_bopts = 1;
+		if (!ck->bopts.fragment)
+			ck->bopts.fragment = build_default_fragment();
+		if (!ck->bopts.fragment) {
+			cmd_error("no config fragment: kernel-tests/smoke.config not found "
+				  "(set TIDE_KERNEL_TESTS)");
+			return EXIT_BADINPUT;
+		}
+		ck->bopts.jobs = 2;
+		ck->bopts.nice = 10;
+		ck->check.run = build_check;
+		return 0;
+	}
+	cmd_error("--%s is not available in this build of tide yet", sp->kind);
+	return EXIT_FAILED;
+}
+
+static void checker_release(struct checker *ck)
+{
+	if (ck->have_bopts)
+		build_opts_release(&ck->bopts);
+	free(ck->srcdir);
+	free(ck->state_path);
+	free(ck->log_path);
+}
+
+static void show_progress(void *data, const char *line)
+{
+	(void)data;
+	fprintf(stderr, "tide: bisect: %s\n", line);
+}
+
+static int print_result(const struct bisect_result *r)
+{
+	switch (r->outcome) {
+	case BISECT_NOTHING:
+		printf("nothing to bisect: %s passes the check\n", r->date);
+		break;
+	case BISECT_BASE_BROKEN:
+		printf("mainline is broken: the base %.12s fails the check\n",
+		       r->commit ? r->commit : "?");
+		break;
+	case BISECT_RANGE:
+		printf("skipped steps leave a range: %s .. %s%s%s\n", r->range_first,
+		       r->range_last, r->tree ? " in " : "", r->tree ? r->tree : "");
+		break;
+	default:
+		printf("tree: %s\n", r->tree ? r->tree : "(none)");
+		if (r->commit)
+			printf("first bad commit: %s %s\n", r->commit, r->subject);
+		if (r->outcome == BISECT_SEMANTIC)
+			printf("semantic conflict: good on mainline alone, bad with %s\n",
+			       r->other_tree ? r->other_tree : "(an earlier tree, not found)");
+		if (r->outcome == BISECT_UNCONFIRMED)
+			printf("not confirmed: the result did not reproduce\n");
+	}
+	printf("builds: %zu (bound %zu), runs: %zu, time: %.1fs\n", r->steps, r->bound,
+	       r->runs, r->seconds);
+	switch (r->outcome) {
+	case BISECT_FOUND:
+	case BISECT_SEMANTIC:
+		return EXIT_OK;
+	case BISECT_NOTHING:
+		return EXIT_NOTHING;
+	case BISECT_BASE_BROKEN:
+		return EXIT_BASE_BROKEN;
+	default:
+		return EXIT_PROBLEMS;
+	}
+}
+
+static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
+	       const char *since, int retries, int resume)
+{
+	struct bisect_result res;
+	struct bisect_opts o = { 0 };
+	struct checker ck;
+	json_t *spec = json_pack("{s:s, s:s?}", "kind", sp->kind, "arg", sp->arg);
+	int status = checker_init(&ck, sp, ctx->ws->dir);
+
+	if (status)
+		goto done;
+	o.wsdir = ctx->ws->dir;
+	o.date = date;
+	o.since = since;
+	o.retries = retries;
+	o.check_spec = spec;
+	o.resume = resume;
+	o.check = &ck.check;
+	o.progress = show_progress;
+	if (bisect_run(&res, ctx->ws->repo, &o) < 0) {
+		status = cmd_fail("bisect");
+		if (status == EXIT_FAILED)
+			cmd_error("the state is kept: 'tide bisect --continue' resumes");
+		goto done;
+	}
+	status = print_result(&res);
+	bisect_result_release(&res);
+done:
+	checker_release(&ck);
+	json_decref(spec);
+	return cmd_finish_stdout(status);
+}
+
+static int status_cmd(struct cmd_ctx *ctx)
+{
+	json_t *st = NULL, *s, *res;
+	size_t i;
+
+	if (bisect_state_load(&st, ctx->ws->dir) < 0)
+		return cmd_fail(NULL);
+	printf("date: %s\n", json_string_value(json_object_get(st, "date")) ?: "?");
+	if (json_is_string(json_object_get(st, "since")))
+		printf("since: %s\n", json_string_value(json_object_get(st, "since")));
+	printf("check: --%s%s%s\n",
+	       json_string_value(json_object_get(json_object_get(st, "check"), "kind")) ?: "?",
+	       json_object_get(json_object_get(st, "check"), "arg") ? " " : "",
+	       json_string_value(json_object_get(json_object_get(st, "check"), "arg")) ?: "");
+	printf("status: %s\n", json_string_value(json_object_get(st, "status")) ?: "?");
+	json_array_foreach(json_object_get(st, "steps"), i, s)
+		printf("step %zu: %s: %s: %s\n", i + 1,
+		       json_string_value(json_object_get(s, "stage")) ?: "?",
+		       json_string_value(json_object_get(s, "label")) ?: "?",
+		       json_string_value(json_object_get(s, "verdict")) ?: "?");
+	res = json_object_get(st, "result");
+	if (res)
+		printf("result: %s %s %s\n",
+		       json_string_value(json_object_get(res, "outcome")) ?: "?",
+		       json_string_value(json_object_get(res, "tree")) ?: "-",
+		       json_string_value(json_object_get(res, "commit")) ?: "-");
+	json_decref(st);
+	return cmd_finish_stdout(EXIT_OK);
+}
+
+static int continue_cmd(struct cmd_ctx *ctx)
+{
+	json_t *st = NULL, *check;
+	struct spec sp;
+	int status;
+
+	if (bisect_state_load(&st, ctx->ws->dir) < 0)
+		return cmd_fail(NULL);
+	check = json_object_get(st, "check");
+	sp.kind = json_string_value(json_object_get(check, "kind"));
+	sp.arg = json_string_value(json_object_get(check, "arg"));
+	if (!sp.kind || !json_is_string(json_object_get(st, "date"))) {
+		cmd_error("%s/bisect/state.json: no date or check recorded", ctx->ws->dir);
+		json_decref(st);
+		return EXIT_BADINPUT;
+	}
+	if (!strcmp(json_string_value(json_object_get(st, "status")) ?: "", "done")) {
+		printf("the bisect of %s is finished; 'tide bisect --status' shows it\n",
+		       json_string_value(json_object_get(st, "date")));
+		json_decref(st);
+		return cmd_finish_stdout(EXIT_OK);
+	}
+	status = run(ctx, json_string_value(json_object_get(st, "date")), &sp,
+		     json_string_value(json_object_get(st, "since")),
+		     (int)json_integer_value(json_object_get(st, "retries")) ?: 1, 1);
+	json_decref(st);
+	return status;
+}
+
+static int set_check(struct spec *sp, const char *kind, const char *arg)
+{
+	if (sp->kind) {
+		cmd_error("only one of --build, --boot, --test, --cmd");
+		return -1;
+	}
+	sp->kind = kind;
+	sp->arg = arg;
+	return 0;
+}
 
 int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	static const struct option longopts[] = {
+		{ "build", no_argument, NULL, 'B' },
+		{ "boot", no_argument, NULL, 'b' },
+		{ "test", required_argument, NULL, 't' },
+		{ "cmd", required_argument, NULL, 'c' },
+		{ "since", required_argument, NULL, 's' },
+		{ "retries", required_argument, NULL, 'r' },
+		{ "continue", no_argument, NULL, 'C' },
+		{ "status", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct spec sp = { NULL, NULL };
+	const char *since = NULL;
+	int c, retries = 1, cont = 0, stat = 0, bad = 0;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			bad |= set_check(&sp, "build", NULL);
+			break;
+		case 'b':
+			bad |= set_check(&sp, "boot", NULL);
+			break;
+		case 't':
+			bad |= set_check(&sp, "test", optarg);
+			break;
+		case 'c':
+			bad |= set_check(&sp, "cmd", optarg);
+			break;
+		case 's':
+			since = optarg;
+			break;
+		case 'r':
+			retries = (int)strtol(optarg, &end, 10);
+			if (*end || retries < 1 || retries > 100) {
+				cmd_error("--retries wants a number from 1 to 100, not '%s'", optarg);
+				bad = 1;
+			}
+			break;
+		case 'C':
+			cont = 1;
+			break;
+		case 'S':
+			stat = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return cmd_finish_stdout(EXIT_OK);
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (bad)
+		return cmd_usage(usage);
+	if (cont || stat) {
+		if (optind != argc || sp.kind || since || cont + stat > 1)
+			return cmd_usage(usage);
+		return cont ? continue_cmd(ctx) : status_cmd(ctx);
+	}
+	if (optind + 1 != argc)
+		return cmd_usage(usage);
+	if (sp.kind && !strcmp(sp.kind, "cmd") && !*sp.arg) {
+		cmd_error("--cmd wants a command");
+		return EXIT_USAGE;
+	}
+	if (!sp.kind)
+		sp.kind = "build";
+	return run(ctx, argv[optind], &sp, since, retries, 0);
 }

@@ -836,7 +836,7 @@ out0:
 
 /* ---- days ---- */
 
-struct day {
+struct bday {
 	char date[11];		/* YYYY-MM-DD */
 	char *path;		/* its day.json */
 	json_t *json;
@@ -871,14 +871,14 @@ static int oid_field(git_oid *out, const json_t *obj, const char *key)
 	return s && git_oid_fromstr(out, s) == 0 ? 0 : -1;
 }
 
-static void day_release(struct day *d)
+static void day_release(struct bday *d)
 {
 	free(d->path);
 	json_decref(d->json);
 	memset(d, 0, sizeof(*d));
 }
 
-static int day_load(struct day *d, git_repository *repo, const char *wsdir,
+static int day_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
 	json_error_t jerr;
@@ -913,7 +913,7 @@ static int day_load(struct day *d, git_repository *repo, const char *wsdir,
  * base, the chain stops at the first commit that is neither a Tide-Tree
  * merge nor the tip (the documented shape of a day).
  */
-static int day_chain(struct bctx *c, const struct day *d, git_oid **chain, size_t *n)
+static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain, size_t *n)
 {
 	git_oid *list = NULL;
 	size_t nl = 0, i;
@@ -943,7 +943,7 @@ static int day_chain(struct bctx *c, const struct day *d, git_oid **chain, size_
 			cur = *git_commit_parent_id(cm, 0);
 			git_commit_free(cm);
 		}
-		((struct day *)d)->base = cur;
+		((struct bday *)d)->base = cur;
 	}
 	err = first_parent_list(c->repo, &d->tip, &d->base, &list, &nl);
 	if (err)
@@ -1037,7 +1037,7 @@ static int endpoints(struct bctx *c, struct bisect_result *res, const git_oid *g
 	return 0;
 }
 
-static int stage1(struct bctx *c, struct bisect_result *res, struct day *d)
+static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 {
 	struct chain_series cs = { c, NULL, 0 };
 	struct series s = { 0 };
@@ -1150,7 +1150,7 @@ static json_t *result_json(const struct bisect_result *res, const struct bctx *c
 }
 
 /* Put the record into the day's day.json (atomically: a reader sees old or new). */
-static int record_in_day(const struct day *d, json_t *record)
+static int record_in_day(const struct bday *d, json_t *record)
 {
 	json_error_t jerr;
 	json_t *day = json_load_file(d->path, 0, &jerr);
@@ -1224,14 +1224,14 @@ static void ctx_release(struct bctx *c)
 	json_decref(c->old_steps);
 }
 
-static int days_bisect(struct bctx *c, struct bisect_result *res, struct day *bad,
+static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *bad,
 		       const char *since);
 
 int bisect_run(struct bisect_result *res, git_repository *repo,
 	       const struct bisect_opts *opts)
 {
 	struct bctx c;
-	struct day d = { 0 };
+	struct bday d = { 0 };
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -1260,6 +1260,8 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	if ((err = state_save(&c)) == 0)
 		err = record_in_day(&d, res->record);
 done:
+	if (err < 0)
+		bisect_result_release(res);
 	ctx_release(&c);
 	day_release(&d);
 	return err;
@@ -1309,7 +1311,7 @@ struct item {
 };
 
 /* The commit a day merged for tree name (NULL status: not merged that day). */
-static int day_tree(const struct day *d, const char *name, git_oid *out)
+static int day_tree(const struct bday *d, const char *name, git_oid *out)
 {
 	size_t i;
 	json_t *t;
@@ -1328,7 +1330,7 @@ static int day_tree(const struct day *d, const char *name, git_oid *out)
 }
 
 static int add_item(struct item **items, size_t *n, size_t *alloc, const char *name,
-		    const struct day *good, const struct day *bad)
+		    const struct bday *good, const struct bday *bad)
 {
 	size_t i;
 
@@ -1401,8 +1403,8 @@ static int days_test(void *data, size_t j, enum bisect_verdict *out)
 }
 
 /* The new commits of the culprit tree whose patch is not in its old version. */
-static int really_new(struct bctx *c, const struct item *it, const struct day *good,
-		      const struct day *bad, git_oid **out, size_t *n)
+static int really_new(struct bctx *c, const struct item *it, const struct bday *good,
+		      const struct bday *bad, git_oid **out, size_t *n)
 {
 	git_oid *oldl = NULL, *newl = NULL, pid;
 	json_t *seen = json_object();
@@ -1440,7 +1442,7 @@ done:
 }
 
 static int days_stage2(struct bctx *c, struct bisect_result *res, struct days_series *ds,
-		       size_t hi, const struct day *good, const struct day *bad)
+		       size_t hi, const struct bday *good, const struct bday *bad)
 {
 	size_t slot = ds->changed[hi - 1], ncand = 0, found;
 	struct item *it = &ds->items[slot];
@@ -1480,11 +1482,11 @@ done:
 	return err;
 }
 
-static int days_bisect(struct bctx *c, struct bisect_result *res, struct day *bad,
+static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *bad,
 		       const char *since)
 {
 	struct days_series ds = { c, NULL, 0, NULL, 0, NULL };
-	struct day good = { 0 };
+	struct bday good = { 0 };
 	enum bisect_verdict *v = NULL;
 	git_oid *chain = NULL, sgood, sbad;
 	size_t alloc = 0, i, n, lo, hi;

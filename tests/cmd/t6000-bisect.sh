@@ -1,0 +1,222 @@
+#!/bin/sh
+# tide bisect with --cmd on generated days: stage 1, stage 2, semantic
+# conflicts, skips, flaky checks with --retries, resume, bad input.
+. "$(dirname "$0")/lib.sh"
+
+WS=$TRASH/ws
+
+# A mainline with an API header and a user of it.
+make_mainline() {
+	git init -q -b master "$TRASH/mainline" &&
+	commit_file "$TRASH/mainline" api.h "old_name other_fn" "mainline: api" &&
+	commit_file "$TRASH/mainline" core.c "old_name" "mainline: core" &&
+	git -C "$TRASH/mainline" tag v1
+}
+
+# new_tree DIR: a tree branched from mainline's v1.
+new_tree() {
+	git clone -q "$TRASH/mainline" "$TRASH/$1" &&
+	git -C "$TRASH/$1" checkout -q -B master v1
+}
+
+# series DIR PREFIX N [BAD]: N commits writing PREFIX/fI; commit BAD plants "BUG".
+series() {
+	i=1
+	while [ $i -le $3 ]; do
+		if [ "$i" = "${4:-0}" ]; then txt="BUG here"; else txt="fine $i"; fi
+		commit_file "$TRASH/$1" "$2/f$i" "$txt" "$2: change $i" || return 1
+		i=$((i + 1))
+	done
+}
+
+# make_day DATE NAME=DIR...: the day's history in the documented shape
+# (base, one "Tide-Tree:" merge per tree, the Next/ files commit, tagged),
+# pushed into the workspace, with its day.json.
+make_day() {
+	date=$1; shift
+	tag=next-$(echo "$date" | tr -d -)
+	int=$TRASH/int
+	[ -d "$WS/repo.git" ] || git init -q --bare "$WS/repo.git"
+	rm -rf "$int" && git clone -q "$TRASH/mainline" "$int" &&
+	base=$(git -C "$int" rev-parse HEAD) &&
+	trees= &&
+	for nd in "$@"; do
+		name=${nd%%=*} dir=${nd#*=}
+		git -C "$int" fetch -q "$TRASH/$dir" "master:refs/remotes/$name/master" &&
+		sha=$(git -C "$int" rev-parse "$name/master") &&
+		git -C "$int" merge -q --no-ff --no-edit \
+			-m "Merge remote-tracking branch '$name/master'" -m "Tide-Tree: $name" \
+			"$name/master" &&
+		mc=$(git -C "$int" rev-parse HEAD) &&
+		trees="$trees${trees:+,}{\"name\":\"$name\",\"type\":\"git\",\"sha\":\"$sha\",\"status\":\"merged\",\"merge_commit\":\"$mc\"}" ||
+		return 1
+	done
+	mkdir -p "$int/Next" && echo "$*" >"$int/Next/Trees" &&
+	git -C "$int" add Next && git -C "$int" commit -q -m "Add linux-next specific files for $tag" &&
+	git -C "$int" tag "$tag" &&
+	tip=$(git -C "$int" rev-parse HEAD) &&
+	git -C "$int" push -q -f "$WS/repo.git" "HEAD:refs/heads/master" "$tag" &&
+	mkdir -p "$WS/days/$date" &&
+	printf '{"version":1,"date":"%s","tag":"%s","status":"complete","base":{"tag":"v1","commit":"%s"},"commit":"%s","trees":[%s]}\n' \
+		"$date" "$tag" "$base" "$tip" "$trees" >"$WS/days/$date/day.json"
+}
+
+# The check scripts (run in the checked-out tree).
+cat >"$TRASH/nobug.sh" <<'EOF'
+! grep -rqs BUG .
+EOF
+cat >"$TRASH/api.sh" <<'EOF'
+for w in $(cat use/* core.c 2>/dev/null); do grep -qw "$w" api.h || exit 1; done
+EOF
+cat >"$TRASH/skip.sh" <<'EOF'
+[ -e SKIP ] && exit 125
+! grep -rqs BUG .
+EOF
+# Fails every other run even where nothing is wrong.
+cat >"$TRASH/flaky.sh" <<EOF
+n=\$(cat "$TRASH/count" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$TRASH/count"
+grep -rqs BUG . && exit 1
+[ \$((n % 2)) = 0 ] && exit 1
+exit 0
+EOF
+
+builds_ok() {
+	# "builds: N (bound M)": N within M, and M as the issue's formula says.
+	line=$(grep '^builds:' "$1") &&
+	n=$(echo "$line" | sed 's/builds: \([0-9]*\) .*/\1/') &&
+	m=$(echo "$line" | sed 's/.*(bound \([0-9]*\)).*/\1/') &&
+	echo "builds $n bound $m max $2" &&
+	test "$n" -le "$m" && test "$m" -le "$2"
+}
+
+test_expect_success 'setup: mainline, trees, day 2026-01-01' '
+	make_mainline &&
+	new_tree net && series net net 3 &&
+	new_tree gpio && series gpio gpio 8 5 &&
+	new_tree usb && series usb usb 3 &&
+	make_day 2026-01-01 net=net gpio=gpio usb=usb
+'
+
+test_expect_success 'stage 1 names the tree, stage 2 the planted commit' '
+	culprit=$(git -C gpio rev-parse HEAD~3) &&
+	tide -C ws bisect 2026-01-01 --cmd "sh $TRASH/nobug.sh" >out 2>err &&
+	cat out &&
+	grep "^tree: gpio$" out &&
+	grep "^first bad commit: $culprit gpio: change 5$" out &&
+	grep "first bad merge: gpio" err
+'
+
+test_expect_success 'builds stay within ceil(log2 merges) + ceil(log2 commits) + confirmations' '
+	# 4 first-parent commits, 8 gpio commits: 2 + 3 + 2 endpoints + 2 confirmations + 1 alone
+	builds_ok out 10
+'
+
+test_expect_success 'the result is in day.json and --status shows it' '
+	grep -q "\"bisect\"" ws/days/2026-01-01/day.json &&
+	grep -q "\"outcome\": \"found\"" ws/days/2026-01-01/day.json &&
+	grep -q "\"verdict\": \"bad\"" ws/days/2026-01-01/day.json &&
+	culprit=$(git -C gpio rev-parse HEAD~3) &&
+	tide -C ws bisect --status >st &&
+	grep "^status: done" st &&
+	grep "^result: found gpio $culprit" st
+'
+
+test_expect_success 'a day that passes: nothing to bisect, exit 6' '
+	test_must_fail --status=6 tide -C ws bisect 2026-01-01 --cmd true >out &&
+	grep "nothing to bisect" out
+'
+
+test_expect_success 'a check failing on the base: mainline is broken, exit 7' '
+	test_must_fail --status=7 tide -C ws bisect 2026-01-01 --cmd false >out &&
+	grep "mainline is broken" out
+'
+
+test_expect_success 'a date with no day: exit 3' '
+	test_must_fail --status=3 tide -C ws bisect 2026-01-09 --cmd true 2>err &&
+	grep "no day 2026-01-09" err &&
+	test_must_fail --status=3 tide -C ws bisect yesterday --cmd true 2>err &&
+	grep "not a date" err
+'
+
+test_expect_success 'a --cmd that does not exist: exit 3' '
+	test_must_fail --status=3 tide -C ws bisect 2026-01-01 --cmd no-such-command-xyz 2>err &&
+	grep "not found" err
+'
+
+test_expect_success 'usage errors exit 2; --help prints the usage' '
+	test_must_fail --status=2 tide -C ws bisect &&
+	test_must_fail --status=2 tide -C ws bisect 2026-01-01 --build --cmd true &&
+	test_must_fail --status=2 tide -C ws bisect 2026-01-01 --retries 0 --cmd true &&
+	tide -C ws bisect --help >out && grep "usage: tide bisect DATE" out
+'
+
+test_expect_success 'semantic conflict: two trees good alone, bad together' '
+	new_tree rename &&
+	printf "new_name other_fn\n" >rename/api.h && printf "new_name\n" >rename/core.c &&
+	git -C rename commit -q -am "rename: old_name becomes new_name" &&
+	new_tree misc && series misc misc 2 &&
+	new_tree user &&
+	commit_file user use/a "other_fn" "user: use other_fn" &&
+	commit_file user use/b "old_name" "user: use old_name" &&
+	commit_file user use/c "other_fn" "user: more other_fn" &&
+	make_day 2026-01-02 rename=rename misc=misc user=user &&
+	culprit=$(git -C user rev-parse HEAD~1) &&
+	tide -C ws bisect 2026-01-02 --cmd "sh $TRASH/api.sh" >out 2>err &&
+	cat out &&
+	grep "^tree: user$" out &&
+	grep "^first bad commit: $culprit user: use old_name$" out &&
+	grep "^semantic conflict: good on mainline alone, bad with rename$" out &&
+	grep -q "\"conflicts_with\": \"rename\"" ws/days/2026-01-02/day.json
+'
+
+test_expect_success 'a skipped step (exit 125) is stepped around, not blamed' '
+	new_tree drv &&
+	series drv drv 3 &&
+	commit_file drv SKIP "untestable" "drv: untestable 4" &&
+	git -C drv rm -q SKIP && git -C drv commit -q -m "drv: testable again 5" &&
+	commit_file drv drv/f6 "BUG" "drv: change 6" &&
+	series drv drv2 2 &&
+	make_day 2026-01-03 net=net drv=drv &&
+	culprit=$(git -C drv rev-parse HEAD~2) &&
+	tide -C ws bisect 2026-01-03 --cmd "sh $TRASH/skip.sh" >out 2>err &&
+	cat out &&
+	grep "^first bad commit: $culprit drv: change 6$" out &&
+	grep "drv 4/8 .*untestable 4" err &&
+	grep -A1 "untestable 4" err | grep ": skip" 
+'
+
+test_expect_success 'a flaky check with --retries 3 still finds the planted commit' '
+	culprit=$(git -C gpio rev-parse HEAD~3) &&
+	rm -f count &&
+	tide -C ws bisect 2026-01-01 --retries 3 --cmd "sh $TRASH/flaky.sh" >out 2>err &&
+	cat out &&
+	grep "^first bad commit: $culprit gpio: change 5$" out &&
+	test $(cat count) -gt $(grep "^builds:" out | sed "s/builds: \([0-9]*\) .*/\1/")
+'
+
+# The fourth run kills tide itself with SIGKILL (no cleanup at all).
+cat >"$TRASH/kill.sh" <<EOF
+n=\$(cat "$TRASH/count" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$TRASH/count"
+[ \$n = 3 ] && kill -9 \$(cat "$TRASH/tide.pid")
+! grep -rqs BUG .
+EOF
+
+test_expect_success 'a bisect killed half-way resumes with --continue' '
+	culprit=$(git -C gpio rev-parse HEAD~3) &&
+	rm -f count &&
+	{ sh -c "echo \$\$ >tide.pid; exec \"$TIDE_BIN\" -C ws bisect 2026-01-01 --cmd \"sh $TRASH/kill.sh\"" >out 2>err
+	  echo $? >rc; } &&
+	test "$(cat rc)" = 137 &&
+	tide -C ws bisect --status >st && cat st &&
+	grep "^status: running" st &&
+	test $(grep -c "^step" st) = 3 &&
+	tide -C ws bisect --continue >out 2>err &&
+	cat out err &&
+	grep "^first bad commit: $culprit gpio: change 5$" out &&
+	test $(grep -c "(recorded)" err) = 3 &&
+	builds_ok out 10
+'
+
+test_done

@@ -228,7 +228,8 @@ static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
 	size_t i;
 	int error;
 
-	qsort(d->v, d->n, sizeof(*d->v), out_ent_cmp);
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), out_ent_cmp);
 	for (i = 0; i < d->n; i++) {
 		buf_printf(&raw, "%o %s", d->v[i].mode, d->v[i].name);
 		buf_putc(&raw, '\0');
@@ -292,7 +293,8 @@ static void slots_build(git_tree *const trees[3], struct slot **out, size_t *nou
 			n++;
 		}
 	}
-	qsort(all, n, sizeof(*all), slot_name_cmp);
+	if (n)
+		qsort(all, n, sizeof(*all), slot_name_cmp);
 	for (i = 0, j = 0; i < n; i++) {
 		if (j && !slot_name_cmp(&all[j - 1], &all[i])) {
 			for (k = 0; k < 3; k++)

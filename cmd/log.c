@@ -1,11 +1,82 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "cmd.h"
+#include "../src/day.h"
+#include "../src/error.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+static const char usage[] = "usage: tide log\n";
+
+/* "ok"/"failed" of a later stage's record ("build", "boot"), or NULL. */
+static const char *stage_status(const struct day *d, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(d->extra, key), "status"));
+}
+
+static void print_day(const struct day *d)
+{
+	size_t i, merged = 0, conflicts = 0, failed = 0;
+	const char *s;
+
+	for (i = 0; i < d->ntrees; i++) {
+		const char *st = d->trees[i].status ? d->trees[i].status : "";
+
+		if (!strcmp(st, "merged") || !strcmp(st, "up-to-date") || !strcmp(st, "previous"))
+			merged++;
+		else if (!strcmp(st, "conflict"))
+			conflicts++;
+		else
+			failed++;
+	}
+	printf("%s  %s  %zu/%zu merged", d->date, d->tag ? d->tag : "-", merged, d->ntrees);
+	if (conflicts)
+		printf("  %zu conflict%s", conflicts, conflicts == 1 ? "" : "s");
+	if (failed)
+		printf("  %zu not merged", failed);
+	if ((s = stage_status(d, "build")))
+		printf("  build: %s", s);
+	if ((s = stage_status(d, "boot")))
+		printf("  boot: %s", s);
+	putchar('\n');
+}
 
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	char *days = NULL, **dates = NULL;
+	int n, i, status = EXIT_OK;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		cmd_error("unknown argument '%s'", argv[1]);
+		return cmd_usage(usage);
+	}
+	days = workspace_path(ctx->ws, "days");
+	if ((n = day_list(&dates, days)) < 0) {
+		free(days);
+		return cmd_fail(NULL);
+	}
+	for (i = n - 1; i >= 0; i--) {	/* newest first, like git log */
+		char *path = xasprintf("%s/%s/day.json", days, dates[i]);
+		struct day *d = NULL;
+
+		if (day_load(&d, path) < 0) {
+			cmd_error("%s", tide_error_last());
+			status = EXIT_FAILED;
+		} else {
+			print_day(d);
+		}
+		day_free(d);
+		free(path);
+	}
+	day_list_free(dates, n);
+	free(days);
+	return status;
 }

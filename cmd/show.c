@@ -1,11 +1,130 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "cmd.h"
+#include "../src/day.h"
+#include "../src/error.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+static const char usage[] = "usage: tide show [--json] [DATE]\n";
+
+/* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
+static char *find_date(struct workspace *ws, const char *arg)
+{
+	char *days, **dates = NULL, *date = NULL;
+	int n;
+
+	if (arg && str_starts_with(arg, "next-") && strlen(arg) == 13) {
+		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
+
+		if (day_date_is_valid(d))
+			return d;
+		free(d);
+	} else if (arg && day_date_is_valid(arg)) {
+		return xstrdup(arg);
+	}
+	if (arg) {
+		tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
+		return NULL;
+	}
+	days = workspace_path(ws, "days");
+	n = day_list(&dates, days);
+	if (n > 0)
+		date = xstrdup(dates[n - 1]);
+	else if (n == 0)
+		tide_error_set(TIDE_ENOTFOUND, "no day in workspace '%s' yet", ws->dir);
+	day_list_free(dates, n > 0 ? n : 0);
+	free(days);
+	return date;
+}
+
+static void print_tree(const struct day_tree *t)
+{
+	size_t i;
+
+	printf("  %-20s %-12s %.12s", t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
+		printf("  fetch %s: %s", t->fetch_status, t->fetch_error ? t->fetch_error : "");
+	putchar('\n');
+	for (i = 0; i < t->nconflicts; i++)
+		printf("      %s (%s)\n", t->conflicts[i].path, t->conflicts[i].kind);
+}
+
+static void print_day(const struct day *d)
+{
+	size_t i;
+
+	printf("%s  %s  %s\n", d->date, d->tag ? d->tag : "-", d->status ? d->status : "-");
+	printf("base    %s %s %.12s\n", d->base_url ? d->base_url : "-",
+	       d->base_tag ? d->base_tag : "-", d->base_commit ? d->base_commit : "-");
+	printf("commit  %s\n", d->commit ? d->commit : "-");
+	for (i = 0; i < d->ntrees; i++)
+		print_tree(&d->trees[i]);
+}
+
+static int show_json(const char *path)
+{
+	json_error_t jerr;
+	json_t *json = json_load_file(path, 0, &jerr);
+
+	if (!json) {
+		cmd_error("%s:%d: %s", path, jerr.line, jerr.text);
+		return EXIT_FAILED;
+	}
+	json_dumpf(json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(json);
+	return EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, int *json, const char **date)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			*json = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage, stdout);
+			return -1;
+		} else if (argv[i][0] == '-' || *date) {
+			cmd_error("unexpected argument '%s'", argv[i]);
+			return cmd_usage(usage);
+		} else {
+			*date = argv[i];
+		}
+	}
+	return 0;
+}
 
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	const char *arg = NULL;
+	char *date, *path = NULL;
+	struct day *d = NULL;
+	int json = 0, status;
+
+	if ((status = parse_args(argc, argv, &json, &arg)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (!(date = find_date(ctx->ws, arg)))
+		return cmd_fail(NULL);
+	path = xasprintf("%s/days/%s/day.json", ctx->ws->dir, date);
+	if (!path_exists(path)) {
+		cmd_error("no day %s in workspace '%s'", date, ctx->ws->dir);
+		status = EXIT_BADINPUT;
+	} else if (json) {
+		status = show_json(path);
+	} else if (day_load(&d, path) < 0) {
+		status = cmd_fail(NULL);
+	} else {
+		print_day(d);
+	}
+	day_free(d);
+	free(path);
+	free(date);
+	return status;
 }

@@ -98,11 +98,12 @@ static char *resolve_location(const char *dir, const char *url)
 	return abs;
 }
 
-static int is_header(char **f, size_t n)
+/* Next/Trees starts with a title line ("...:"), column names and dashes. */
+static int is_header(const char *text, char **f, size_t n)
 {
 	size_t i;
 
-	if (n == 1 && str_ends_with(f[0], ":"))
+	if (str_ends_with(text, ":"))
 		return 1;
 	if (n >= 2 && !strcmp(f[0], "Name") && !strcmp(f[1], "Type"))
 		return 1;
@@ -276,7 +277,7 @@ static int parse_line(struct parser *p, char *text, int line)
 	if (text[0] == '#' || text[strspn(text, " \t")] == '\0')
 		return 0;
 	f = split_fields(text, " \t", &n);
-	if (!(p->conf->ntrees == 0 && is_header(f, n)))
+	if (!(p->conf->ntrees == 0 && is_header(text, f, n)))
 		error = add_tree(p, f, n, line);
 	fields_free(f, n);
 	return error;

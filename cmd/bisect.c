@@ -115,8 +115,12 @@ static int print_result(const struct bisect_result *r)
 		printf("nothing to bisect: %s passes the check\n", r->date);
 		break;
 	case BISECT_BASE_BROKEN:
-		printf("mainline is broken: the base %.12s fails the check\n",
-		       r->commit ? r->commit : "?");
+		if (json_object_get(r->record, "since"))
+			printf("the good day is broken too: %s's commits fail the check\n",
+			       json_string_value(json_object_get(r->record, "since")));
+		else
+			printf("mainline is broken: the base %.12s fails the check\n",
+			       r->commit ? r->commit : "?");
 		break;
 	case BISECT_RANGE:
 		printf("skipped steps leave a range: %s .. %s%s%s\n", r->range_first,

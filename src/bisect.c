@@ -1594,14 +1594,16 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 		   enum bisect_verdict *verdict, char **note)
 {
 	const struct bisect_cmd *bc = data;
-	struct build_checkout_stats st;
+	struct build_checkout_stats st = { 0 };
 	char hex[GIT_OID_HEXSZ + 1];
 	pid_t pid;
 	int status, err, code;
 
 	git_oid_tostr(hex, sizeof(hex), commit);
-	if ((err = mkdir_p(bc->srcdir, 0777)) < 0 ||
-	    (err = build_checkout(&st, repo, commit, bc->srcdir, bc->state_path)) < 0)
+	if ((err = mkdir_p(bc->srcdir, 0777)) == 0)
+		err = build_checkout(&st, repo, commit, bc->srcdir, bc->state_path);
+	build_checkout_stats_release(&st);
+	if (err < 0)
 		return err;
 	pid = fork();
 	if (pid < 0)

@@ -13,7 +13,13 @@
 #include "../src/merge.h"
 
 static const char usage[] =
-	"usage: tide merge-tree [--name-only] [--no-renames] OURS THEIRS\n";
+	"usage: tide merge-tree [--name-only] [--no-renames] [--allow-unrelated-histories]\n"
+	"                       OURS THEIRS\n";
+
+struct args {
+	int name_only;
+	int allow_unrelated;
+};
 
 static int peel_commit(git_commit **out, git_repository *repo, const char *rev)
 {
@@ -89,11 +95,12 @@ static void print_result(const struct merge_result *res,
 		print_message(&res->conflicts[i], o);
 }
 
-static int parse_args(int argc, char **argv, int *name_only, struct merge_opts *o)
+static int parse_args(int argc, char **argv, struct args *a, struct merge_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "name-only", no_argument, NULL, 'n' },
 		{ "no-renames", no_argument, NULL, 'R' },
+		{ "allow-unrelated-histories", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,7 +110,10 @@ static int parse_args(int argc, char **argv, int *name_only, struct merge_opts *
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			*name_only = 1;
+			a->name_only = 1;
+			break;
+		case 'U':
+			a->allow_unrelated = 1;
 			break;
 		case 'R':
 			o->find_renames = 0;
@@ -122,17 +132,34 @@ static int parse_args(int argc, char **argv, int *name_only, struct merge_opts *
 	return 0;
 }
 
+/* Like git, merging histories without a common commit needs consent. */
+static int check_related(git_repository *repo, const git_commit *a,
+			 const git_commit *b)
+{
+	git_oid base;
+	int error = git_merge_base(&base, repo, git_commit_id(a), git_commit_id(b));
+
+	if (error == GIT_ENOTFOUND) {
+		git_error_clear();
+		return tide_error_set(TIDE_EINVAL, "refusing to merge unrelated histories");
+	}
+	if (error < 0)
+		return tide_error_git(TIDE_ERROR, "cannot compute the merge base");
+	return 0;
+}
+
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct merge_opts o = MERGE_OPTS_INIT;
 	struct merge_result res;
 	git_repository *repo = NULL;
 	git_commit *ours = NULL, *theirs = NULL;
-	int name_only = 0, status;
+	struct args a = { 0, 0 };
+	int status;
 
 	(void)ctx;
 	memset(&res, 0, sizeof(res));
-	if ((status = parse_args(argc, argv, &name_only, &o)) != 0)
+	if ((status = parse_args(argc, argv, &a, &o)) != 0)
 		return status < 0 ? EXIT_OK : status;
 	if (git_repository_open_ext(&repo, ".", 0, NULL) < 0) {
 		cmd_error("not a git repository: %s", git_error_last()->message);
@@ -143,11 +170,15 @@ int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 		status = cmd_fail(NULL);
 		goto done;
 	}
+	if (!a.allow_unrelated && check_related(repo, ours, theirs) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
 	if (merge_commits(&res, repo, ours, theirs, &o) < 0) {
 		status = cmd_fail("merge-tree");
 		goto done;
 	}
-	print_result(&res, &o, name_only);
+	print_result(&res, &o, a.name_only);
 	status = res.nconflicts ? EXIT_PROBLEMS : EXIT_OK;
 done:
 	merge_result_clear(&res);

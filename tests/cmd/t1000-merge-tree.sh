@@ -1,0 +1,99 @@
+#!/bin/sh
+# tide merge-tree: output, labels, written objects, errors.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'setup: two branches with a content conflict' '
+	git init -q r &&
+	printf "1\n2\n3\n" >r/f && echo keep >r/k && mkdir r/d && echo x >r/d/x &&
+	git -C r add . && git -C r commit -qm base &&
+	git -C r tag base &&
+	git -C r checkout -q -b left &&
+	printf "1\nL\n3\n" >r/f && git -C r commit -qam left &&
+	git -C r checkout -q -b right base &&
+	printf "1\nR\n3\n" >r/f && echo y >r/d/y && git -C r add . &&
+	git -C r commit -qm right &&
+	git -C r checkout -q -b clean base && echo z >r/d/z && git -C r add . &&
+	git -C r commit -qm clean
+'
+
+test_expect_success 'clean merge: same tree as git, exit 0, objects written' '
+	(cd r && tide merge-tree left clean) >out &&
+	(cd r && git merge-tree --write-tree left clean) >exp &&
+	test_cmp() { diff -u "$1" "$2"; } && test_cmp exp out &&
+	test $(wc -l <out) = 1 &&
+	git -C r ls-tree -r $(cat out) >files &&
+	grep -q "d/z" files && grep -q "f$" files
+'
+
+test_expect_success 'conflict: exit 1 and the stages git prints' '
+	(cd r && test_must_fail --status=1 tide merge-tree left right) >out &&
+	(cd r && test_must_fail --status=1 git merge-tree --write-tree left right) >exp &&
+	sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+	diff -u exp.stages out.stages &&
+	grep -q "^CONFLICT (content): Merge conflict in f" out
+'
+
+test_expect_success 'conflict markers carry the revision names' '
+	(cd r && test_must_fail --status=1 tide merge-tree left right) >out &&
+	tree=$(head -n 1 out) && test -n "$tree" &&
+	git -C r cat-file blob "$tree:f" >f &&
+	grep -q "^<<<<<<< left\$" f && grep -q "^>>>>>>> right\$" f &&
+	grep -q "^=======\$" f
+'
+
+test_expect_success '--name-only lists conflicted paths once' '
+	(cd r && test_must_fail tide merge-tree --name-only left right) >out &&
+	sed -n "2p" out >p && echo f >want && diff -u want p &&
+	test "$(sed -n 3p out)" = ""
+'
+
+test_expect_success 'revisions are any revision syntax, from a subdirectory' '
+	(cd r/d && tide merge-tree "left^{commit}" clean~0) >out &&
+	(cd r && git merge-tree --write-tree left clean) >exp &&
+	diff -u exp out
+'
+
+test_expect_success 'a revision that does not exist: exit 3, named' '
+	(cd r && test_must_fail --status=3 tide merge-tree left nosuch) 2>err &&
+	grep -q "tide: .*nosuch" err
+'
+
+test_expect_success 'a revision that is not a commit: exit 3' '
+	(cd r && test_must_fail --status=3 tide merge-tree left "left:f") 2>err &&
+	grep -q "left:f" err
+'
+
+test_expect_success 'not a git repository: exit 3' '
+	mkdir -p plain &&
+	(cd plain && GIT_CEILING_DIRECTORIES=$TRASH test_must_fail --status=3 tide merge-tree a b) 2>err &&
+	grep -q "not a git repository" err
+'
+
+test_expect_success 'unrelated histories need --allow-unrelated-histories' '
+	git -C r checkout -q --orphan lone && git -C r rm -rqf . &&
+	echo z >r/z && git -C r add z && git -C r commit -qm lone &&
+	(cd r && test_must_fail --status=3 tide merge-tree left lone) 2>err &&
+	grep -q "unrelated histories" err &&
+	(cd r && tide merge-tree --allow-unrelated-histories left lone) >out &&
+	(cd r && git merge-tree --write-tree --allow-unrelated-histories left lone) >exp &&
+	diff -u exp out
+'
+
+test_expect_success 'bad command lines exit 2' '
+	(cd r && test_must_fail --status=2 tide merge-tree left) 2>err &&
+	grep -q "usage: tide merge-tree" err &&
+	(cd r && test_must_fail --status=2 tide merge-tree --bogus left right) &&
+	(cd r && test_must_fail --status=2 tide merge-tree a b c)
+'
+
+test_expect_success '-h prints the usage of the man page SYNOPSIS' '
+	tide merge-tree -h >out &&
+	for o in --name-only --no-renames --allow-unrelated-histories; do
+		grep -q -- "\\[$o\\]" out &&
+		tr -d "\\\\" <"$TOP/man/tide-merge-tree.1" | grep -q -- "$o" ||
+		{ echo "missing $o"; exit 1; }
+	done &&
+	grep -q "OURS THEIRS" out
+'
+
+test_done

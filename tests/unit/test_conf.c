@@ -1,0 +1,184 @@
+#include <unistd.h>
+
+#include "t.h"
+#include "conf.h"
+#include "error.h"
+#include "util.h"
+
+/* A copy of linux-next's Next/Trees; tests run from the top directory. */
+#define SAMPLE "tests/data/Trees.sample"
+
+/* Parse text; return the error code (0 on success) and keep the message. */
+static int parse(struct trees_conf **out, const char *text)
+{
+	*out = NULL;
+	return trees_conf_parse(out, "/etc/tide/trees.conf", text);
+}
+
+static int count_rows(const char *text)
+{
+	int rows = 0;
+	const char *p = text;
+
+	/* Rows of the sample: lines whose second field is a known type. */
+	while (p && *p) {
+		if (strstr(p, "\tgit\t") && strstr(p, "\tgit\t") < strchr(p, '\n'))
+			rows++;
+		else if (strstr(p, "\tquilt\t") && strstr(p, "\tquilt\t") < strchr(p, '\n'))
+			rows++;
+		else if (strstr(p, "\tmmotm\t") && strstr(p, "\tmmotm\t") < strchr(p, '\n'))
+			rows++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return rows;
+}
+
+TEST(conf__parses_linux_next_sample)
+{
+	struct trees_conf *conf = NULL;
+	struct buf text = BUF_INIT;
+	const struct tree *t;
+
+	if (access(SAMPLE, R_OK) != 0) {
+		fprintf(stderr, "  %s missing\n", SAMPLE);
+		CHECK(0);
+		return;
+	}
+	REQUIRE(file_read(&text, SAMPLE) == 0);
+	REQUIRE(trees_conf_parse(&conf, SAMPLE, text.ptr) == 0);
+	CHECK_INT(conf->ntrees, count_rows(text.ptr));
+	CHECK_INT(conf->ntrees, 42);
+	CHECK_STR(conf->trees[0].name, "origin");
+	CHECK_STR(conf->trees[0].branch, "master");
+	CHECK_STR(conf->trees[0].url, "git://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git");
+	REQUIRE((t = trees_conf_find(conf, "arm64")) != NULL);
+	CHECK_STR(t->branch, "for-next/core");
+	REQUIRE((t = trees_conf_find(conf, "dmi")) != NULL);
+	CHECK(t->type == TREE_QUILT);
+	CHECK(t->branch == NULL);
+	CHECK_STR(t->url, "http://jdelvare.nerim.net/devel/linux/jdelvare-dmi/");
+	REQUIRE((t = trees_conf_find(conf, "akpm")) != NULL);
+	CHECK(t->type == TREE_MMOTM);
+	CHECK(t == &conf->trees[conf->ntrees - 1]);
+	CHECK(conf->base_url == NULL);
+	trees_conf_free(conf);
+	buf_release(&text);
+}
+
+TEST(conf__tide_lines_give_base_and_extras)
+{
+	struct trees_conf *conf = NULL;
+	const struct tree *t;
+
+	REQUIRE(parse(&conf,
+		      "#tide\tgpio\tcontact=Linus W <lw@example.org>\tbuild-each-merge\tfixup=a.patch\n"
+		      "# an ordinary comment\n"
+		      "#tide\tbase\t../mainline.git#v6.1.192\n"
+		      "gpio\t\tgit\tgpio.git#for-next\n"
+		      "mm\t\tquilt\t/srv/quilt/mm\n") == 0);
+	CHECK_STR(conf->base_url, "../mainline.git");
+	CHECK_STR(conf->base_location, "/etc/mainline.git");
+	CHECK_STR(conf->base_tag, "v6.1.192");
+	REQUIRE(conf->ntrees == 2);
+	t = &conf->trees[0];
+	CHECK_STR(t->location, "/etc/tide/gpio.git");
+	CHECK_STR(t->contact, "Linus W <lw@example.org>");
+	CHECK_INT(t->nopts, 2);
+	CHECK_STR(tree_opt(t, "build-each-merge"), "");
+	CHECK_STR(tree_opt(t, "fixup"), "a.patch");
+	CHECK(tree_opt(t, "contact") == NULL);
+	CHECK_STR(conf->trees[1].location, "/srv/quilt/mm");
+	CHECK_INT(t->line, 4);
+	trees_conf_free(conf);
+}
+
+TEST(conf__urls_are_kept_as_written)
+{
+	struct trees_conf *conf = NULL;
+
+	REQUIRE(parse(&conf, "a\tgit\tgit://h/x.git#b\nb\tgit\tfile:///srv/x#m\n"
+			     "c\tgit\thost:repo.git\nd\tgit\thttps://h/r\n") == 0);
+	CHECK_STR(conf->trees[0].location, "git://h/x.git");
+	CHECK_STR(conf->trees[1].location, "file:///srv/x");
+	CHECK_STR(conf->trees[2].location, "host:repo.git");
+	CHECK_STR(conf->trees[3].branch, "master");
+	trees_conf_free(conf);
+}
+
+struct bad_case {
+	const char *text;
+	const char *message;	/* expected in the error, after "FILE:LINE: " */
+	int line;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "a\tgit\tx#m\nb\tsvn\thttp://x\n", "unknown tree type 'svn'", 2 },
+	{ "a\tgit\n", "has no URL", 1 },
+	{ "a\tgit\t#master\n", "has no URL", 1 },
+	{ "a\n", "has no type", 1 },
+	{ "a\tgit\tx\n\nb\tgit\ty\na\tgit\tz\n", "duplicate tree name 'a'", 4 },
+	{ "a\tgit\tx#bad..branch\n", "bad branch name 'bad..branch'", 1 },
+	{ "a\tgit\tx#-rf\n", "bad branch name", 1 },
+	{ "a\tgit\tx#\n", "bad branch name ''", 1 },
+	{ "a:b\tgit\tx\n", "'a:b' is not a valid tree name", 1 },
+	{ "a/b\tgit\tx\n", "not a valid tree name", 1 },
+	{ "a..b\tgit\tx\n", "not a valid tree name", 1 },
+	{ "x.lock\tgit\tx\n", "not a valid tree name", 1 },
+	{ "a b\tgit\tx\n", "unknown tree type 'b'", 1 },
+	{ "-a\tgit\tx\n", "not a valid tree name", 1 },
+	{ "a\tgit\tx\n#tide\tb\tcontact=x\n", "unknown tree 'b'", 2 },
+	{ "#tide\tbase\tmainline.git\n", "malformed base", 1 },
+	{ "#tide\tbase\tmainline.git#bad tag\n", "malformed base", 1 },
+	{ "#tide\tbase\tm#v1\n#tide\tbase\tm#v2\n", "base given twice", 2 },
+	{ "#tide\n", "needs a tree name", 1 },
+	{ "a\tgit\tx y\n", "unexpected field 'y'", 1 },
+};
+
+TEST(conf__bad_input_names_file_and_line)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		struct trees_conf *conf = NULL;
+		char *prefix = xasprintf("/etc/tide/trees.conf:%d: ", bad_cases[i].line);
+		int error = parse(&conf, bad_cases[i].text);
+
+		if (error != TIDE_EINVAL)
+			fprintf(stderr, "  case %zu parsed\n", i);
+		CHECK_INT(error, TIDE_EINVAL);
+		CHECK(conf == NULL);
+		trees_conf_free(conf);
+		if (!str_starts_with(tide_error_last(), prefix) ||
+		    !strstr(tide_error_last(), bad_cases[i].message)) {
+			fprintf(stderr, "  case %zu: got '%s', want '%s...%s'\n", i,
+				tide_error_last(), prefix, bad_cases[i].message);
+			CHECK(0);
+		}
+		free(prefix);
+	}
+}
+
+TEST(conf__missing_file_is_bad_input)
+{
+	struct trees_conf *conf = NULL;
+
+	CHECK_INT(trees_conf_load(&conf, "/nonexistent/trees.conf"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "/nonexistent/trees.conf") != NULL);
+	trees_conf_free(NULL);
+}
+
+TEST(conf__crlf_and_spaces_are_tolerated)
+{
+	struct trees_conf *conf = NULL;
+
+	REQUIRE(parse(&conf, "Name  Type URL\r\n---- ---- ---\r\na  git   x#b  \r\n") == 0);
+	CHECK_INT(conf->ntrees, 1);
+	CHECK_STR(conf->trees[0].branch, "b");
+	trees_conf_free(conf);
+}
+
+TESTS(conf__parses_linux_next_sample, conf__tide_lines_give_base_and_extras,
+      conf__urls_are_kept_as_written, conf__bad_input_names_file_and_line,
+      conf__missing_file_is_bad_input, conf__crlf_and_spaces_are_tolerated)

@@ -1,0 +1,209 @@
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "t.h"
+#include "day.h"
+#include "error.h"
+#include "util.h"
+
+static struct day *sample_day(void)
+{
+	struct day *d = day_new();
+	struct day_tree *t;
+	struct day_conflict *c;
+	struct day_commit *k;
+
+	d->date = xstrdup("2026-12-03");
+	d->tag = xstrdup("next-20261203");
+	d->status = xstrdup("complete");
+	d->base_url = xstrdup("work/world/mainline.git");
+	d->base_tag = xstrdup("v6.1.192");
+	d->base_commit = xstrdup("1111111111111111111111111111111111111111");
+	d->commit = xstrdup("2222222222222222222222222222222222222222");
+	t = day_add_tree(d);
+	t->name = xstrdup("fixes");
+	t->status = xstrdup("merged");
+	t->fetch_status = xstrdup("ok");
+	t->fetch_seconds = 0.25;
+	t->sha = xstrdup("3333333333333333333333333333333333333333");
+	t = day_add_tree(d);
+	t->name = xstrdup("gpio");
+	t->status = xstrdup("conflict");
+	t->fetch_status = xstrdup("stale");
+	t->fetch_error = xstrdup("cannot reach 'x'");
+	c = day_tree_add_conflict(t);
+	c->path = xstrdup("drivers/gpio/Kconfig");
+	c->kind = xstrdup("content");
+	day_conflict_add_hunk(c, "<<<<<<< a\nx\n=======\ny\n>>>>>>> b\n");
+	k = day_conflict_add_commit(c, 0);
+	k->id = xstrdup("4444");
+	k->subject = xstrdup("gpio: fix \"quotes\" and \\ backslashes");
+	k->tree = xstrdup("fixes");
+	k = day_conflict_add_commit(c, 1);
+	k->id = xstrdup("5555");
+	k->author = xstrdup("A <a@b>");
+	return d;
+}
+
+static void check_same(const struct day *a, const struct day *b)
+{
+	CHECK_STR(b->date, a->date);
+	CHECK_STR(b->tag, a->tag);
+	CHECK_STR(b->base_commit, a->base_commit);
+	CHECK_STR(b->commit, a->commit);
+	REQUIRE(b->ntrees == 2);
+	CHECK_STR(b->trees[0].sha, a->trees[0].sha);
+	CHECK(b->trees[0].fetch_seconds == 0.25);
+	CHECK(b->trees[0].merge_commit == NULL);
+	CHECK_STR(b->trees[1].fetch_error, "cannot reach 'x'");
+	REQUIRE(b->trees[1].nconflicts == 1);
+	CHECK_STR(b->trees[1].conflicts[0].path, "drivers/gpio/Kconfig");
+	REQUIRE(b->trees[1].conflicts[0].nhunks == 1);
+	CHECK_STR(b->trees[1].conflicts[0].hunks[0], a->trees[1].conflicts[0].hunks[0]);
+	REQUIRE(b->trees[1].conflicts[0].nours == 1);
+	CHECK_STR(b->trees[1].conflicts[0].ours[0].subject, a->trees[1].conflicts[0].ours[0].subject);
+	CHECK_STR(b->trees[1].conflicts[0].ours[0].tree, "fixes");
+	REQUIRE(b->trees[1].conflicts[0].ntheirs == 1);
+	CHECK_STR(b->trees[1].conflicts[0].theirs[0].author, "A <a@b>");
+}
+
+TEST(day__round_trip_through_a_file)
+{
+	char dir[] = "/tmp/tide-test-day-XXXXXX";
+	struct day *a = sample_day(), *b = NULL;
+	char *path;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	path = path_join(dir, "day.json");
+	CHECK(day_save(a, path) == 0);
+	CHECK(day_load(&b, path) == 0);
+	if (b)
+		check_same(a, b);
+	day_free(a);
+	day_free(b);
+	free(path);
+	rm_rf(dir);
+}
+
+TEST(day__unknown_keys_survive)
+{
+	json_error_t jerr;
+	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
+				"{\"name\":\"x\",\"report\":\"r.txt\"}],"
+				"\"build\":{\"status\":\"ok\",\"seconds\":40}}", 0, &jerr);
+	json_t *out = NULL;
+	struct day *d = NULL;
+
+	REQUIRE(in != NULL);
+	REQUIRE(day_from_json(&d, in, "test") == 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(d->extra, "build"), "status")), "ok");
+	day_to_json(&out, d);
+	CHECK(json_equal(json_object_get(out, "build"), json_object_get(in, "build")));
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(out, "trees"), 0),
+						    "report")), "r.txt");
+	json_decref(in);
+	json_decref(out);
+	day_free(d);
+}
+
+TEST(day__bad_records_are_refused)
+{
+	char dir[] = "/tmp/tide-test-day-XXXXXX";
+	struct day *d = NULL;
+	char *path;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	path = path_join(dir, "day.json");
+	CHECK_INT(day_load(&d, path), TIDE_ENOTFOUND);
+	file_write_atomic(path, "{\"version\":1, \"date\":", 21);
+	CHECK_INT(day_load(&d, path), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), path) != NULL);
+	file_write_atomic(path, "[1,2]", 5);
+	CHECK_INT(day_load(&d, path), TIDE_EINVAL);
+	file_write_atomic(path, "{\"version\":9,\"date\":\"x\",\"trees\":[]}", 35);
+	CHECK_INT(day_load(&d, path), TIDE_EINVAL);
+	CHECK(d == NULL);
+	free(path);
+	rm_rf(dir);
+}
+
+TEST(day__dates_and_tags)
+{
+	char *tag = day_tag_for("2026-12-03");
+
+	CHECK_STR(tag, "next-20261203");
+	free(tag);
+	CHECK(day_date_is_valid("2026-12-03"));
+	CHECK(day_date_is_valid("2024-02-29"));
+	CHECK(!day_date_is_valid("2026-02-29"));
+	CHECK(!day_date_is_valid("2026-13-01"));
+	CHECK(!day_date_is_valid("2026-1-01"));
+	CHECK(!day_date_is_valid("2026-12-03x"));
+	CHECK(!day_date_is_valid("../../etc"));
+	CHECK(!day_date_is_valid(""));
+}
+
+static void make_day(const char *days, const char *name)
+{
+	char *dir = path_join(days, name), *rec = path_join(dir, "day.json");
+
+	mkdir_p(dir, 0777);
+	file_write_atomic(rec, "{}", 2);
+	free(rec);
+	free(dir);
+}
+
+TEST(day__list_is_sorted_and_skips_temporaries)
+{
+	char dir[] = "/tmp/tide-test-day-XXXXXX";
+	char **dates = NULL;
+	int n;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	make_day(dir, "2026-12-03");
+	make_day(dir, "2026-11-30");
+	make_day(dir, ".tmp-2026-12-04-123");
+	mkdir_p(dir, 0777);
+	{
+		char *empty = path_join(dir, "2026-12-05");	/* no day.json: unfinished */
+		mkdir_p(empty, 0777);
+		free(empty);
+	}
+	n = day_list(&dates, dir);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(dates[0], "2026-11-30");
+		CHECK_STR(dates[1], "2026-12-03");
+	}
+	day_list_free(dates, n);
+	rm_rf(dir);
+}
+
+TEST(day__install_replaces_atomically)
+{
+	char dir[] = "/tmp/tide-test-day-XXXXXX";
+	struct buf b = BUF_INIT;
+	char *tmp, *rec;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	make_day(dir, "2026-12-03");
+	tmp = path_join(dir, ".tmp-new");
+	mkdir_p(tmp, 0777);
+	rec = path_join(tmp, "day.json");
+	file_write_atomic(rec, "new", 3);
+	free(rec);
+	CHECK(day_install(dir, "2026-12-03", tmp) == 0);
+	CHECK(!path_exists(tmp));
+	rec = path_join(dir, "2026-12-03/day.json");
+	CHECK(file_read(&b, rec) == 0);
+	CHECK_STR(buf_cstr(&b), "new");
+	free(rec);
+	free(tmp);
+	buf_release(&b);
+	rm_rf(dir);
+}
+
+TESTS(day__round_trip_through_a_file, day__unknown_keys_survive, day__bad_records_are_refused,
+      day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
+      day__install_replaces_atomically)

@@ -1,11 +1,361 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+/*
+ * tide report [DATE] [--tree NAME] [--json]: the per-tree conflict
+ * reports of a day; with --mail they go to the trees' contacts.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "../src/conf.h"
+#include "../src/day.h"
+#include "../src/error.h"
+#include "../src/mail.h"
+#include "../src/report.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+static const char usage[] =
+	"usage: tide report [DATE] [--tree NAME] [--json]\n"
+	"   or: tide report [DATE] --mail [--dry-run] [--all] [--tree NAME]\n";
+
+struct report_args {
+	const char *date, *tree;
+	int json, mail, dry_run, all;
+};
+
+/* days/DATE/day.json and the day before it (NULL if none). */
+static int load_days(struct day **day, struct day **prev, struct workspace *ws,
+		     const char *date)
+{
+	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
+	int n = day_list(&dates, days), i, error = 0;
+
+	*day = *prev = NULL;
+	for (i = n - 1; i >= 0; i--)
+		if (!date || !strcmp(dates[i], date))
+			break;
+	if (n < 0) {
+		error = n;
+		goto done;
+	}
+	if (i < 0) {
+		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
+		goto done;
+	}
+	path = xasprintf("%s/%s/day.json", days, dates[i]);
+	if ((error = day_load(day, path)) < 0 || i == 0)
+		goto done;
+	free(path);
+	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);
+	if (day_load(prev, path) < 0) {
+		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
+		tide_error_clear();
+	}
+done:
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(path);
+	free(days);
+	return error;
+}
+
+static int print_reports(const struct day *d, const struct day *prev,
+			 const struct report_args *a)
+{
+	json_t *all = json_array(), *r = NULL;
+	struct buf text = BUF_INIT;
+	size_t i;
+	char *dump;
+
+	for (i = 0; i < d->ntrees; i++) {
+		if (a->tree && strcmp(d->trees[i].name, a->tree))
+			continue;
+		if (!report_tree_has_conflict(&d->trees[i]))
+			continue;
+		report_tree_json(&r, d, &d->trees[i], prev);
+		if (!a->json) {
+			if (text.len)
+				buf_puts(&text, "\n");
+			report_text(&text, r);
+		}
+		json_array_append_new(all, r);
+	}
+	if (a->json) {
+		dump = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS);
+		printf("%s\n", dump);
+		free(dump);
+	} else if (!json_array_size(all)) {
+		printf("no conflicts on %s%s%s\n", d->date, a->tree ? " for " : "",
+		       a->tree ? a->tree : "");
+	} else {
+		fputs(text.ptr, stdout);
+	}
+	json_decref(all);
+	buf_release(&text);
+	return EXIT_OK;
+}
+
+/* ---- mail ---- */
+
+struct mailer {
+	struct mail_server server;
+	char *from;
+	long max_per_day;
+	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}} */
+	char *state_path;
+};
+
+/* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo= */
+static int mailer_load(struct mailer *m, struct workspace *ws)
+{
+	char *path = workspace_path(ws, "mail.conf"), *line, *save = NULL, *eq, *cred = NULL;
+	struct buf text = BUF_INIT;
+	int error, lineno = 0;
+
+	m->max_per_day = 20;
+	if ((error = file_read(&text, path)) < 0)
+		goto done;
+	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		str_rtrim(line);
+		if (!*line || *line == '#')
+			continue;
+		if (!(eq = strchr(line, '='))) {
+			error = tide_error_set(TIDE_EINVAL, "%s: bad line '%s'", path, line);
+			goto done;
+		}
+		*eq++ = '\0';
+		if (!strcmp(line, "smtp"))
+			free(m->server.url), m->server.url = xstrdup(eq);
+		else if (!strcmp(line, "from"))
+			free(m->from), m->from = xstrdup(eq);
+		else if (!strcmp(line, "credentials"))
+			free(cred), cred = eq[0] == '/' ? xstrdup(eq) : workspace_path(ws, eq);
+		else if (!strcmp(line, "starttls"))
+			m->server.starttls = !strcmp(eq, "yes") || !strcmp(eq, "true");
+		else if (!strcmp(line, "max-per-day"))
+			m->max_per_day = strtol(eq, NULL, 10);
+		else if (!strcmp(line, "timeout"))
+			m->server.timeout = strtol(eq, NULL, 10);
+		else if (!strcmp(line, "cainfo"))
+			free(m->server.cainfo), m->server.cainfo = xstrdup(eq);
+		else {
+			error = tide_error_set(TIDE_EINVAL, "%s: unknown key '%s'", path, line);
+			goto done;
+		}
+	}
+	if (!m->from)
+		m->from = xstrdup("tide <tide@localhost>");
+	if (cred && (error = mail_credentials_load(&m->server, cred)) < 0)
+		goto done;
+	error = mail_server_check(&m->server);
+	if (error < 0)
+		tide_error_wrap(error, "%s", path);
+done:
+	free(cred);
+	free(path);
+	buf_release(&text);
+	return error;
+}
+
+static void mailer_release(struct mailer *m)
+{
+	mail_server_release(&m->server);
+	free(m->from);
+	json_decref(m->state);
+	free(m->state_path);
+}
+
+static void state_load(struct mailer *m, struct workspace *ws, const char *date)
+{
+	char *rel = xasprintf("days/%s/reports/mail.json", date);
+
+	m->state_path = workspace_path(ws, rel);
+	m->state = json_load_file(m->state_path, 0, NULL);
+	if (!json_is_object(m->state)) {
+		json_decref(m->state);
+		m->state = json_pack("{s:{}}", "sent");
+	}
+	free(rel);
+}
+
+static int state_save(struct mailer *m)
+{
+	char *dump = json_dumps(m->state, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *dir = xstrdup(m->state_path);
+	int error;
+
+	*strrchr(dir, '/') = '\0';
+	if ((error = mkdir_p(dir, 0777)) == 0)
+		error = file_write_atomic(m->state_path, dump, strlen(dump));
+	free(dump);
+	free(dir);
+	return error;
+}
+
+static void print_rcpts(const struct mail_msg *msg)
+{
+	size_t i;
+
+	printf(" to %s", msg->to[0]);
+	for (i = 1; i < msg->nto; i++)
+		printf(", %s", msg->to[i]);
+	for (i = 0; i < msg->ncc; i++)
+		printf("%s%s", i ? ", " : ", cc ", msg->cc[i]);
+	putchar('\n');
+}
+
+/* Mail one report; returns 1 if sent, 0 if skipped, <0 on failure. */
+static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
+		    const struct report_args *a)
+{
+	const char *tree = json_string_value(json_object_get(r, "tree"));
+	json_t *sent = json_object_get(m->state, "sent");
+	struct mail_msg msg;
+	struct buf text = BUF_INIT;
+	int error;
+
+	if (!a->all && !json_is_true(json_object_get(r, "new"))) {
+		printf("%s: conflict not new since the previous day, not mailed\n", tree);
+		return 0;
+	}
+	if (!a->dry_run && json_object_get(sent, tree)) {
+		printf("%s: already mailed\n", tree);
+		return 0;
+	}
+	if (!a->dry_run && (long)json_object_size(sent) >= m->max_per_day) {
+		printf("%s: not mailed: %ld mails a day already sent (max-per-day)\n", tree,
+		       m->max_per_day);
+		workspace_log(ctx->ws, "mail: %s not mailed: daily limit reached", tree);
+		return 0;
+	}
+	if ((error = report_mail(&msg, r, ctx->conf, m->from)) < 0) {
+		printf("%s: not mailed: %s\n", tree, tide_error_last());
+		return 0;
+	}
+	if (a->dry_run) {
+		mail_format(&text, &msg, 0);
+		printf("%s\n", text.ptr);
+		buf_release(&text);
+		mail_msg_release(&msg);
+		return 0;
+	}
+	if ((error = mail_send(&m->server, &msg)) < 0) {
+		cmd_error("%s: %s", tree, tide_error_last());
+		workspace_log(ctx->ws, "mail: %s failed: %s", tree, tide_error_last());
+	} else {
+		json_object_set_new(sent, tree, json_string(msg.message_id));
+		printf("%s: mailed", tree);
+		print_rcpts(&msg);
+		workspace_log(ctx->ws, "mail: %s report sent to %s", tree, msg.to[0]);
+		error = 1;
+	}
+	mail_msg_release(&msg);
+	return error;
+}
+
+static int load_conf(struct cmd_ctx *ctx)
+{
+	char *path = ctx->conf_path ? xstrdup(ctx->conf_path) : workspace_path(ctx->ws, "trees.conf");
+	int error = trees_conf_load(&ctx->conf, path);
+
+	free(path);
+	return error;
+}
+
+static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
+			const struct report_args *a)
+{
+	struct mailer m = { { 0 }, NULL, 0, NULL, NULL };
+	json_t *r = NULL;
+	int status = EXIT_OK, error;
+	size_t i;
+
+	if (!ctx->conf && load_conf(ctx) < 0)
+		return cmd_fail(NULL);
+	if (mailer_load(&m, ctx->ws) < 0 && !a->dry_run) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	tide_error_clear();
+	if (!m.from)
+		m.from = xstrdup("tide <tide@localhost>");
+	state_load(&m, ctx->ws, d->date);
+	for (i = 0; i < d->ntrees; i++) {
+		if ((a->tree && strcmp(d->trees[i].name, a->tree)) ||
+		    !report_tree_has_conflict(&d->trees[i]))
+			continue;
+		report_tree_json(&r, d, &d->trees[i], prev);
+		error = mail_one(ctx, &m, r, a);
+		json_decref(r);
+		if (error < 0)
+			status = EXIT_PROBLEMS;
+		if (error > 0 && state_save(&m) < 0)
+			status = cmd_fail(NULL);
+	}
+done:
+	mailer_release(&m);
+	return status;
+}
+
+static int parse_args(struct report_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tree", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "mail", no_argument, NULL, 'm' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': a->tree = optarg; break;
+		case 'j': a->json = 1; break;
+		case 'm': a->mail = 1; break;
+		case 'n': a->dry_run = 1; break;
+		case 'a': a->all = 1; break;
+		case 'h': return 1;
+		default: return -1;
+		}
+	}
+	if (argc - optind > 1 || ((a->dry_run || a->all) && !a->mail) || (a->mail && a->json))
+		return -1;
+	a->date = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
 
 int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	struct report_args a = { 0 };
+	struct day *d = NULL, *prev = NULL;
+	int status, rc = parse_args(&a, argc, argv);
+
+	if (rc > 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (rc < 0)
+		return cmd_usage(usage);
+	if (a.date && !day_date_is_valid(a.date)) {
+		cmd_error("bad date '%s' (expected YYYY-MM-DD)", a.date);
+		return EXIT_USAGE;
+	}
+	if (load_days(&d, &prev, ctx->ws, a.date) < 0)
+		return cmd_fail(NULL);
+	if (a.tree && !day_find_tree(d, a.tree)) {
+		cmd_error("no tree '%s' on %s", a.tree, d->date);
+		status = EXIT_BADINPUT;
+	} else if (a.mail) {
+		status = mail_reports(ctx, d, prev, &a);
+	} else {
+		status = print_reports(d, prev, &a);
+	}
+	day_free(d);
+	day_free(prev);
+	return status;
 }

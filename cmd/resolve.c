@@ -1,11 +1,189 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+/*
+ * tide resolve TREE [--date DATE]: a worktree with the conflicted merge of
+ * a tree, for a person to fix; tide resolve --record [TREE]: store the fix
+ * in the workspace's rr-cache, where the next run finds it.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "../src/conf.h"
+#include "../src/day.h"
+#include "../src/error.h"
+#include "../src/rerere.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+static const char usage[] =
+	"usage: tide resolve TREE [--date DATE]\n"
+	"   or: tide resolve --record [TREE]\n";
+
+/* The newest day on or before date (NULL: the newest), loaded. */
+static int load_day(struct day **out, struct workspace *ws, const char *date)
+{
+	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
+	int n = day_list(&dates, days), i, error = 0;
+
+	for (i = n - 1; i >= 0; i--)
+		if (!date || !strcmp(dates[i], date))
+			break;
+	if (n < 0) {
+		error = n;
+	} else if (i < 0) {
+		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
+	} else {
+		path = xasprintf("%s/%s/day.json", days, dates[i]);
+		error = day_load(out, path);
+	}
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(path);
+	free(days);
+	return error;
+}
+
+/* The state the tree was merged onto: the last merge before it, or the base. */
+static int state_before(git_oid *out, const struct day *d, const struct day_tree *dt)
+{
+	const struct day_tree *t;
+
+	if (!d->base_commit || git_oid_fromstr(out, d->base_commit) < 0)
+		return tide_error_set(TIDE_EINVAL, "day %s has no base commit", d->date);
+	for (t = d->trees; t < dt; t++)
+		if (t->merge_commit && git_oid_fromstr(out, t->merge_commit) < 0)
+			return tide_error_set(TIDE_EINVAL, "bad merge commit of '%s'", t->name);
+	return 0;
+}
+
+static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
+{
+	struct day *d = NULL;
+	const struct day_tree *dt;
+	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
+	char *label = NULL;
+	git_oid ours, theirs;
+	size_t nfiles = 0;
+	int status = EXIT_OK;
+
+	if (load_day(&d, ctx->ws, date) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (!(dt = day_find_tree(d, tree)) || !dt->sha) {
+		cmd_error("no tree '%s' with a commit on %s", tree, d->date);
+		status = EXIT_BADINPUT;
+		goto done;
+	}
+	if (state_before(&ours, d, dt) < 0 || git_oid_fromstr(&theirs, dt->sha) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	label = dt->branch ? xasprintf("%s/%s", tree, dt->branch) : xstrdup(tree);
+	if (rerere_worktree_prepare(&nfiles, ctx->ws->repo, dir, &ours, &theirs,
+				    d->tag ? d->tag : d->date, label) < 0) {
+		status = cmd_fail(tree);
+		goto done;
+	}
+	if (!nfiles)
+		printf("%s: no text conflict to resolve on %s\n", tree, d->date);
+	else
+		printf("%s: %zu conflicted file%s in %s\n"
+		       "fix them, then run 'tide resolve --record %s'\n",
+		       tree, nfiles, nfiles == 1 ? "" : "s", dir, tree);
+done:
+	free(label);
+	free(dir);
+	free(rel);
+	day_free(d);
+	return status;
+}
+
+static int record_one(struct cmd_ctx *ctx, const char *tree)
+{
+	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
+	char *store = workspace_path(ctx->ws, "rr-cache");
+	struct buf ids = BUF_INIT;
+	const char *p, *nl;
+	int status = EXIT_OK;
+
+	if (rerere_worktree_record(&ids, dir, store) < 0) {
+		status = cmd_fail(tree);
+		goto done;
+	}
+	/* ids holds "ID PATH" lines. */
+	for (p = buf_cstr(&ids); (nl = strchr(p, '\n')); p = nl + 1)
+		printf("%s: recorded resolution %.*s for %.*s\n", tree, RERERE_ID_LEN, p,
+		       (int)(nl - p - RERERE_ID_LEN - 1), p + RERERE_ID_LEN + 1);
+	workspace_log(ctx->ws, "resolve: recorded %s", tree);
+	rm_rf(dir);	/* recorded: a stale worktree would only confuse */
+done:
+	buf_release(&ids);
+	free(store);
+	free(dir);
+	free(rel);
+	return status;
+}
+
+/* Every prepared worktree under DIR/resolve. */
+static int record_all(struct cmd_ctx *ctx)
+{
+	char *base = workspace_path(ctx->ws, "resolve");
+	DIR *d = opendir(base);
+	struct dirent *e;
+	int status = EXIT_OK, n = 0, s;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		n++;
+		if ((s = record_one(ctx, e->d_name)) != EXIT_OK)
+			status = s;
+	}
+	if (d)
+		closedir(d);
+	free(base);
+	if (!n) {
+		cmd_error("nothing to record: run 'tide resolve TREE' first");
+		return EXIT_BADINPUT;
+	}
+	return status;
+}
 
 int cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	static const struct option longopts[] = {
+		{ "date", required_argument, NULL, 'd' },
+		{ "record", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *date = NULL;
+	int c, record = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			date = optarg;
+			break;
+		case 'r':
+			record = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return EXIT_OK;
+		default:
+			return cmd_usage(usage);
+		}
+	}
+	if (argc - optind > 1 || (!record && argc - optind != 1) || (record && date))
+		return cmd_usage(usage);
+	if (date && !day_date_is_valid(date)) {
+		cmd_error("bad date '%s' (expected YYYY-MM-DD)", date);
+		return EXIT_USAGE;
+	}
+	if (record)
+		return optind < argc ? record_one(ctx, argv[optind]) : record_all(ctx);
+	return prepare(ctx, argv[optind], date);
 }

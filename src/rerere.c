@@ -12,6 +12,7 @@
 #include <git2.h>
 
 #include "error.h"
+#include "merge.h"
 #include "rerere.h"
 #include "util.h"
 
@@ -492,4 +493,261 @@ done:
 	if (removed)
 		*removed = count;
 	return 0;
+}
+
+/* Write text to dir/rel, creating parent directories. */
+static int write_under(const char *dir, const char *rel, const void *text, size_t len)
+{
+	char *path = path_join(dir, rel), *slash = strrchr(path, '/');
+	int error;
+
+	*slash = '\0';
+	error = mkdir_p(path, 0777);
+	*slash = '/';
+	if (!error)
+		error = file_write_atomic(path, text, len);
+	free(path);
+	return error;
+}
+
+static int write_conflict(git_repository *repo, const char *dir, const git_tree *tree,
+			  const struct merge_conflict *mc, struct buf *files, struct buf *other)
+{
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	const char *text;
+	char *copy = NULL;
+	size_t len;
+	int error = 0;
+
+	if (mc->kind != MERGE_CONFLICT_CONTENT && mc->kind != MERGE_CONFLICT_ADD_ADD)
+		goto not_text;
+	if (git_tree_entry_bypath(&entry, tree, mc->path) < 0 ||
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
+		goto not_text;
+	text = git_blob_rawcontent(blob);
+	len = (size_t)git_blob_rawsize(blob);
+	if (!rerere_has_markers(text, len))
+		goto not_text;
+	copy = xasprintf(".tide/conflicts/%s", mc->path);
+	if ((error = write_under(dir, mc->path, text, len)) == 0 &&
+	    (error = write_under(dir, copy, text, len)) == 0)
+		buf_printf(files, "%s\n", mc->path);
+	goto done;
+not_text:
+	tide_error_clear();
+	buf_printf(other, "%s\t%s\n", merge_conflict_kind_name(mc->kind), mc->path);
+done:
+	free(copy);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	return error;
+}
+
+int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *dir,
+			    const git_oid *ours, const git_oid *theirs,
+			    const char *ours_label, const char *theirs_label)
+{
+	struct merge_opts mopts = MERGE_OPTS_INIT;
+	struct merge_result res;
+	struct buf files = BUF_INIT, other = BUF_INIT;
+	git_commit *a = NULL, *b = NULL;
+	git_tree *tree = NULL;
+	size_t i;
+	int error;
+
+	memset(&res, 0, sizeof(res));
+	*nfiles = 0;
+	mopts.ours_label = ours_label;
+	mopts.theirs_label = theirs_label;
+	if (git_commit_lookup(&a, repo, ours) < 0 || git_commit_lookup(&b, repo, theirs) < 0) {
+		error = tide_error_git(TIDE_ENOTFOUND, "cannot read the commits to merge");
+		goto done;
+	}
+	if ((error = merge_commits(&res, repo, a, b, &mopts)) < 0)
+		goto done;
+	if (git_tree_lookup(&tree, repo, &res.tree) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the merged tree");
+		goto done;
+	}
+	if ((error = rm_rf(dir)) < 0 || (error = mkdir_p(dir, 0777)) < 0)
+		goto done;
+	for (i = 0; i < res.nconflicts && !error; i++)
+		error = write_conflict(repo, dir, tree, &res.conflicts[i], &files, &other);
+	for (i = 0; i < files.len; i++)
+		*nfiles += files.ptr[i] == '\n';
+	if (!error)
+		error = write_under(dir, ".tide/files", buf_cstr(&files), files.len);
+	if (!error)
+		error = write_under(dir, ".tide/other", buf_cstr(&other), other.len);
+done:
+	buf_release(&files);
+	buf_release(&other);
+	git_tree_free(tree);
+	git_commit_free(a);
+	git_commit_free(b);
+	merge_result_clear(&res);
+	return error;
+}
+
+/* Read the conflicted copy and the person's version of path. */
+static int read_pair(struct buf *conflicted, struct buf *resolved, const char *dir,
+		     const char *path)
+{
+	char *orig = xasprintf("%s/.tide/conflicts/%s", dir, path);
+	char *mine = path_join(dir, path);
+	int error;
+
+	if ((error = file_read(conflicted, orig)) == 0 && (error = file_read(resolved, mine)) == 0 &&
+	    rerere_has_markers(resolved->ptr, resolved->len))
+		error = tide_error_set(TIDE_EINVAL, "'%s' still has conflict markers", mine);
+	free(orig);
+	free(mine);
+	return error;
+}
+
+static int for_each_file(const char *dir, const char *store, struct buf *ids, int record)
+{
+	struct buf list = BUF_INIT, c = BUF_INIT, r = BUF_INIT;
+	char *listpath = xasprintf("%s/.tide/files", dir), *p, *nl;
+	char id[RERERE_ID_LEN + 1];
+	int error;
+
+	if ((error = file_read(&list, listpath)) < 0) {
+		error = tide_error_set(TIDE_ENOTFOUND, "'%s' is not a resolution worktree", dir);
+		goto done;
+	}
+	for (p = list.ptr; *p && !error; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = '\0';
+		buf_clear(&c);
+		buf_clear(&r);
+		if ((error = read_pair(&c, &r, dir, p)) < 0 || !record)
+			continue;
+		if ((error = rerere_record(store, c.ptr, c.len, r.ptr, r.len, id, NULL)) == 0 && ids)
+			buf_printf(ids, "%s %s\n", id, p);
+	}
+done:
+	free(listpath);
+	buf_release(&list);
+	buf_release(&c);
+	buf_release(&r);
+	return error;
+}
+
+int rerere_worktree_record(struct buf *ids, const char *dir, const char *store)
+{
+	int error;
+
+	/* Check every file first: record all of the fix or nothing. */
+	if ((error = for_each_file(dir, store, NULL, 0)) < 0)
+		return error;
+	return for_each_file(dir, store, ids, 1);
+}
+
+void rerere_outcomes_free(struct rerere_outcome *o, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(o[i].path);
+		free(o[i].diff);
+		free(o[i].error);
+	}
+	free(o);
+}
+
+static char *resolution_diff(const char *path, const char *a, size_t alen,
+			     const char *b, size_t blen)
+{
+	git_patch *patch = NULL;
+	git_buf out = { 0 };
+	char *text;
+
+	if (git_patch_from_buffers(&patch, a, alen, path, b, blen, path, NULL) < 0 ||
+	    git_patch_to_buf(&out, patch) < 0) {
+		git_patch_free(patch);
+		tide_error_clear();
+		return xstrdup("");
+	}
+	text = xstrndup(out.ptr, out.size);
+	git_buf_dispose(&out);
+	git_patch_free(patch);
+	return text;
+}
+
+/* Resolve one conflicted path; on success adds the tree update (blob) to up. */
+static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_repository *repo,
+		       const git_tree *tree, const struct merge_conflict *mc, const char *store)
+{
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	struct buf out = BUF_INIT;
+	int error = 0;
+
+	o->path = xstrdup(mc->path);
+	if (git_tree_entry_bypath(&entry, tree, mc->path) < 0 ||
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0 ||
+	    !rerere_has_markers(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob))) {
+		o->error = xasprintf("%s conflict: no recorded resolution possible",
+				     merge_conflict_kind_name(mc->kind));
+		goto done;
+	}
+	error = rerere_apply(&out, o->id, store, git_blob_rawcontent(blob),
+			     (size_t)git_blob_rawsize(blob));
+	if (error < 0 && error != TIDE_ERROR) {
+		o->missing = error == TIDE_ENOTFOUND;
+		o->error = xstrdup(tide_error_last());
+		error = 0;
+		goto done;
+	}
+	if (error < 0 || git_blob_create_from_buffer(&up->id, repo, out.ptr, out.len) < 0) {
+		error = error < 0 ? error : tide_error_git(TIDE_ERROR, "cannot write '%s'", mc->path);
+		goto done;
+	}
+	up->action = GIT_TREE_UPDATE_UPSERT;
+	up->filemode = git_tree_entry_filemode(entry);
+	up->path = o->path;
+	o->resolved = 1;
+	o->diff = resolution_diff(mc->path, git_blob_rawcontent(blob),
+				  (size_t)git_blob_rawsize(blob), out.ptr, out.len);
+done:
+	buf_release(&out);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	return error;
+}
+
+int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, size_t *n,
+			 git_repository *repo, const git_oid *merged_tree,
+			 const struct merge_conflict *conflicts, size_t nconflicts,
+			 const char *store)
+{
+	struct rerere_outcome *o = xcalloc(nconflicts, sizeof(*o));
+	git_tree_update *ups = xcalloc(nconflicts, sizeof(*ups));
+	git_tree *tree = NULL;
+	size_t i, done = 0;
+	int error = 0;
+
+	if (git_tree_lookup(&tree, repo, merged_tree) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the merged tree");
+		goto out;
+	}
+	for (i = 0; i < nconflicts && !error; i++) {
+		error = resolve_one(&o[i], &ups[done], repo, tree, &conflicts[i], store);
+		done += o[i].resolved;
+	}
+	if (!error && done == nconflicts) {
+		if (git_tree_create_updated(out_tree, repo, tree, done, ups) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot write the resolved tree");
+		else
+			error = 1;
+	}
+out:
+	git_tree_free(tree);
+	free(ups);
+	*outcomes = o;
+	*n = nconflicts;
+	return error;
 }

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <time.h>
+#include <git2.h>
 
 #include "buf.h"
 
@@ -73,6 +74,49 @@ int rerere_share_fetch(const char *store, const char *cache, const char *url,
 		       const char *branch);
 int rerere_share_push(const char *store, const char *cache, const char *url,
 		      const char *branch);
+
+/*
+ * A resolution worktree for a person: the conflicted files of the merge of
+ * theirs into ours (with markers) written under dir at their paths, and a
+ * copy of each under dir/.tide/conflicts/ plus the list dir/.tide/files.
+ * *nfiles gets the number of files with text conflicts written; other
+ * conflicts (modify/delete ...) are listed in dir/.tide/other and cannot be
+ * recorded.  An existing dir is replaced.
+ */
+int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *dir,
+			    const git_oid *ours, const git_oid *theirs,
+			    const char *ours_label, const char *theirs_label);
+
+/*
+ * Record the person's fixes from such a worktree into store.  Each file
+ * must be free of conflict markers (TIDE_EINVAL naming it otherwise, and
+ * nothing is recorded).  ids (may be NULL) gets one "ID PATH" line per file.
+ */
+int rerere_worktree_record(struct buf *ids, const char *dir, const char *store);
+
+/*
+ * Replay recorded resolutions on a merge's result (the tree with markers,
+ * as merge_commits() writes it).  One outcome per conflict: the id, and
+ * either the resolution as a diff (conflicted -> resolved) or why it was
+ * not resolved.  Returns 1 with *out_tree set when every conflict was
+ * resolved, 0 when some was not, or a TIDE_E* code when the repository
+ * failed.
+ */
+struct rerere_outcome {
+	char *path;
+	char id[RERERE_ID_LEN + 1];	/* "" if the file had no text conflict */
+	int resolved;
+	char *diff;		/* resolved: the unified diff */
+	char *error;		/* not resolved: why (no entry, corrupt, stale, ...) */
+	int missing;		/* not resolved because there is no entry at all */
+};
+
+struct merge_conflict;
+int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, size_t *n,
+			 git_repository *repo, const git_oid *merged_tree,
+			 const struct merge_conflict *conflicts, size_t nconflicts,
+			 const char *store);
+void rerere_outcomes_free(struct rerere_outcome *o, size_t n);
 
 /* The raw SHA-1 of data as 40 hex digits plus NUL (exposed for tests). */
 void rerere_sha1_hex(char *hex, const void *data, size_t len);

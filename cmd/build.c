@@ -127,7 +127,7 @@ static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
 {
 	struct build_result res = { 0 };
 	struct build_opts opts;
-	git_object *obj = NULL;
+	git_object *obj = NULL, *commit = NULL;
 	int status;
 
 	build_opts_for_workspace(&opts, ctx->ws->dir, NULL);
@@ -136,7 +136,7 @@ static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
 	opts.no_ccache = o->no_ccache;
 	opts.nice = o->nice;
 	if (git_revparse_single(&obj, ctx->ws->repo, rev) < 0 ||
-	    git_object_peel((git_object **)&obj, obj, GIT_OBJECT_COMMIT) < 0) {
+	    git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
 		tide_error_git(TIDE_ENOTFOUND, "unknown revision '%s'", rev);
 		status = cmd_fail(NULL);
 		goto done;
@@ -147,7 +147,7 @@ static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	if (build_run(&res, ctx->ws->repo, git_object_id(obj), &opts) < 0) {
+	if (build_run(&res, ctx->ws->repo, git_object_id(commit), &opts) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
@@ -156,6 +156,7 @@ static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
 done:
 	build_result_release(&res);
 	build_opts_release(&opts);
+	git_object_free(commit);
 	git_object_free(obj);
 	return status;
 }

@@ -32,6 +32,33 @@ static int write_all_fd(int fd, const char *p, size_t len)
 	return 0;
 }
 
+static void note_changed(struct build_checkout_stats *st, const char *rel)
+{
+	array_grow(&st->changed, &st->achanged, st->nchanged + 1, sizeof(*st->changed));
+	st->changed[st->nchanged++] = xstrdup(rel);
+}
+
+void build_checkout_stats_release(struct build_checkout_stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nchanged; i++)
+		free(st->changed[i]);
+	free(st->changed);
+	st->changed = NULL;
+	st->nchanged = st->achanged = 0;
+}
+
+int build_checkout_changed(const struct build_checkout_stats *st, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < st->nchanged; i++)
+		if (!strcmp(st->changed[i], path))
+			return 1;
+	return 0;
+}
+
 /* Make every directory above path exist, replacing a file in the way. */
 static int make_parents(const char *path)
 {
@@ -166,9 +193,18 @@ static int prune_extra(const git_tree *tree, const char *dir,
 	return error;
 }
 
+static size_t root_len(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n;
+}
+
 /* Full checkout: make dir match tree, comparing content before writing. */
 static int sync_tree(git_repository *repo, const git_tree *tree,
-		     const char *dir, struct build_checkout_stats *st)
+		     const char *dir, size_t rootlen, struct build_checkout_stats *st)
 {
 	size_t i, n = git_tree_entrycount(tree);
 	int error;
@@ -186,7 +222,7 @@ static int sync_tree(git_repository *repo, const git_tree *tree,
 			if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0)
 				error = tide_error_git(TIDE_ERROR, "cannot read tree '%s'", path);
 			else
-				error = sync_tree(repo, sub, path, st);
+				error = sync_tree(repo, sub, path, rootlen, st);
 			git_tree_free(sub);
 		} else if (mode == GIT_FILEMODE_COMMIT) {
 			error = ensure_dir(path, st);	/* a submodule: left empty */
@@ -194,6 +230,7 @@ static int sync_tree(git_repository *repo, const git_tree *tree,
 			st->unchanged++;
 		} else {
 			error = write_blob(repo, git_tree_entry_id(e), mode, path);
+			note_changed(st, path + rootlen + 1);
 			st->written++;
 		}
 		free(path);
@@ -225,6 +262,7 @@ static int apply_delta(git_repository *repo, const git_diff_delta *d,
 		path = path_join(srcdir, d->old_file.path);
 		error = rm_rf(path);
 		prune_empty_parents(srcdir, path);
+		note_changed(st, d->old_file.path);
 		st->removed++;
 	} else if (pass == 1 && d->status != GIT_DELTA_DELETED) {
 		path = path_join(srcdir, d->new_file.path);
@@ -234,6 +272,7 @@ static int apply_delta(git_repository *repo, const git_diff_delta *d,
 				error = ensure_dir(path, st);
 		} else {
 			error = write_blob(repo, &d->new_file.id, d->new_file.mode, path);
+			note_changed(st, d->new_file.path);
 			st->written++;
 		}
 	} else {
@@ -308,7 +347,7 @@ int build_checkout(struct build_checkout_stats *stats, git_repository *repo,
 	} else {
 		st.full = 1;
 		if ((error = make_parents(srcdir)) == 0)
-			error = sync_tree(repo, tree, srcdir, &st);
+			error = sync_tree(repo, tree, srcdir, root_len(srcdir), &st);
 	}
 	if (error)
 		goto done;
@@ -319,6 +358,8 @@ done:
 	st.seconds = time_now() - t0;
 	if (stats)
 		*stats = st;
+	else
+		build_checkout_stats_release(&st);
 	git_tree_free(old);
 	git_tree_free(tree);
 	git_commit_free(c);
@@ -849,6 +890,7 @@ void build_result_release(struct build_result *res)
 	free(res->kernel);
 	build_log_release(&res->log);
 	build_diags_release(&res->new_warnings);
+	build_checkout_stats_release(&res->checkout);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -985,6 +1027,8 @@ struct build_ctx {
 	char **env;
 	char *env_over[12];
 	int logfd;
+	int make_ran;
+	json_t *old_warnings;	/* the last build's, read before make starts */
 };
 
 static void fail(struct build_ctx *b, enum build_diag_kind kind,
@@ -1227,6 +1271,7 @@ static void ctx_release(struct build_ctx *b)
 	free(b->cc);
 	free(b->fragment);
 	buf_release(&b->fragment_text);
+	json_decref(b->old_warnings);
 	git_tree_free(b->tree);
 	if (b->logfd >= 0)
 		close(b->logfd);
@@ -1316,6 +1361,61 @@ static int parse_build_log(struct build_ctx *b)
 	return error;
 }
 
+static char *warnings_path(struct build_ctx *b)
+{
+	return path_join(b->opts->outdir, ".tide-warnings.json");
+}
+
+/* Until make has finished, nobody knows which objects hold warnings. */
+static void unlink_warnings(struct build_ctx *b)
+{
+	char *path = warnings_path(b);
+
+	b->old_warnings = json_load_file(path, 0, NULL);
+	unlink(path);
+	free(path);
+}
+
+/*
+ * make prints no warnings for objects it did not rebuild.  Keep the last
+ * build's compiler warnings for files this checkout left alone, so an
+ * incremental build lists what a full one would, and remember the list
+ * for the next build.
+ */
+static int carry_warnings(struct build_ctx *b)
+{
+	struct build_result *res = b->res;
+	char *path = warnings_path(b);
+	json_t *old = b->old_warnings, *w;
+	size_t i;
+	char *text;
+	int error;
+
+	json_array_foreach(old, i, w) {
+		const char *file = json_string_value(json_object_get(w, "file"));
+		const char *msg = json_string_value(json_object_get(w, "message"));
+		const char *kind = json_string_value(json_object_get(w, "kind"));
+		char *src;
+
+		if (!file || !msg || !kind || strcmp(kind, "compiler") ||
+		    build_checkout_changed(&res->checkout, file))
+			continue;
+		src = path_join(b->opts->srcdir, file);
+		if (path_exists(src))
+			add_unique(&res->log.warnings, BUILD_DIAG_COMPILER, file,
+				   (int)json_integer_value(json_object_get(w, "line")),
+				   (int)json_integer_value(json_object_get(w, "column")), msg);
+		free(src);
+	}
+	w = build_diags_json(&res->log.warnings);
+	text = json_dumps(w, JSON_INDENT(1));
+	error = file_write_atomic(path, text, strlen(text));
+	free(text);
+	json_decref(w);
+	free(path);
+	return error;
+}
+
 static int build_steps(struct build_ctx *b)
 {
 	struct build_result *res = b->res;
@@ -1330,6 +1430,8 @@ static int build_steps(struct build_ctx *b)
 	if (rc)
 		return rc < 0 ? rc : 0;
 	t = time_now();
+	b->make_ran = 1;
+	unlink_warnings(b);
 	rc = step_failed(b, run_make(b, b->opts->target, res->jobs), "make");
 	res->make_seconds = time_now() - t;
 	if (rc < 0)
@@ -1360,7 +1462,8 @@ int build_run(struct build_result *res, git_repository *repo,
 		goto done;
 	if ((error = build_steps(&b)) < 0)
 		goto done;
-	error = parse_build_log(&b);
+	if ((error = parse_build_log(&b)) == 0 && b.make_ran)
+		error = carry_warnings(&b);
 	if (!res->ok && !res->failure)
 		res->failure = xstrdup("build failed");
 done:

@@ -21,7 +21,14 @@ struct build_checkout_stats {
 	size_t removed;		/* files or directories removed */
 	size_t unchanged;	/* full checkout: files left alone (same content) */
 	double seconds;
+	/* Paths (relative) written or removed, for build_checkout_stats_release(). */
+	char **changed;
+	size_t nchanged, achanged;
 };
+
+void build_checkout_stats_release(struct build_checkout_stats *stats);
+/* Did the checkout write or remove path? */
+int build_checkout_changed(const struct build_checkout_stats *stats, const char *path);
 
 /*
  * Make srcdir hold exactly the tree of commit.  state_path remembers the

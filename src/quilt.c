@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,32 @@ void quilt_series_release(struct quilt_series *s)
 		free(s->patches[i]);
 	free(s->patches);
 	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int quilt_series_from_dir(struct quilt_series *out, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t alloc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!d)
+		return errno == ENOENT ? 0 : tide_error_errno(TIDE_EIO, "cannot read '%s'", dir);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !str_ends_with(e->d_name, ".patch"))
+			continue;
+		array_grow(&out->patches, &alloc, out->npatches + 1, sizeof(char *));
+		out->patches[out->npatches++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (out->npatches)
+		qsort(out->patches, out->npatches, sizeof(char *), cmp_names);
+	return 0;
 }
 
 static int is_http(const char *url)

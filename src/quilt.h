@@ -39,6 +39,12 @@ int quilt_series_parse(struct quilt_series *out, const char *text);
 void quilt_series_release(struct quilt_series *s);
 
 /*
+ * The *.patch files of a local directory in name order, as a series (for
+ * per-tree fixup patches).  A missing directory is an empty series.
+ */
+int quilt_series_from_dir(struct quilt_series *out, const char *dir);
+
+/*
  * Mirror url's series and its patches into cachedir.  Errors name the
  * file and URL ("cannot fetch 'x.patch' from 'URL': HTTP 404").
  */

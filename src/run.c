@@ -29,6 +29,8 @@
 #include "merge.h"
 #include "nextfiles.h"
 #include "quilt.h"
+#include "report.h"
+#include "rerere.h"
 #include "run.h"
 #include "util.h"
 #include "workspace.h"
@@ -59,6 +61,7 @@ struct run {
 	size_t ndone;
 	int nmerges;		/* merge attempts, for TIDE_TEST_DIE_AFTER */
 	struct buf mergelog;
+	const char *version_from;	/* set while merging a tree's previous version */
 };
 
 static void run_event(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -493,6 +496,160 @@ done:
 	tide_error_clear();
 }
 
+/* ---- conflicts: recorded resolutions, the previous version, fixups ---- */
+
+static json_t *tree_extra(struct day_tree *dt)
+{
+	if (!dt->extra)
+		dt->extra = json_object();
+	return dt->extra;
+}
+
+static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree *dt,
+			   const struct merge_result *res, const git_oid *tip);
+static char *tree_ref_label(const struct tree *t);
+
+static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, size_t n,
+			  struct buf *outcome)
+{
+	json_t *list = json_array(), *errors = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (o[i].resolved) {
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "path", o[i].path,
+							      "id", o[i].id, "diff", o[i].diff));
+			buf_printf(outcome, "Resolved '%s' using previous resolution.\n", o[i].path);
+		} else if (!o[i].missing) {
+			json_array_append_new(errors, json_sprintf("%s: %s", o[i].path, o[i].error));
+		}
+	}
+	if (json_array_size(errors))
+		json_object_set(tree_extra(dt), "resolution_errors", errors);
+	if (json_array_size(list))
+		json_object_set(tree_extra(dt), "resolutions", list);
+	json_decref(list);
+	json_decref(errors);
+}
+
+/*
+ * Replay recorded resolutions (DIR/rr-cache, git rerere's layout) on every
+ * conflicted file; when all resolve, the tree is merged with them.
+ * Returns 1 when merged, 0 when not, or a TIDE_E* code.
+ */
+static int run_try_recorded(struct run *r, const struct tree *t, struct day_tree *dt,
+			    const struct merge_result *res, const git_oid *tip, struct buf *outcome)
+{
+	char *store = workspace_path(r->ws, "rr-cache");
+	struct rerere_outcome *o = NULL;
+	struct merge_result resolved = *res;	/* only .tree differs */
+	size_t n = 0;
+	int rc;
+
+	rc = rerere_resolve_merge(&resolved.tree, &o, &n, r->repo, &res->tree, res->conflicts,
+				  res->nconflicts, store);
+	if (rc < 0) {	/* a broken store must not stop the day */
+		json_object_set_new(tree_extra(dt), "resolution_errors",
+				    json_pack("[s]", tide_error_last()));
+		rc = 0;
+	}
+	note_outcomes(dt, o, n, outcome);
+	if (rc == 1) {
+		json_object_set_new(tree_extra(dt), "handled", json_string("recorded"));
+		nextfiles_log_outcome(&r->mergelog, outcome->ptr);
+		run_event(r, "%s: conflict resolved from recorded resolutions", t->name);
+		if ((rc = run_merge_clean(r, t, dt, &resolved, tip)) == 0)
+			rc = 1;
+	}
+	rerere_outcomes_free(o, n);
+	free(store);
+	return rc;
+}
+
+/*
+ * No resolution: merge the tree as it was on the last day it merged, if
+ * that merges cleanly today.  Returns 1 when merged, 0 when not.
+ */
+static int run_try_previous(struct run *r, const struct tree *t, struct day_tree *dt,
+			    const git_oid *tip)
+{
+	struct merge_result res;
+	struct merge_opts mopts = MERGE_OPTS_INIT;
+	git_commit *ours = NULL, *theirs = NULL;
+	char *from = NULL, *label = tree_ref_label(t);
+	git_oid prev;
+	int rc = 0;
+
+	memset(&res, 0, sizeof(res));
+	if (!find_previous_sha(r, t, &prev, &from) || git_oid_equal(&prev, tip))
+		goto done;
+	mopts.ours_label = r->sum->tag;
+	mopts.theirs_label = label;
+	if (git_commit_lookup(&ours, r->repo, &r->state) < 0 ||
+	    git_commit_lookup(&theirs, r->repo, &prev) < 0 ||
+	    merge_commits(&res, r->repo, ours, theirs, &mopts) < 0 || res.nconflicts) {
+		tide_error_clear();
+		goto done;
+	}
+	r->version_from = from;
+	rc = run_merge_clean(r, t, dt, &res, &prev);
+	r->version_from = NULL;
+	if (rc < 0)
+		goto done;
+	free(dt->status);
+	dt->status = xstrdup("previous");
+	json_object_set_new(tree_extra(dt), "attempted_sha", json_string(dt->sha));
+	free(dt->sha);
+	dt->sha = oid_str(&prev);
+	json_object_set_new(tree_extra(dt), "handled", json_string("previous"));
+	json_object_set_new(tree_extra(dt), "version_from", json_string(from));
+	run_event(r, "%s: used the version from %s", t->name, from);
+	rc = 1;
+done:
+	merge_result_clear(&res);
+	git_commit_free(ours);
+	git_commit_free(theirs);
+	free(label);
+	free(from);
+	return rc;
+}
+
+/*
+ * Per-tree fixup patches (the *.patch files of DIR/fixups/<tree>, for semantic
+ * conflicts) as commits on top of the tree's merge.  A fixup that does not
+ * apply is recorded and skipped: the day goes on.
+ */
+static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tree *dt)
+{
+	char *rel = xasprintf("fixups/%s", t->name), *dir = workspace_path(r->ws, rel);
+	struct quilt_opts qopts = QUILT_OPTS_INIT;
+	struct quilt_series s;
+	json_t *names;
+	git_oid tip;
+	size_t i;
+
+	qopts.committer_name = r->sig->name;
+	qopts.committer_email = r->sig->email;
+	if (quilt_series_from_dir(&s, dir) < 0 || !s.npatches)
+		goto done;
+	if (quilt_apply(&tip, r->repo, &r->state, &s, dir, &qopts) < 0) {
+		json_object_set_new(tree_extra(dt), "fixup_error", json_string(tide_error_last()));
+		run_event(r, "%s: fixup failed: %s", t->name, tide_error_last());
+		goto done;
+	}
+	git_oid_cpy(&r->state, &tip);
+	names = json_array();
+	for (i = 0; i < s.npatches; i++)
+		json_array_append_new(names, json_string(s.patches[i]));
+	json_object_set_new(tree_extra(dt), "fixups", names);
+	run_event(r, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
+done:
+	tide_error_clear();
+	quilt_series_release(&s);
+	free(dir);
+	free(rel);
+}
+
 /*
  * A tree whose merge conflicts is left out today; the record says where
  * and why: each conflicted path, its hunks, and the commits of each side
@@ -504,6 +661,7 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 {
 	struct buf outcome = BUF_INIT;
 	size_t i;
+	int rc;
 
 	for (i = 0; i < res->nconflicts; i++) {
 		const struct merge_conflict *mc = &res->conflicts[i];
@@ -516,16 +674,22 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 	}
 	record_side(r, dt, &r->state, merge_base, 0);
 	record_side(r, dt, tip, merge_base, 1);
+	if ((rc = run_try_recorded(r, t, dt, res, tip, &outcome)) != 0)
+		goto done;
 	buf_puts(&outcome, "Automatic merge failed; fix conflicts and then commit the result.\n");
 	buf_puts(&outcome, "$ git merge --abort\n");
 	nextfiles_log_outcome(&r->mergelog, outcome.ptr);
+	if ((rc = run_try_previous(r, t, dt, tip)) != 0)
+		goto done;
 	dt->status = xstrdup("conflict");
+	json_object_set_new(tree_extra(dt), "handled", json_string("dropped"));
 	r->sum->left_out++;
 	run_event(r, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
 		  res->nconflicts > 1 ? ", ..." : "");
+done:
 	buf_release(&outcome);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* ---- merging ---- */
@@ -570,8 +734,10 @@ static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree 
 {
 	const git_oid *parents[2] = { &r->state, tip };
 	char *label = tree_ref_label(t);
-	char *msg = xasprintf("Merge %s '%s'\n\nTide-Tree: %s\n",
-			      t->type == TREE_GIT ? "remote-tracking branch" : "branch", label, t->name);
+	char *msg = xasprintf("Merge %s '%s'\n\nTide-Tree: %s\n%s%s%s",
+			      t->type == TREE_GIT ? "remote-tracking branch" : "branch", label, t->name,
+			      r->version_from ? "Tide-Version-From: " : "",
+			      r->version_from ? r->version_from : "", r->version_from ? "\n" : "");
 	git_oid commit;
 	int error;
 
@@ -586,6 +752,7 @@ static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree 
 	r->sum->merged++;
 	nextfiles_log_outcome(&r->mergelog, "Merge made by the 'ort' strategy.");
 	run_event(r, "%s: merged", t->name);
+	run_apply_fixups(r, t, dt);
 done:
 	free(msg);
 	free(label);
@@ -801,6 +968,29 @@ static int update_ref(struct run *r, const char *name, const char *what)
 	return error;
 }
 
+/* Conflict reports into the day directory; a failure is logged, not fatal. */
+static void run_write_reports(struct run *r)
+{
+	char **dates = NULL, *path = NULL;
+	struct day *prev = NULL;
+	int n = day_list(&dates, r->days_dir), i;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (strcmp(dates[i], r->sum->date) >= 0)
+			continue;
+		path = xasprintf("%s/%s/day.json", r->days_dir, dates[i]);
+		if (day_load(&prev, path) < 0)
+			prev = NULL;
+		break;
+	}
+	if (report_write_day(r->day, prev, r->tmp_dir) < 0)
+		run_event(r, "cannot write conflict reports: %s", tide_error_last());
+	tide_error_clear();
+	day_free(prev);
+	free(path);
+	day_list_free(dates, n < 0 ? 0 : n);
+}
+
 /* Record, then master, then the tag: an interrupted install leaves the old tag. */
 static int run_install(struct run *r)
 {
@@ -812,6 +1002,7 @@ static int run_install(struct run *r)
 	free(r->day->finished);
 	r->day->finished = iso_now();
 	r->day->status = xstrdup("complete");
+	run_write_reports(r);
 	if ((error = file_write_atomic(log, buf_cstr(&r->mergelog), r->mergelog.len)) < 0 ||
 	    (error = day_save(r->day, path)) < 0 ||
 	    (error = day_install(r->days_dir, r->sum->date, r->tmp_dir)) < 0)

@@ -1,11 +1,280 @@
-/* PLACEHOLDER: replaced by the command's implementation. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd.h"
+#include "../src/boot.h"
+#include "../src/day.h"
+#include "../src/error.h"
+#include "../src/util.h"
+#include "../src/workspace.h"
+
+static const char usage[] =
+	"usage: tide boot [DAY] [--smp N] [--timeout S] [--accel auto|tcg|kvm]\n"
+	"                 [--append ARGS] [--init FILE] [--json]\n"
+	"       tide boot --kernel FILE [--config FILE] [--console FILE] [options]\n";
+
+struct boot_cli {
+	struct boot_opts opts;
+	int json;
+};
+
+static void print_failures(const struct boot_verdict *v);
+
+static int print_test(const struct ktap_node *n, const char *path, int depth,
+		      void *data)
+{
+	size_t i;
+
+	if (!ktap_node_failed(n) || (n->nchildren && n->has_result))
+		return 0;
+	printf("not ok %s%s\n", path, n->has_result ? "" : " (no result: output ended)");
+	for (i = 0; i < n->ndiag; i++)
+		printf("    # %s\n", n->diag[i]);
+	return 0;
+}
+
+static void print_failures(const struct boot_verdict *v)
+{
+	size_t i;
+
+	ktap_walk(&v->ktap, print_test, NULL);
+	for (i = 0; i < v->ktap.nproblems; i++)
+		printf("problem: %s\n", v->ktap.problems[i]);
+}
+
+static void print_result(const struct boot_result *res, const char *console)
+{
+	const struct boot_verdict *v = &res->verdict;
+
+	printf("boot: %s", boot_status_name(v->status));
+	if (v->reason)
+		printf(": %s", v->reason);
+	printf(" (%.1f s, %s, %d CPUs): %d passed, %d failed, %d skipped\n",
+	       res->seconds, res->accel, res->smp, v->pass, v->fail, v->skip);
+	if (res->accel_note)
+		printf("accel: tcg, %s\n", res->accel_note);
+	print_failures(v);
+	if (console)
+		printf("console: %s\n", console);
+}
+
+static int emit(const struct boot_result *res, const struct boot_cli *cli,
+		const char *console)
+{
+	json_t *j;
+
+	if (!cli->json) {
+		print_result(res, console);
+	} else {
+		j = boot_result_json(res, console);
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(j);
+	}
+	return res->verdict.status == BOOT_PASSED ? EXIT_OK : EXIT_PROBLEMS;
+}
+
+/* --kernel: any kernel, no day record; caches under -C DIR or $TMPDIR. */
+static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *console)
+{
+	struct boot_result res = { 0 };
+	char *base = ctx->wsdir ? path_join(ctx->wsdir, "build")
+				: xasprintf("%s/tide-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+					    (int)getuid());
+	char *cache = path_join(base, "initramfs"), *kvm = path_join(base, "kvm-probe");
+	int status;
+
+	cli->opts.initramfs_dir = cache;
+	cli->opts.kvm_cache = kvm;
+	cli->opts.console_path = console;
+	if (boot_run(&res, &cli->opts) < 0)
+		status = cmd_fail("boot");
+	else
+		status = emit(&res, cli, console);
+	boot_result_release(&res);
+	free(base);
+	free(cache);
+	free(kvm);
+	return status;
+}
+
+static char *newest_day(const char *wsdir)
+{
+	char *days = path_join(wsdir, "days"), **dates = NULL, *date = NULL;
+	int n = day_list(&dates, days);
+
+	if (n > 0)
+		date = xstrdup(dates[n - 1]);
+	tide_error_clear();
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(days);
+	return date;
+}
+
+/* Boot the day's kernel and put "boot" into its day.json. */
+static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date)
+{
+	char *daydir = xasprintf("%s/days/%s", ws->dir, date);
+	char *record = path_join(daydir, "day.json"), *console = path_join(daydir, "console.log");
+	struct boot_ws_paths paths;
+	struct boot_result res = { 0 };
+	struct day *day = NULL;
+	int status;
+
+	boot_ws_paths_init(&paths, ws->dir);
+	if (day_load(&day, record) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (!path_exists(paths.kernel)) {
+		cmd_error("no kernel built for %s: run 'tide build %s' first", date, date);
+		status = EXIT_BADINPUT;
+		goto done;
+	}
+	cli->opts.kernel = paths.kernel;
+	cli->opts.config = paths.config;
+	cli->opts.initramfs_dir = paths.initramfs_dir;
+	cli->opts.kvm_cache = paths.kvm_cache;
+	cli->opts.console_path = console;
+	if (boot_run(&res, &cli->opts) < 0) {
+		status = cmd_fail("boot");
+		goto done;
+	}
+	if (!day->extra)
+		day->extra = json_object();
+	json_object_set_new(day->extra, "boot", boot_result_json(&res, "console.log"));
+	if (day_save(day, record) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	workspace_log(ws, "boot %s: %s", date, boot_status_name(res.verdict.status));
+	status = emit(&res, cli, console);
+done:
+	boot_result_release(&res);
+	boot_ws_paths_release(&paths);
+	day_free(day);
+	free(daydir);
+	free(record);
+	free(console);
+	return status;
+}
+
+static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const char *arg)
+{
+	struct workspace *ws = NULL;
+	char *date = NULL;
+	int status;
+
+	if (!ctx->wsdir) {
+		cmd_error("no workspace: give -C DIR or set TIDE_DIR (or use --kernel FILE)");
+		return EXIT_USAGE;
+	}
+	if (arg && !day_date_is_valid(arg)) {
+		cmd_error("'%s' is not a day (YYYY-MM-DD)", arg);
+		return EXIT_BADINPUT;
+	}
+	if (workspace_open(&ws, ctx->wsdir, 0) < 0 || workspace_lock(ws) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (!(date = arg ? xstrdup(arg) : newest_day(ws->dir))) {
+		cmd_error("no day to boot yet; run 'tide run' first");
+		status = EXIT_BADINPUT;
+		goto done;
+	}
+	status = boot_day(ws, cli, date);
+done:
+	free(date);
+	workspace_free(ws);
+	return status;
+}
+
+static int parse_number(double *out, const char *opt, const char *arg)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (*end || *out <= 0) {
+		cmd_error("%s wants a positive number, not '%s'", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_args(struct boot_cli *cli, const char **console, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "console", required_argument, NULL, 'o' },
+		{ "init", required_argument, NULL, 'i' },
+		{ "smp", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "append", required_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double num;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k': cli->opts.kernel = optarg; break;
+		case 'c': cli->opts.config = optarg; break;
+		case 'o': *console = optarg; break;
+		case 'i': cli->opts.init = optarg; break;
+		case 'a': cli->opts.accel = optarg; break;
+		case 'A': cli->opts.append = optarg; break;
+		case 'j': cli->json = 1; break;
+		case 's':
+			if (parse_number(&num, "--smp", optarg) < 0 || num != (int)num || num > 64)
+				return EXIT_USAGE;
+			cli->opts.smp = (int)num;
+			break;
+		case 't':
+			if (parse_number(&num, "--timeout", optarg) < 0)
+				return EXIT_USAGE;
+			cli->opts.timeout = num;
+			break;
+		case 'h': return -1;
+		default: return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
 
 int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	(void)ctx;
-	(void)argc;
-	(void)argv;
-	cmd_error("'%s' is not implemented yet", argv[0]);
-	return EXIT_FAILED;
+	struct boot_cli cli = { { 0 }, 0 };
+	const char *console = NULL;
+	int status = parse_args(&cli, &console, argc, argv);
+
+	if (status < 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (status || argc - optind > 1)
+		return cmd_usage(usage);
+	if (cli.opts.accel && strcmp(cli.opts.accel, "auto") && strcmp(cli.opts.accel, "tcg") &&
+	    strcmp(cli.opts.accel, "kvm")) {
+		cmd_error("--accel wants auto, tcg or kvm, not '%s'", cli.opts.accel);
+		return cmd_usage(usage);
+	}
+	if (cli.opts.kernel) {
+		if (optind < argc) {
+			cmd_error("give a DAY or --kernel FILE, not both");
+			return cmd_usage(usage);
+		}
+		return boot_file(ctx, &cli, console);
+	}
+	if (cli.opts.config || console) {
+		cmd_error("--config and --console go with --kernel");
+		return cmd_usage(usage);
+	}
+	return open_ws_and_boot(ctx, &cli, optind < argc ? argv[optind] : NULL);
 }

@@ -1,0 +1,701 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "build.h"
+#include "cpio.h"
+#include "error.h"
+#include "util.h"
+
+#define QEMU_DEFAULT "qemu-system-x86_64"
+#define QEMU_PACKAGE "qemu-system-x86"
+#define CONSOLE_MAX (32u << 20)	/* keep at most this much console in memory */
+#define KVM_PROBE_SECONDS 8
+
+const char *boot_status_name(enum boot_status s)
+{
+	static const char *const names[] = {
+		"passed", "tests-failed", "panic", "oops", "hang", "no-output",
+	};
+
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
+}
+
+/* ---- classification ---- */
+
+/* The console line holding text[at], without its timestamp, printable. */
+static char *line_at(const char *text, size_t len, size_t at)
+{
+	size_t start = at, end = at, i;
+	struct buf b = BUF_INIT;
+
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	while (end < len && text[end] != '\n')
+		end++;
+	for (i = start; i < end; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c >= 0x20 && c < 0x7f)
+			buf_putc(&b, (char)c);
+	}
+	if (b.ptr && b.ptr[0] == '[' && strchr(b.ptr, ']')) {
+		char *rest = strchr(b.ptr, ']') + 1;
+
+		while (*rest == ' ')
+			rest++;
+		memmove(b.ptr, rest, strlen(rest) + 1);
+		b.len = strlen(b.ptr);
+	}
+	return buf_detach(&b);
+}
+
+/* memmem for a marker; returns its offset or -1. */
+static long find(const char *text, size_t len, const char *marker)
+{
+	const char *p = memmem(text, len, marker, strlen(marker));
+
+	return p ? (long)(p - text) : -1;
+}
+
+static char *first_marker(const char *text, size_t len,
+			  const char *const *markers, size_t n)
+{
+	long best = -1, at;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((at = find(text, len, markers[i])) >= 0 && (best < 0 || at < best))
+			best = at;
+	return best < 0 ? NULL : line_at(text, len, (size_t)best);
+}
+
+static void collect_warnings(struct boot_verdict *v, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end && (p = memmem(p, end - p, "WARNING: CPU:", 13))) {
+		array_grow(&v->warnings, &v->warnings_alloc, v->nwarnings + 1,
+			   sizeof(*v->warnings));
+		v->warnings[v->nwarnings++] = line_at(text, len, p - text);
+		p += 13;
+	}
+}
+
+struct count_ctx {
+	struct boot_verdict *v;
+	char *first_failed;		/* the first failed test case */
+	char *first_failed_suite;	/* a suite failed with no failed case */
+};
+
+static int count_leaf(const struct ktap_node *n, const char *path, int depth,
+		      void *data)
+{
+	struct count_ctx *c = data;
+	int failed = ktap_node_failed(n);
+
+	if (n->nchildren) {
+		if (failed && !c->first_failed_suite)
+			c->first_failed_suite = xstrdup(path);
+		return 0;
+	}
+	if (failed && !c->first_failed)
+		c->first_failed = xstrdup(path);
+	if (failed)
+		c->v->fail++;
+	else if (n->directive == KTAP_SKIP)
+		c->v->skip++;
+	else
+		c->v->pass++;
+	return 0;
+}
+
+/* The tests' side: any failure, missing result or bad plan. */
+static void judge_tests(struct boot_verdict *v)
+{
+	struct count_ctx c = { v, NULL, NULL };
+
+	ktap_walk(&v->ktap, count_leaf, &c);
+	if (c.first_failed || c.first_failed_suite) {
+		v->status = BOOT_TESTS_FAILED;
+		v->reason = xasprintf("%d failed, first: %s", v->fail,
+				      c.first_failed ? c.first_failed : c.first_failed_suite);
+	} else if (v->ktap.nproblems) {
+		v->status = BOOT_TESTS_FAILED;
+		v->reason = xstrdup(v->ktap.problems[0]);
+	} else if (!v->ktap.root.nchildren) {
+		v->status = BOOT_TESTS_FAILED;
+		v->reason = xstrdup("no test results on the console");
+	}
+	free(c.first_failed);
+	free(c.first_failed_suite);
+}
+
+void boot_classify(struct boot_verdict *out, const char *console, size_t len,
+		   int timed_out)
+{
+	static const char *const panic[] = { "Kernel panic - not syncing" };
+	static const char *const oops[] = {
+		"BUG: ", "Oops: ", "kernel BUG at", "general protection fault",
+		"Unable to handle kernel",
+	};
+
+	memset(out, 0, sizeof(*out));
+	ktap_parse(&out->ktap, console, len);
+	collect_warnings(out, console, len);
+	if (find(console, len, "Linux version") < 0 && !out->ktap.documents) {
+		out->status = BOOT_NO_OUTPUT;
+		out->reason = xstrdup(timed_out ? "the kernel printed nothing before the timeout"
+					     : "the kernel printed nothing");
+	} else if ((out->reason = first_marker(console, len, panic, ARRAY_SIZE(panic)))) {
+		out->status = BOOT_PANIC;
+	} else if ((out->reason = first_marker(console, len, oops, ARRAY_SIZE(oops)))) {
+		out->status = BOOT_OOPS;
+	} else if (timed_out) {
+		out->status = BOOT_HANG;
+		out->reason = xstrdup("no power-off before the timeout");
+	} else {
+		out->status = BOOT_PASSED;
+		judge_tests(out);
+	}
+	/* Test counts are useful whatever stopped the guest. */
+	if (out->status != BOOT_PASSED && out->status != BOOT_TESTS_FAILED) {
+		struct count_ctx c = { out, NULL, NULL };
+
+		ktap_walk(&out->ktap, count_leaf, &c);
+		free(c.first_failed);
+		free(c.first_failed_suite);
+	}
+}
+
+void boot_verdict_release(struct boot_verdict *v)
+{
+	size_t i;
+
+	ktap_result_release(&v->ktap);
+	for (i = 0; i < v->nwarnings; i++)
+		free(v->warnings[i]);
+	free(v->warnings);
+	free(v->reason);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- running QEMU ---- */
+
+struct qemu_run {
+	struct buf *console, *err;
+	int log_fd;			/* console copy as it comes, or -1 */
+	double timeout;
+	const char *stop_on;		/* kill QEMU once the console shows this */
+	int timed_out, stopped, exit_status;
+	double seconds;
+};
+
+static void child_exec(char *const argv[], int out_fd, int err_fd)
+{
+	int null = open("/dev/null", O_RDONLY);
+
+	/* Own process group, so a timeout kills QEMU and anything it forked. */
+	setpgid(0, 0);
+	if (null >= 0)
+		dup2(null, STDIN_FILENO);
+	dup2(out_fd, STDOUT_FILENO);
+	dup2(err_fd, STDERR_FILENO);
+	execvp(argv[0], argv);
+	dprintf(err_fd, "cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+/* Read what is there; returns 0 at EOF. */
+static int drain(int fd, struct buf *into, int log_fd)
+{
+	char chunk[8192];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (n == 0)
+		return 0;
+	if (into->len < CONSOLE_MAX)
+		buf_put(into, chunk, (size_t)n);
+	if (log_fd >= 0 && write(log_fd, chunk, (size_t)n) < 0)
+		return 1;	/* a full disk must not stop the boot */
+	return 1;
+}
+
+static void pump(struct qemu_run *q, int out_fd, int err_fd, double deadline)
+{
+	struct pollfd fds[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
+	int open_fds = 2;
+
+	while (open_fds) {
+		double left = deadline - time_now();
+		int i;
+
+		if (left <= 0) {
+			q->timed_out = 1;
+			return;
+		}
+		if (poll(fds, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return;
+		for (i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !fds[i].revents)
+				continue;
+			if (!drain(fds[i].fd, i ? q->err : q->console, i ? -1 : q->log_fd)) {
+				fds[i].fd = -1;
+				open_fds--;
+			}
+		}
+		if (q->stop_on && memmem(q->console->ptr ? q->console->ptr : "",
+					 q->console->len, q->stop_on, strlen(q->stop_on))) {
+			q->stopped = 1;
+			return;
+		}
+	}
+}
+
+static int qemu_run(struct qemu_run *q, char *const argv[])
+{
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = 0;
+	double start = time_now();
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		tide_error_errno(TIDE_ERROR, "pipe");
+		goto fail;
+	}
+	if ((pid = fork()) < 0) {
+		tide_error_errno(TIDE_ERROR, "fork");
+		goto fail;
+	}
+	if (pid == 0)
+		child_exec(argv, out[1], err[1]);
+	setpgid(pid, pid);
+	close(out[1]);
+	close(err[1]);
+	pump(q, out[0], err[0], start + q->timeout);
+	if (q->timed_out || q->stopped)
+		kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	q->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	q->seconds = time_now() - start;
+	close(out[0]);
+	close(err[0]);
+	return 0;
+fail:
+	if (out[0] >= 0) {
+		close(out[0]);
+		close(out[1]);
+	}
+	return TIDE_ERROR;
+}
+
+static void argv_push(char ***argv, size_t *n, size_t *alloc, const char *s)
+{
+	array_grow(argv, alloc, *n + 2, sizeof(**argv));
+	(*argv)[(*n)++] = s ? xstrdup(s) : NULL;
+	(*argv)[*n] = NULL;
+}
+
+static void argv_free(char **argv)
+{
+	size_t i;
+
+	for (i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* The QEMU command line; initrd may be NULL (the KVM probe). */
+static char **qemu_argv(const char *qemu, const char *kernel, const char *initrd,
+			const char *cmdline, int smp, int mem, int kvm)
+{
+	char **argv = NULL, *num;
+	size_t n = 0, alloc = 0;
+
+	argv_push(&argv, &n, &alloc, qemu);
+	argv_push(&argv, &n, &alloc, "-nographic");
+	argv_push(&argv, &n, &alloc, "-no-reboot");
+	argv_push(&argv, &n, &alloc, "-accel");
+	argv_push(&argv, &n, &alloc, kvm ? "kvm" : "tcg");
+	if (kvm) {
+		argv_push(&argv, &n, &alloc, "-cpu");
+		argv_push(&argv, &n, &alloc, "host");
+	}
+	argv_push(&argv, &n, &alloc, "-m");
+	argv_push(&argv, &n, &alloc, (num = xasprintf("%d", mem)));
+	free(num);
+	argv_push(&argv, &n, &alloc, "-smp");
+	argv_push(&argv, &n, &alloc, (num = xasprintf("%d", smp)));
+	free(num);
+	argv_push(&argv, &n, &alloc, "-kernel");
+	argv_push(&argv, &n, &alloc, kernel);
+	if (initrd) {
+		argv_push(&argv, &n, &alloc, "-initrd");
+		argv_push(&argv, &n, &alloc, initrd);
+	}
+	argv_push(&argv, &n, &alloc, "-append");
+	argv_push(&argv, &n, &alloc, cmdline);
+	return argv;
+}
+
+static char *find_qemu(const struct boot_opts *opts)
+{
+	const char *name = opts->qemu ? opts->qemu : QEMU_DEFAULT;
+	char *path = build_which(name);
+
+	if (!path)
+		tide_error_set(TIDE_ENOTFOUND,
+			       "'%s' not found: install the Debian package %s",
+			       name, QEMU_PACKAGE);
+	return path;
+}
+
+/* ---- KVM probe ---- */
+
+static int read_cached_verdict(const char *path, int *usable, char **note)
+{
+	struct buf b = BUF_INIT;
+	int found = 0;
+
+	if (path && file_read(&b, path) == 0 && b.len >= 3) {
+		found = 1;
+		*usable = !strncmp(b.ptr, "yes", 3);
+		str_rtrim(b.ptr);
+		*note = *usable ? NULL : xstrdup(b.len > 3 ? b.ptr + 3 : "cached");
+		if (*note)
+			memmove(*note, *note + strspn(*note, " "),
+				strlen(*note + strspn(*note, " ")) + 1);
+	}
+	buf_release(&b);
+	tide_error_clear();
+	return found;
+}
+
+/* The probe proper: does the kernel start printing under KVM? */
+static int kvm_probe(int *usable, char **note, const struct boot_opts *opts,
+		     const char *qemu)
+{
+	struct buf console = BUF_INIT, err = BUF_INIT;
+	struct qemu_run q = { &console, &err, -1, KVM_PROBE_SECONDS, "Linux version", 0, 0, 0, 0 };
+	char **argv = qemu_argv(qemu, opts->kernel, NULL,
+				"console=ttyS0 panic=-1 init=/tide-kvm-probe", 1, 128, 1);
+	int error = qemu_run(&q, argv);
+
+	if (error == 0) {
+		*usable = q.stopped;
+		if (!*usable && err.len) {
+			/* One line, so the cache file and the record stay simple. */
+			for (char *c = err.ptr; *c; c++)
+				if (*c == '\n' || (unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+					*c = ' ';
+			str_rtrim(err.ptr);
+			*note = xasprintf("KVM: QEMU failed: %.200s", err.ptr);
+		} else if (!*usable) {
+			*note = xasprintf("KVM: no kernel output within %d s", KVM_PROBE_SECONDS);
+		}
+	}
+	argv_free(argv);
+	buf_release(&console);
+	buf_release(&err);
+	return error;
+}
+
+int boot_kvm_usable(int *usable, char **note, const struct boot_opts *opts)
+{
+	char *qemu = NULL, *line = NULL;
+	int error = 0;
+
+	*usable = 0;
+	*note = NULL;
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		*note = xstrdup("no usable /dev/kvm");
+		return 0;
+	}
+	if (read_cached_verdict(opts->kvm_cache, usable, note))
+		return 0;
+	if (!(qemu = find_qemu(opts)))
+		return TIDE_ENOTFOUND;
+	if ((error = kvm_probe(usable, note, opts, qemu)) < 0)
+		goto done;
+	if (opts->kvm_cache) {
+		line = xasprintf("%s %s\n", *usable ? "yes" : "no", *note ? *note : "");
+		/* A cache that cannot be written only costs a probe next time. */
+		if (file_write_atomic(opts->kvm_cache, line, strlen(line)) < 0)
+			tide_error_clear();
+	}
+done:
+	free(line);
+	free(qemu);
+	return error;
+}
+
+/* ---- the boot ---- */
+
+static int choose_accel(struct boot_result *res, const struct boot_opts *opts)
+{
+	const char *accel = opts->accel ? opts->accel : "auto";
+	int usable = 0, error;
+
+	if (!strcmp(accel, "tcg") || !strcmp(accel, "kvm")) {
+		res->accel = xstrdup(accel);
+		return 0;
+	}
+	if (strcmp(accel, "auto"))
+		return tide_error_set(TIDE_EINVAL, "unknown accelerator '%s' (auto, tcg, kvm)", accel);
+	if ((error = boot_kvm_usable(&usable, &res->accel_note, opts)) < 0)
+		return error;
+	res->accel = xstrdup(usable ? "kvm" : "tcg");
+	return 0;
+}
+
+static int make_initramfs(struct boot_result *res, const struct boot_opts *opts)
+{
+	char *init = opts->init ? xstrdup(opts->init) : boot_find_init();
+	double start = time_now();
+	int error;
+
+	if (!init)
+		return tide_error_set(TIDE_ENOTFOUND,
+				      "no guest program: build kernel-tests (make) or set TIDE_GUEST_INIT");
+	error = cpio_initramfs(&res->initramfs, &res->initramfs_reused,
+			       opts->initramfs_dir, init, opts->config);
+	res->initramfs_seconds = time_now() - start;
+	free(init);
+	return error;
+}
+
+static int open_console_log(const char *path, char **tmp)
+{
+	int fd;
+
+	*tmp = NULL;
+	if (!path)
+		return -1;
+	*tmp = xasprintf("%s.tmp", path);
+	if ((fd = open(*tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		tide_error_errno(TIDE_EIO, "cannot write '%s'", *tmp);
+	return fd;
+}
+
+/* The log goes into place whole, so a killed run leaves the old one. */
+static int close_console_log(int fd, const char *tmp, const char *path)
+{
+	int error = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", path);
+	return error;
+}
+
+/* QEMU refusing the kernel prints nothing on the console: say why. */
+static void add_qemu_error(struct boot_result *res)
+{
+	struct boot_verdict *v = &res->verdict;
+	char *line, *nl, *old = v->reason;
+
+	if (v->status != BOOT_NO_OUTPUT || !res->qemu_stderr.len || !res->exit_status)
+		return;
+	line = xstrdup(res->qemu_stderr.ptr);
+	if ((nl = strchr(line, '\n')))
+		*nl = '\0';
+	for (nl = line; *nl; nl++)
+		if ((unsigned char)*nl < 0x20 || (unsigned char)*nl >= 0x7f)
+			*nl = '?';
+	v->reason = xasprintf("%s (QEMU exited %d: %s)", old, res->exit_status, line);
+	free(old);
+	free(line);
+}
+
+static int check_inputs(const struct boot_opts *opts)
+{
+	if (!opts->kernel || !path_exists(opts->kernel))
+		return tide_error_set(TIDE_ENOTFOUND, "no kernel image '%s'",
+				      opts->kernel ? opts->kernel : "");
+	if (opts->config && !path_exists(opts->config))
+		return tide_error_set(TIDE_ENOTFOUND, "no kernel config '%s'", opts->config);
+	if (!opts->initramfs_dir)
+		return tide_error_set(TIDE_EINVAL, "no initramfs directory given");
+	return 0;
+}
+
+int boot_run(struct boot_result *res, const struct boot_opts *opts)
+{
+	struct qemu_run q = { &res->console, &res->qemu_stderr, -1, 0, NULL, 0, 0, 0, 0 };
+	char *qemu = NULL, *tmp_log = NULL, **argv = NULL;
+	int error, log_fd = -1;
+
+	memset(res, 0, sizeof(*res));
+	res->smp = opts->smp > 0 ? opts->smp : BOOT_DEFAULT_SMP;
+	res->timeout = opts->timeout > 0 ? opts->timeout : BOOT_DEFAULT_TIMEOUT;
+	if ((error = check_inputs(opts)) < 0)
+		goto done;
+	if (!(qemu = find_qemu(opts))) {
+		error = TIDE_ENOTFOUND;
+		goto done;
+	}
+	if ((error = make_initramfs(res, opts)) < 0 || (error = choose_accel(res, opts)) < 0)
+		goto done;
+	res->cmdline = xasprintf("console=ttyS0 panic=-1 tide.smp=%d%s%s", res->smp,
+				 opts->append ? " " : "", opts->append ? opts->append : "");
+	argv = qemu_argv(qemu, opts->kernel, res->initramfs, res->cmdline, res->smp,
+			 opts->memory_mb > 0 ? opts->memory_mb : 256,
+			 !strcmp(res->accel, "kvm"));
+	if (opts->console_path && (log_fd = open_console_log(opts->console_path, &tmp_log)) < 0) {
+		error = TIDE_EIO;
+		goto done;
+	}
+	q.log_fd = log_fd;
+	q.timeout = res->timeout;
+	if ((error = qemu_run(&q, argv)) < 0)
+		goto done;
+	res->timed_out = q.timed_out;
+	res->exit_status = q.exit_status;
+	res->seconds = q.seconds;
+	error = close_console_log(log_fd, tmp_log, opts->console_path);
+	log_fd = -1;
+	boot_classify(&res->verdict, res->console.ptr ? res->console.ptr : "",
+		      res->console.len, res->timed_out);
+	add_qemu_error(res);
+done:
+	if (log_fd >= 0) {
+		close(log_fd);
+		unlink(tmp_log);
+	}
+	argv_free(argv);
+	free(tmp_log);
+	free(qemu);
+	return error;
+}
+
+void boot_result_release(struct boot_result *res)
+{
+	boot_verdict_release(&res->verdict);
+	buf_release(&res->console);
+	buf_release(&res->qemu_stderr);
+	free(res->accel);
+	free(res->accel_note);
+	free(res->cmdline);
+	free(res->initramfs);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- the record ---- */
+
+static int test_json(const struct ktap_node *n, const char *path, int depth,
+		     void *data)
+{
+	json_t *tests = data, *t, *diags = json_array();
+	const char *dir = ktap_directive_name(n->directive);
+	size_t i;
+
+	for (i = 0; i < n->ndiag; i++)
+		json_array_append_new(diags, json_string(n->diag[i]));
+	t = json_pack("{s:s, s:b, s:o, s:o}", "name", path, "ok", !ktap_node_failed(n),
+		      "directive", dir ? json_string(dir) : json_null(),
+		      "diagnostics", diags);
+	if (n->reason)
+		json_object_set_new(t, "reason", json_string(n->reason));
+	if (!n->has_result)
+		json_object_set_new(t, "missing_result", json_true());
+	json_array_append_new(tests, t);
+	return 0;
+}
+
+static json_t *strings_json(char **v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+json_t *boot_result_json(const struct boot_result *res, const char *console_name)
+{
+	const struct boot_verdict *v = &res->verdict;
+	json_t *tests = json_array(), *o;
+
+	ktap_walk(&v->ktap, test_json, tests);
+	o = json_pack("{s:s, s:o, s:f, s:s, s:i, s:b, s:i, s:f}",
+		      "status", boot_status_name(v->status),
+		      "reason", v->reason ? json_string(v->reason) : json_null(),
+		      "seconds", res->seconds, "accel", res->accel ? res->accel : "",
+		      "smp", res->smp, "timed_out", res->timed_out,
+		      "exit_status", res->exit_status, "timeout", res->timeout);
+	json_object_set_new(o, "counts", json_pack("{s:i, s:i, s:i}", "pass", v->pass,
+						   "fail", v->fail, "skip", v->skip));
+	json_object_set_new(o, "tests", tests);
+	json_object_set_new(o, "problems", strings_json(v->ktap.problems, v->ktap.nproblems));
+	json_object_set_new(o, "warnings", strings_json(v->warnings, v->nwarnings));
+	json_object_set_new(o, "cmdline", json_string(res->cmdline ? res->cmdline : ""));
+	json_object_set_new(o, "initramfs_seconds", json_real(res->initramfs_seconds));
+	if (res->accel_note)
+		json_object_set_new(o, "accel_note", json_string(res->accel_note));
+	if (console_name)
+		json_object_set_new(o, "console", json_string(console_name));
+	return o;
+}
+
+/* ---- paths ---- */
+
+char *boot_find_init(void)
+{
+	const char *env = getenv("TIDE_GUEST_INIT");
+	char *exe, *dir, *cand, *slash;
+	int up;
+
+	if (env && *env)
+		return path_exists(env) ? xstrdup(env) : NULL;
+	if ((env = getenv("TIDE_KERNEL_TESTS")) && *env) {
+		cand = path_join(env, "init");
+		if (access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		return NULL;
+	}
+	/* The source tree the binary was built in, like the config fragment. */
+	if (!(exe = realpath("/proc/self/exe", NULL)))
+		return NULL;
+	dir = exe;
+	for (up = 0; up < 4 && (slash = strrchr(dir, '/')) && slash != dir; up++) {
+		*slash = '\0';
+		cand = path_join(dir, "kernel-tests/init");
+		if (access(cand, X_OK) == 0) {
+			free(exe);
+			return cand;
+		}
+		free(cand);
+	}
+	free(exe);
+	return NULL;
+}
+
+void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir)
+{
+	p->kernel = path_join(wsdir, "build/out/arch/x86/boot/bzImage");
+	p->config = path_join(wsdir, "build/out/.config");
+	p->initramfs_dir = path_join(wsdir, "build/initramfs");
+	p->kvm_cache = path_join(wsdir, "build/kvm-probe");
+}
+
+void boot_ws_paths_release(struct boot_ws_paths *p)
+{
+	free(p->kernel);
+	free(p->config);
+	free(p->initramfs_dir);
+	free(p->kvm_cache);
+	memset(p, 0, sizeof(*p));
+}

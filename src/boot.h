@@ -1,0 +1,110 @@
+#ifndef TIDE_BOOT_H
+#define TIDE_BOOT_H
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "ktap.h"
+
+/*
+ * Booting a kernel in QEMU with the smoke-test initramfs and judging the
+ * console: which outcome, which tests failed and why.
+ */
+
+enum boot_status {
+	BOOT_PASSED,		/* every test passed, the guest powered off */
+	BOOT_TESTS_FAILED,	/* a test failed, or results are missing */
+	BOOT_PANIC,		/* "Kernel panic - not syncing" */
+	BOOT_OOPS,		/* an oops or BUG, without a panic */
+	BOOT_HANG,		/* the wall-clock timeout stopped QEMU */
+	BOOT_NO_OUTPUT,		/* the kernel never printed anything */
+};
+
+const char *boot_status_name(enum boot_status s);
+
+struct boot_verdict {
+	enum boot_status status;
+	char *reason;		/* one line saying why, or NULL when passed */
+	struct ktap_result ktap;
+	int pass, fail, skip;	/* leaf tests */
+	char **warnings;	/* "WARNING: CPU: ..." lines (not an outcome) */
+	size_t nwarnings, warnings_alloc;
+};
+
+/*
+ * Judge a console log.  timed_out: QEMU was killed at the timeout.  The
+ * verdict is a pure function of its inputs, so recorded logs test it.
+ */
+void boot_classify(struct boot_verdict *out, const char *console, size_t len,
+		   int timed_out);
+void boot_verdict_release(struct boot_verdict *v);
+
+struct boot_opts {
+	const char *kernel;		/* bzImage */
+	const char *config;		/* its .config (the guest's /config), or NULL */
+	const char *init;		/* the guest program; NULL: boot_find_init() */
+	const char *initramfs_dir;	/* image cache (DIR/build/initramfs) */
+	const char *console_path;	/* the console log, or NULL */
+	const char *kvm_cache;		/* KVM probe verdict file, or NULL */
+	const char *qemu;		/* NULL: qemu-system-x86_64 from PATH */
+	const char *accel;		/* "auto" (NULL), "tcg" or "kvm" */
+	const char *append;		/* more kernel command line, or NULL */
+	int smp;			/* 0: 4 */
+	int memory_mb;			/* 0: 256 */
+	double timeout;			/* seconds; 0: BOOT_DEFAULT_TIMEOUT */
+};
+
+#define BOOT_DEFAULT_TIMEOUT 120
+#define BOOT_DEFAULT_SMP 4
+
+struct boot_result {
+	struct boot_verdict verdict;
+	struct buf console;		/* everything the guest printed */
+	char *accel;			/* "tcg" or "kvm" */
+	char *accel_note;		/* why, when auto chose TCG; or NULL */
+	char *cmdline;			/* the kernel command line */
+	char *initramfs;		/* the image booted */
+	int initramfs_reused;
+	int timed_out;
+	int exit_status;		/* QEMU's, -1 when killed */
+	int smp;
+	double timeout;
+	double seconds;			/* QEMU start to exit */
+	double initramfs_seconds;
+	struct buf qemu_stderr;
+};
+
+/*
+ * Boot and classify.  Returns 0 when the guest ran, whatever it did
+ * (res->verdict); a negative TIDE_E* code when tide could not do its part:
+ * QEMU or the kernel missing, no guest program, I/O.
+ */
+int boot_run(struct boot_result *res, const struct boot_opts *opts);
+void boot_result_release(struct boot_result *res);
+
+/* The day.json "boot" object; console_name is the log's name in the day. */
+json_t *boot_result_json(const struct boot_result *res, const char *console_name);
+
+/*
+ * Can QEMU use KVM here?  Boots the kernel with -accel kvm for a few
+ * seconds: usable only if the kernel starts printing (QEMU aborting with
+ * "failed to set MSR" and hanging at "Booting from ROM" both mean no).
+ * The verdict is cached in opts->kvm_cache.  *note says why not.
+ */
+int boot_kvm_usable(int *usable, char **note, const struct boot_opts *opts);
+
+/*
+ * The guest program: $TIDE_GUEST_INIT, else $TIDE_KERNEL_TESTS/init, else
+ * kernel-tests/init in a directory above the running tide binary (the
+ * source tree it was built in).  NULL if none exists.
+ */
+char *boot_find_init(void);
+
+/* Where a workspace keeps the day's kernel and the boot caches. */
+struct boot_ws_paths {
+	char *kernel, *config, *initramfs_dir, *kvm_cache;
+};
+void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir);
+void boot_ws_paths_release(struct boot_ws_paths *p);
+
+#endif

@@ -1,0 +1,167 @@
+#include <unistd.h>
+
+#include "t.h"
+#include "fixture.h"
+#include "boot.h"
+#include "error.h"
+
+static enum boot_status classify(struct boot_verdict *v, const char *name, int timed_out)
+{
+	struct buf b = BUF_INIT;
+
+	if (fixture_read(&b, name) < 0) {
+		memset(v, 0, sizeof(*v));
+		return (enum boot_status)-1;
+	}
+	boot_classify(v, b.ptr ? b.ptr : "", b.len, timed_out);
+	buf_release(&b);
+	return v->status;
+}
+
+TEST(boot__real_passing_boot)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "pass.log", 0)), "passed");
+	CHECK(v.reason == NULL);
+	CHECK_INT(v.pass, 17);
+	CHECK_INT(v.fail, 0);
+	boot_verdict_release(&v);
+}
+
+TEST(boot__real_panic)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "panic-no-init.log", 0)), "panic");
+	REQUIRE(v.reason != NULL);
+	CHECK(!strncmp(v.reason, "Kernel panic - not syncing: No working init found", 49));
+	/* KUnit ran before the panic: its results still count */
+	CHECK_INT(v.pass, 6);
+	boot_verdict_release(&v);
+}
+
+TEST(boot__real_hang_is_the_timeout)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "hang.log", 1)), "hang");
+	boot_verdict_release(&v);
+	/* the same console without the timeout: all tests passed */
+	CHECK_STR(boot_status_name(classify(&v, "hang.log", 0)), "passed");
+	boot_verdict_release(&v);
+}
+
+TEST(boot__real_segfaulting_test)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "test-segfault.log", 0)), "tests-failed");
+	CHECK_STR(v.reason, "1 failed, first: gpio.edge_events");
+	CHECK_INT(v.fail, 1);
+	CHECK_INT(v.pass, 16);
+	boot_verdict_release(&v);
+}
+
+TEST(boot__real_test_timeout)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "test-timeout.log", 0)), "tests-failed");
+	CHECK_STR(v.reason, "1 failed, first: cpumask_smoke.affinity");
+	boot_verdict_release(&v);
+}
+
+TEST(boot__no_output)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "no-output.log", 0)), "no-output");
+	boot_verdict_release(&v);
+	boot_classify(&v, "SeaBIOS (version 1.16)\r\nBooting from ROM..\r\n", 40, 1);
+	CHECK_STR(boot_status_name(v.status), "no-output");
+	boot_verdict_release(&v);
+}
+
+TEST(boot__garbage_console_still_passes)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "garbage.log", 0)), "passed");
+	CHECK_INT(v.pass, 17);
+	boot_verdict_release(&v);
+}
+
+TEST(boot__oops_and_missing_results)
+{
+	static const char oops[] =
+		"Linux version 6.1.192\nKTAP version 1\n1..2\n"
+		"    KTAP version 1\n    # Subtest: gpio\n    1..1\n"
+		"[    2.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+		"[    2.000001] Oops: 0002 [#1] SMP\n";
+	static const char cut[] = "Linux version 6.1.192\nKTAP version 1\n1..2\nok 1 gpio\n";
+	struct boot_verdict v;
+
+	boot_classify(&v, oops, strlen(oops), 0);
+	CHECK_STR(boot_status_name(v.status), "oops");
+	CHECK_STR(v.reason, "BUG: kernel NULL pointer dereference, address: 0000000000000008");
+	boot_verdict_release(&v);
+	boot_classify(&v, cut, strlen(cut), 0);
+	CHECK_STR(boot_status_name(v.status), "tests-failed");
+	CHECK_STR(v.reason, "document 1 planned 2 tests, has 1 results");
+	boot_verdict_release(&v);
+}
+
+TEST(boot__json_record)
+{
+	struct boot_result res;
+	struct buf b = BUF_INIT;
+	json_t *j, *t;
+
+	memset(&res, 0, sizeof(res));
+	REQUIRE(fixture_read(&b, "test-segfault.log") == 0);
+	boot_classify(&res.verdict, b.ptr, b.len, 0);
+	res.accel = xstrdup("tcg");
+	res.smp = 4;
+	j = boot_result_json(&res, "console.log");
+	REQUIRE(j != NULL);
+	CHECK_STR(json_string_value(json_object_get(j, "status")), "tests-failed");
+	CHECK_STR(json_string_value(json_object_get(j, "console")), "console.log");
+	t = json_object_get(j, "tests");
+	REQUIRE(json_is_array(t));
+	for (size_t i = 0; i < json_array_size(t); i++) {
+		json_t *e = json_array_get(t, i);
+
+		if (strcmp(json_string_value(json_object_get(e, "name")), "gpio.edge_events"))
+			continue;
+		CHECK(json_is_false(json_object_get(e, "ok")));
+		CHECK(json_is_null(json_object_get(e, "directive")));
+		CHECK(json_array_size(json_object_get(e, "diagnostics")) == 2);
+	}
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(j, "counts"), "fail")), 1);
+	json_decref(j);
+	boot_result_release(&res);
+	buf_release(&b);
+}
+
+TEST(boot__missing_kernel_and_qemu_are_errors)
+{
+	struct boot_opts o = { 0 };
+	struct boot_result res;
+
+	o.kernel = "/nonexistent/bzImage";
+	o.initramfs_dir = "/tmp";
+	CHECK_INT(boot_run(&res, &o), TIDE_ENOTFOUND);
+	CHECK(strstr(tide_error_last(), "/nonexistent/bzImage") != NULL);
+	boot_result_release(&res);
+	o.kernel = "/bin/true";
+	o.qemu = "tide-no-such-qemu";
+	CHECK_INT(boot_run(&res, &o), TIDE_ENOTFOUND);
+	CHECK(strstr(tide_error_last(), "qemu-system-x86") != NULL);
+	boot_result_release(&res);
+}
+
+TESTS(boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
+      boot__real_segfaulting_test, boot__real_test_timeout, boot__no_output,
+      boot__garbage_console_still_passes, boot__oops_and_missing_results,
+      boot__json_record, boot__missing_kernel_and_qemu_are_errors)

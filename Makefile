@@ -37,7 +37,11 @@ ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
 -include $(UNIT_BINS:=.d)
 
-all: $(BUILD)/tide
+all: $(BUILD)/tide kernel-tests
+
+# The guest side of `tide boot` (static, kernel-tests/init).
+kernel-tests:
+	$(MAKE) -C kernel-tests
 
 $(BUILD)/tide: $(B)/tide
 	cp $< $@
@@ -118,6 +122,8 @@ bench-day: all
 clean:
 	rm -rf $(BUILD)
 
+
+.PHONY: kernel-tests
 .PHONY: all asan deps check check-unit check-cmd check-kernel run bench-merge bench-day clean
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -20,7 +20,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, NEED_WORKSPACE, "per-tree status of one day" },
 	{ "merge-tree", cmd_merge_tree, 0, "merge two revisions in memory (plumbing)" },
 	{ "build", cmd_build, NEED_WORKSPACE | TAKES_LOCK, "build a day's kernel" },
-	{ "boot", cmd_boot, NEED_WORKSPACE | TAKES_LOCK, "boot a day's kernel in QEMU and run the smoke tests" },
+	{ "boot", cmd_boot, 0, "boot a day's kernel in QEMU and run the smoke tests" },
 	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict reports of a day" },
 	{ "resolve", cmd_resolve, NEED_WORKSPACE | NEED_CONF, "resolve a tree's conflict and record the resolution" },
 	{ "bisect", cmd_bisect, NEED_WORKSPACE | TAKES_LOCK, "find the tree and commit that broke a day" },

@@ -276,7 +276,8 @@ static int parse_line(struct parser *p, char *text, int line)
 		return parse_tide_line(p, text, line);
 	if (text[0] == '#' || text[strspn(text, " \t")] == '\0')
 		return 0;
-	f = split_fields(text, " \t", &n);
+	/* Next/Trees separates fields by tabs; a line without tabs may use spaces. */
+	f = split_fields(text, strchr(text, '\t') ? "\t" : " ", &n);
 	if (!(p->conf->ntrees == 0 && is_header(text, f, n)))
 		error = add_tree(p, f, n, line);
 	fields_free(f, n);

@@ -126,14 +126,15 @@ static const struct bad_case bad_cases[] = {
 	{ "a/b\tgit\tx\n", "not a valid tree name", 1 },
 	{ "a..b\tgit\tx\n", "not a valid tree name", 1 },
 	{ "x.lock\tgit\tx\n", "not a valid tree name", 1 },
-	{ "a b\tgit\tx\n", "unknown tree type 'b'", 1 },
+	{ "a b\tgit\tx\n", "not a valid tree name", 1 },
+	{ "a b git x\n", "unknown tree type 'b'", 1 },
 	{ "-a\tgit\tx\n", "not a valid tree name", 1 },
 	{ "a\tgit\tx\n#tide\tb\tcontact=x\n", "unknown tree 'b'", 2 },
 	{ "#tide\tbase\tmainline.git\n", "malformed base", 1 },
 	{ "#tide\tbase\tmainline.git#bad tag\n", "malformed base", 1 },
 	{ "#tide\tbase\tm#v1\n#tide\tbase\tm#v2\n", "base given twice", 2 },
 	{ "#tide\n", "needs a tree name", 1 },
-	{ "a\tgit\tx y\n", "unexpected field 'y'", 1 },
+	{ "a\tgit\tx\ty\n", "unexpected field 'y'", 1 },
 };
 
 TEST(conf__bad_input_names_file_and_line)
@@ -173,9 +174,11 @@ TEST(conf__crlf_and_spaces_are_tolerated)
 {
 	struct trees_conf *conf = NULL;
 
-	REQUIRE(parse(&conf, "Name  Type URL\r\n---- ---- ---\r\na  git   x#b  \r\n") == 0);
-	CHECK_INT(conf->ntrees, 1);
+	REQUIRE(parse(&conf, "Name  Type URL\r\n---- ---- ---\r\na  git   x#b  \r\n"
+			     "b\t\tgit\t/srv/my trees/b#c\n") == 0);
+	CHECK_INT(conf->ntrees, 2);
 	CHECK_STR(conf->trees[0].branch, "b");
+	CHECK_STR(conf->trees[1].url, "/srv/my trees/b");
 	trees_conf_free(conf);
 }
 

@@ -1,0 +1,37 @@
+# A small "kernel world" for the run tests (sourced after lib.sh):
+# $TRASH/world/mainline with tag v1.0 and trees cloned from it, each on
+# branch for-next.  Relative paths in trees.conf are taken from its
+# directory, so the conf lives in $TRASH/world.
+
+# make_mainline: files a, b, d/x; tag v1.0.
+make_mainline() {
+	git init -q -b master world/mainline &&
+	commit_file world/mainline a "a" &&
+	commit_file world/mainline b "b" &&
+	commit_file world/mainline d/x "x" "mainline: add d/x" &&
+	git -C world/mainline tag v1.0
+}
+
+# make_tree NAME FILE TEXT [SUBJECT]: clone mainline, branch for-next, one commit.
+make_tree() {
+	git clone -q world/mainline "world/$1" &&
+	git -C "world/$1" checkout -q -b for-next &&
+	commit_file "world/$1" "$2" "$3" "${4:-$1: change $2}"
+}
+
+# conf LINES...: write world/trees.conf with the base and the given rows
+# ("name type url" with spaces turned into tabs).
+conf() {
+	{
+		printf '#tide\tbase\tmainline#v1.0\n'
+		printf 'Trees included into this release:\n\nName\t\tType\tURL\n----\t\t----\t---\n'
+		for row in "$@"; do
+			printf '%s\n' "$row" | tr ' ' '\t'
+		done
+	} > world/trees.conf
+}
+
+# day_field DATE EXPR: a value from a day record, by a python expression on d.
+day_field() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "ws/days/$1/day.json"
+}

@@ -353,8 +353,9 @@ static char *find_qemu(const struct boot_opts *opts)
 	const char *name = opts->qemu ? opts->qemu : QEMU_DEFAULT;
 	char *path = build_which(name);
 
+	/* A missing tool is tide's failure (exit 4), not bad input. */
 	if (!path)
-		tide_error_set(TIDE_ENOTFOUND,
+		tide_error_set(TIDE_ERROR,
 			       "'%s' not found: install the Debian package %s",
 			       name, QEMU_PACKAGE);
 	return path;
@@ -424,7 +425,7 @@ int boot_kvm_usable(int *usable, char **note, const struct boot_opts *opts)
 	if (read_cached_verdict(opts->kvm_cache, usable, note))
 		return 0;
 	if (!(qemu = find_qemu(opts)))
-		return TIDE_ENOTFOUND;
+		return TIDE_ERROR;
 	if ((error = kvm_probe(usable, note, opts, qemu)) < 0)
 		goto done;
 	if (opts->kvm_cache) {
@@ -465,7 +466,7 @@ static int make_initramfs(struct boot_result *res, const struct boot_opts *opts)
 	int error;
 
 	if (!init)
-		return tide_error_set(TIDE_ENOTFOUND,
+		return tide_error_set(TIDE_ERROR,
 				      "no guest program: build kernel-tests (make) or set TIDE_GUEST_INIT");
 	error = cpio_initramfs(&res->initramfs, &res->initramfs_reused,
 			       opts->initramfs_dir, init, opts->config);
@@ -542,7 +543,7 @@ int boot_run(struct boot_result *res, const struct boot_opts *opts)
 	if ((error = check_inputs(opts)) < 0)
 		goto done;
 	if (!(qemu = find_qemu(opts))) {
-		error = TIDE_ENOTFOUND;
+		error = TIDE_ERROR;
 		goto done;
 	}
 	if ((error = make_initramfs(res, opts)) < 0 || (error = choose_accel(res, opts)) < 0)

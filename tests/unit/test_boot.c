@@ -156,7 +156,7 @@ TEST(boot__missing_kernel_and_qemu_are_errors)
 	boot_result_release(&res);
 	o.kernel = "/bin/true";
 	o.qemu = "tide-no-such-qemu";
-	CHECK_INT(boot_run(&res, &o), TIDE_ENOTFOUND);
+	CHECK_INT(boot_run(&res, &o), TIDE_ERROR);
 	CHECK(strstr(tide_error_last(), "qemu-system-x86") != NULL);
 	boot_result_release(&res);
 }

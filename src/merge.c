@@ -1107,9 +1107,8 @@ int merge_trees(struct merge_result *out, git_repository *repo,
 
 /* --- merge bases --- */
 
-static int merge_commit_ids(struct merge_result *out, git_repository *repo,
-			    const git_oid *ours, const git_oid *theirs,
-			    const struct merge_opts *opts, int depth);
+static int base_tree(git_tree **out, git_repository *repo, const git_oid *a,
+		     const git_oid *b, const struct merge_opts *opts, int depth);
 
 static int commit_time_cmp(const void *pa, const void *pb)
 {
@@ -1145,21 +1144,18 @@ static int virtual_base(git_tree **out, git_repository *repo,
 	if (error == 0 && git_commit_tree(&acc, commits[0]) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot read merge base tree");
 	for (i = 1; i < bases->count && error == 0; i++) {
-		struct merge_result inner, vb;
+		struct merge_result vb;
 		git_tree *base = NULL, *next = NULL;
 
 		memset(&vb, 0, sizeof(vb));
-		error = merge_commit_ids(&inner, repo, git_commit_id(commits[i - 1]),
-					 git_commit_id(commits[i]), &vo, depth + 1);
+		error = base_tree(&base, repo, git_commit_id(commits[i - 1]),
+				  git_commit_id(commits[i]), opts, depth + 1);
 		if (error < 0)
 			break;
-		/* inner.tree is the virtual base of (commits[i-1], commits[i]) */
-		if (git_tree_lookup(&base, repo, &inner.tree) < 0 ||
-		    git_commit_tree(&next, commits[i]) < 0)
+		if (git_commit_tree(&next, commits[i]) < 0)
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base tree");
 		else
 			error = merge_trees_depth(&vb, repo, base, acc, next, &vo, depth + 1);
-		merge_result_clear(&inner);
 		git_tree_free(base);
 		git_tree_free(next);
 		if (error == 0) {

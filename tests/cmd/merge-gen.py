@@ -238,6 +238,8 @@ def k_criss_cross(rng, cid):
     ours[e] = ("100644", edit_line(base[e][1], 15, "ours"))
     if rng.random() < 0.5:
         theirs[a] = ("100644", edit_line(o1[a][1], 12, "theirs"))
+    if rng.random() < 0.5:
+        theirs[b] = ("100644", edit_line(t1[b][1], 14, "theirs"))
     commit("c%d-ours" % cid, ours, [mx], "ours")
     commit("c%d-theirs" % cid, theirs, [my], "theirs")
     os.write(3, ("%d criss-cross\n" % cid).encode())

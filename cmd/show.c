@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "../src/bisect.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
@@ -56,6 +57,7 @@ static void print_tree(const struct day_tree *t)
 
 static void print_day(const struct day *d)
 {
+	char *bisect;
 	size_t i;
 
 	printf("%s  %s  %s\n", d->date, d->tag ? d->tag : "-", d->status ? d->status : "-");
@@ -64,6 +66,10 @@ static void print_day(const struct day *d)
 	printf("commit  %s\n", d->commit ? d->commit : "-");
 	for (i = 0; i < d->ntrees; i++)
 		print_tree(&d->trees[i]);
+	bisect = bisect_record_summary(json_object_get(d->extra, "bisect"));
+	if (bisect)
+		printf("bisect  %s\n", bisect);
+	free(bisect);
 }
 
 static int show_json(const char *path)

@@ -1184,6 +1184,37 @@ int bisect_state_load(json_t **out, const char *wsdir)
 	return err;
 }
 
+static const char *jstr(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
+char *bisect_record_summary(const json_t *rec)
+{
+	const json_t *check = json_object_get(rec, "check");
+	struct buf b = BUF_INIT;
+
+	if (!json_is_object(rec))
+		return NULL;
+	buf_printf(&b, "--%s%s%s", jstr(check, "kind", "?"),
+		   json_object_get(check, "arg") ? " " : "", jstr(check, "arg", ""));
+	if (json_object_get(rec, "since"))
+		buf_printf(&b, " --since %s", jstr(rec, "since", "?"));
+	buf_printf(&b, ": %s", jstr(rec, "outcome", "?"));
+	if (json_is_string(json_object_get(rec, "tree")))
+		buf_printf(&b, " %s", jstr(rec, "tree", ""));
+	if (json_is_string(json_object_get(rec, "commit")))
+		buf_printf(&b, " %.12s \"%s\"", jstr(rec, "commit", ""), jstr(rec, "subject", ""));
+	if (json_object_get(rec, "conflicts_with"))
+		buf_printf(&b, " with %s", jstr(rec, "conflicts_with", "?"));
+	buf_printf(&b, " (%lld builds, %.0fs)",
+		   (long long)json_integer_value(json_object_get(rec, "builds")),
+		   json_number_value(json_object_get(rec, "seconds")));
+	return buf_detach(&b);
+}
+
 static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_opts *opts,
 		    const char *date)
 {

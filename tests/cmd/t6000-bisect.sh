@@ -119,7 +119,9 @@ test_expect_success 'the result is in day.json and --status shows it' '
 	culprit=$(git -C gpio rev-parse HEAD~3) &&
 	tide -C ws bisect --status >st &&
 	grep "^status: done" st &&
-	grep "^result: found gpio $culprit" st
+	grep "^result: found gpio $culprit" st &&
+	tide -C ws show 2026-01-01 >show &&
+	grep "^bisect  --cmd sh .*nobug.sh: found gpio $(echo $culprit | cut -c1-12) \"gpio: change 5\" ([0-9]* builds" show
 '
 
 test_expect_success 'a day that passes: nothing to bisect, exit 6' '

@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "../src/bisect.h"
+#include "../src/boot.h"
 #include "../src/build.h"
 #include "../src/error.h"
 #include "../src/util.h"
@@ -38,7 +39,9 @@ struct checker {
 	struct bisect_cmd cmd;
 	struct build_opts bopts;
 	int have_bopts;
-	char *srcdir, *state_path, *log_path;
+	const char *test;	/* --test NAME; NULL for --boot */
+	struct boot_ws_paths paths;
+	char *srcdir, *state_path, *log_path, *console_path;
 };
 
 /* --build: a failed build is bad.  (Under --boot/--test it would be a skip.) */
@@ -58,6 +61,96 @@ static int build_check(void *data, git_repository *repo, const git_oid *commit,
 	return 0;
 }
 
+struct find_test {
+	const char *name;
+	const struct ktap_node *node;
+};
+
+static int find_test_cb(const struct ktap_node *n, const char *path, int depth, void *data)
+{
+	struct find_test *f = data;
+
+	(void)depth;
+	if (!strcmp(path, f->name))
+		f->node = n;
+	return 0;
+}
+
+/* --boot: bad when the kernel panics, oopses, hangs or stays silent. */
+static enum bisect_verdict boot_verdict(const struct boot_result *br)
+{
+	switch (br->verdict.status) {
+	case BOOT_PASSED:
+	case BOOT_TESTS_FAILED:
+		return BISECT_GOOD;
+	default:
+		return BISECT_BAD;
+	}
+}
+
+/* --test NAME: bad when NAME fails or is missing from a boot that ran; a boot that did not run is a skip. */
+static enum bisect_verdict test_verdict(const struct boot_result *br, const char *name,
+					char **note)
+{
+	struct find_test f = { name, NULL };
+
+	ktap_walk(&br->verdict.ktap, find_test_cb, &f);
+	if (!f.node) {
+		if (br->verdict.status != BOOT_PASSED && br->verdict.status != BOOT_TESTS_FAILED) {
+			*note = xasprintf("boot %s: %s", boot_status_name(br->verdict.status),
+					  br->verdict.reason ? br->verdict.reason : "");
+			return BISECT_SKIP;
+		}
+		*note = xasprintf("test %s did not report", name);
+		return BISECT_BAD;
+	}
+	if (ktap_node_failed(f.node)) {
+		*note = xasprintf("test %s failed", name);
+		return BISECT_BAD;
+	}
+	return BISECT_GOOD;
+}
+
+/* --boot / --test: build (a failed build is a skip, not a verdict), boot in QEMU. */
+static int boot_check(void *data, git_repository *repo, const git_oid *commit,
+		      enum bisect_verdict *verdict, char **note)
+{
+	struct checker *ck = data;
+	struct build_result res = { 0 };
+	struct boot_result br;
+	struct boot_opts bo = { 0 };
+	int err = build_run(&res, repo, commit, &ck->bopts);
+
+	memset(&br, 0, sizeof(br));
+	if (err < 0)
+		goto done;
+	if (!res.ok) {
+		*verdict = BISECT_SKIP;
+		*note = xasprintf("build failed: %s", res.failure ? res.failure : "?");
+		goto done;
+	}
+	bo.kernel = res.kernel ? res.kernel : ck->paths.kernel;
+	bo.config = ck->paths.config;
+	bo.initramfs_dir = ck->paths.initramfs_dir;
+	bo.kvm_cache = ck->paths.kvm_cache;
+	bo.console_path = ck->console_path;
+	bo.accel = "tcg";
+	if ((err = boot_run(&br, &bo)) < 0)
+		goto done;
+	if (ck->test) {
+		*verdict = test_verdict(&br, ck->test, note);
+	} else {
+		*verdict = boot_verdict(&br);
+		if (*verdict == BISECT_BAD)
+			*note = xasprintf("boot %s: %s", boot_status_name(br.verdict.status),
+					  br.verdict.reason ? br.verdict.reason : "");
+	}
+	boot_result_release(&br);
+done:
+	build_result_release(&res);
+	return err;
+}
+
 static int checker_init(struct checker *ck, const struct spec *sp, const char *wsdir)
 {
 	memset(ck, 0, sizeof(*ck));
@@ -74,7 +167,8 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 		ck->check.data = &ck->cmd;
 		return 0;
 	}
-	if (!strcmp(sp->kind, "build")) {
+	if (!strcmp(sp->kind, "build") || !strcmp(sp->kind, "boot") ||
+	    !strcmp(sp->kind, "test")) {
 		build_opts_for_workspace(&ck->bopts, wsdir, ck->log_path);
 		ck->have_bopts = 1;
 		if (!ck->bopts.fragment)
@@ -87,16 +181,24 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 		ck->bopts.jobs = 2;
 		ck->bopts.nice = 10;
 		ck->check.run = build_check;
+		if (strcmp(sp->kind, "build")) {
+			ck->test = sp->arg;
+			boot_ws_paths_init(&ck->paths, wsdir);
+			ck->console_path = path_join(wsdir, "bisect/console.log");
+			ck->check.run = boot_check;
+		}
 		return 0;
 	}
-	cmd_error("--%s is not available in this build of tide yet", sp->kind);
-	return EXIT_FAILED;
+	cmd_error("unknown check '%s'", sp->kind);
+	return EXIT_BADINPUT;
 }
 
 static void checker_release(struct checker *ck)
 {
 	if (ck->have_bopts)
 		build_opts_release(&ck->bopts);
+	boot_ws_paths_release(&ck->paths);
+	free(ck->console_path);
 	free(ck->srcdir);
 	free(ck->state_path);
 	free(ck->log_path);

@@ -31,7 +31,8 @@ conf() {
 	} > world/trees.conf
 }
 
-# day_field DATE EXPR: a value from a day record, by a python expression on d.
+# day_field DATE EXPR: a value from the day record of workspace ${WS:-ws},
+# by a python expression on d.
 day_field() {
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "ws/days/$1/day.json"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "${WS:-ws}/days/$1/day.json"
 }

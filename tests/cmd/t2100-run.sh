@@ -14,7 +14,7 @@ test_expect_success 'setup: mainline and four trees' '
 '
 
 test_expect_success 'run merges every tree and exits 0' '
-	tide -C ws -f world/trees.conf run --date 2026-12-01 >out 2>err &&
+	tide -C ws -f world/trees.conf run --no-build --date 2026-12-01 >out 2>err &&
 	grep -q "^next-20261201: 4 of 4 trees merged$" out &&
 	git -C ws/repo.git rev-parse -q --verify refs/tags/next-20261201 &&
 	test "$(git -C ws/repo.git rev-parse master)" = "$(git -C ws/repo.git rev-parse next-20261201)"
@@ -76,7 +76,7 @@ test_expect_success 'no objects were copied from local trees (alternates)' '
 test_expect_success 'a conflicting tree is left out and recorded; exit 1' '
 	make_tree c1 a "c1" "c1: rewrite a" &&
 	conf "t1 git t1#for-next" "c1 git c1#for-next" "t2 git t2#for-next" &&
-	test_must_fail --status=1 tide -C ws -f world/trees.conf run --date 2026-12-02 >out 2>err &&
+	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err &&
 	grep -q "2 of 3 trees merged, 1 left out" out &&
 	test "$(day_field 2026-12-02 "d[\"trees\"][1][\"status\"]")" = conflict &&
 	test "$(day_field 2026-12-02 "d[\"trees\"][1][\"conflicts\"][0][\"path\"]")" = a &&
@@ -119,7 +119,7 @@ test_expect_success 'tide show: a date without a day exits 3' '
 test_expect_success 'rerunning a date replaces that day and moves its tag' '
 	old=$(git -C ws/repo.git rev-parse next-20261202) &&
 	conf "t1 git t1#for-next" "t2 git t2#for-next" &&
-	tide -C ws -f world/trees.conf run --date 2026-12-02 >out 2>err &&
+	tide -C ws -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err &&
 	grep -q "2 of 2 trees merged" out &&
 	test "$(day_field 2026-12-02 "len(d[\"trees\"])")" = 2 &&
 	test "$(git -C ws/repo.git rev-parse next-20261202)" != "$old" &&
@@ -130,7 +130,7 @@ test_expect_success 'rerunning a date replaces that day and moves its tag' '
 test_expect_success 'a missing base tag exits 3 and changes nothing' '
 	cp -r ws/days days.before &&
 	sed "s/#v1.0/#v9.9/" world/trees.conf >world/bad.conf &&
-	test_must_fail --status=3 tide -C ws -f world/bad.conf run --date 2026-12-03 2>err &&
+	test_must_fail --status=3 tide -C ws -f world/bad.conf run --no-build --date 2026-12-03 2>err &&
 	grep -q "base tag .v9.9. not found" err &&
 	test ! -e ws/days/2026-12-03 &&
 	! git -C ws/repo.git rev-parse -q --verify refs/tags/next-20261203 &&
@@ -139,14 +139,14 @@ test_expect_success 'a missing base tag exits 3 and changes nothing' '
 
 test_expect_success 'no base line: exit 3 naming the file' '
 	printf "t1\tgit\tt1#for-next\n" >world/nobase.conf &&
-	test_must_fail --status=3 tide -C ws -f world/nobase.conf run --date 2026-12-03 2>err &&
+	test_must_fail --status=3 tide -C ws -f world/nobase.conf run --no-build --date 2026-12-03 2>err &&
 	grep -q "nobase.conf: no base" err
 '
 
 test_expect_success 'bad options and dates are refused' '
 	test_must_fail --status=2 tide -C ws -f world/trees.conf run --jobs 0 &&
 	test_must_fail --status=2 tide -C ws -f world/trees.conf run extra &&
-	test_must_fail --status=3 tide -C ws -f world/trees.conf run --date 2026-02-30 2>err &&
+	test_must_fail --status=3 tide -C ws -f world/trees.conf run --no-build --date 2026-02-30 2>err &&
 	grep -q "bad date" err &&
 	tide run -h >out && grep -q "^usage: tide run \[--date YYYY-MM-DD\] \[--no-build\] \[--no-boot\] \[--jobs N\]$" out
 '
@@ -158,7 +158,7 @@ test_expect_success 'tree names and URLs with shell metacharacters never reach a
 	git -C "world/$u" checkout -q -b "for-next" &&
 	commit_file "world/$u" e "e" &&
 	printf "#tide\tbase\tmainline#v1.0\n\$(id>pwned)\tgit\t\$(id>pwned)#for-next\n;id>pwned5|\tgit\t%s#for-next\n" "$u" >world/meta.conf &&
-	(cd world && tide -C ../ws2 -f meta.conf run --date 2026-12-04 >../out 2>../err) &&
+	(cd world && tide -C ../ws2 -f meta.conf run --no-build --date 2026-12-04 >../out 2>../err) &&
 	grep -q "2 of 2 trees merged" out &&
 	test -z "$(find . -name "pwned*")" &&
 	git -C ws2/repo.git rev-parse -q --verify "refs/remotes/\$(id>pwned)/for-next" &&

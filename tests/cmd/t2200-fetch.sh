@@ -1,0 +1,99 @@
+#!/bin/sh
+# Fetching: git://, file://, missing branches and URLs, the last day's SHA.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-world.sh"
+
+daemon_pid=
+stop_daemon() { [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null; }
+trap stop_daemon EXIT
+
+free_port() {
+	python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"
+}
+
+test_expect_success 'setup: mainline, trees, a git daemon on 127.0.0.1' '
+	make_mainline &&
+	make_tree t1 a "t1" &&
+	make_tree t2 b "t2" &&
+	mkdir srv &&
+	git clone -q --bare world/t2 srv/t2.git &&
+	git clone -q --bare world/t1 srv/t1.git
+'
+
+# The daemon must outlive the subshell of one test, so it starts here.
+port=$(free_port)
+git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all \
+	--base-path="$TRASH/srv" --pid-file="$TRASH/daemon.pid" "$TRASH/srv" \
+	>"$TRASH/daemon.log" 2>&1 &
+daemon_pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	git ls-remote "git://127.0.0.1:$port/t2.git" >/dev/null 2>&1 && break
+	sleep 0.3
+done
+
+test_expect_success 'trees are fetched from git:// and file://' '
+	conf "t2 git git://127.0.0.1:'"$port"'/t2.git#for-next" \
+	     "t1 git file://$TRASH/world/t1#for-next" &&
+	tide -C ws -f world/trees.conf run --no-build --date 2026-12-01 --jobs 2 >out 2>err ||
+		{ cat err; exit 1; } &&
+	grep -q "2 of 2 trees merged" out &&
+	test "$(git -C ws/repo.git rev-parse refs/remotes/t2/for-next)" = "$(git -C srv/t2.git rev-parse for-next)" &&
+	test "$(day_field 2026-12-01 "d[\"trees\"][0][\"fetch\"][\"status\"]")" = ok &&
+	git -C ws/repo.git show next-20261201:b >b && test "$(cat b)" = t2
+'
+
+test_expect_success 'a missing branch and a missing URL are recorded by name; the day goes on' '
+	make_tree t3 d/z "t3" &&
+	conf "t1 git t1#for-next" "nob git t3#no-such-branch" "nourl git does-not-exist#for-next" \
+	     "nohost git git://127.0.0.1:'"$port"'/missing.git#for-next" "t3 git t3#for-next" &&
+	WS=ws2 &&
+	test_must_fail --status=1 tide -C ws2 -f world/trees.conf run --no-build --date 2026-12-01 >out 2>err &&
+	grep -q "2 of 5 trees merged, 3 left out" out &&
+	test "$(day_field 2026-12-01 "d[\"trees\"][1][\"status\"]")" = fetch-failed &&
+	day_field 2026-12-01 "d[\"trees\"][1][\"fetch\"][\"error\"]" | grep -q "refs/heads/no-such-branch" &&
+	day_field 2026-12-01 "d[\"trees\"][2][\"fetch\"][\"error\"]" | grep -q "does-not-exist" &&
+	test "$(day_field 2026-12-01 "d[\"trees\"][3][\"fetch\"][\"status\"]")" = failed &&
+	grep -q "nob.*no-such-branch" err &&
+	tide -C ws2 show >show && grep -q "^  nourl *fetch-failed" show &&
+	git -C ws2/repo.git show next-20261201:d/z >z && test "$(cat z)" = t3
+'
+
+test_expect_success 'an unreachable tree is merged at its commit of the last day it merged' '
+	old=$(git -C world/t1 rev-parse for-next) && WS=ws3 &&
+	conf "t1 git t1#for-next" "t3 git t3#for-next" &&
+	tide -C ws3 -f world/trees.conf run --no-build --date 2026-12-01 >out 2>err &&
+	commit_file world/t1 a "t1 v2" &&
+	conf "t1 git moved-away#for-next" "t3 git t3#for-next" &&
+	test_must_fail --status=1 tide -C ws3 -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err &&
+	grep -q "2 of 2 trees merged, 1 not fetched (older commit used)" out &&
+	test "$(day_field 2026-12-02 "d[\"trees\"][0][\"fetch\"][\"status\"]")" = stale &&
+	day_field 2026-12-02 "d[\"trees\"][0][\"fetch\"][\"error\"]" | grep -q moved-away &&
+	test "$(day_field 2026-12-02 "d[\"trees\"][0][\"sha\"]")" = "$old" &&
+	test "$(day_field 2026-12-02 "d[\"trees\"][0][\"status\"]")" = merged &&
+	git -C ws3/repo.git show next-20261202:a >a && test "$(cat a)" = t1 &&
+	grep -q "using its commit of next-20261201" err
+'
+
+test_expect_success 'without an earlier day there is nothing to fall back to' '
+	conf "t9 git gone#for-next" "t3 git t3#for-next" && WS=ws3 &&
+	test_must_fail --status=1 tide -C ws3 -f world/trees.conf run --no-build --date 2026-12-03 >out 2>err &&
+	test "$(day_field 2026-12-03 "d[\"trees\"][0][\"status\"]")" = fetch-failed &&
+	test "$(day_field 2026-12-03 "d[\"trees\"][0][\"sha\"]")" = None
+'
+
+test_expect_success 'an unreachable base with its tag fetched earlier still makes a day' '
+	mv world/mainline world/mainline.gone &&
+	conf "t3 git t3#for-next" &&
+	tide -C ws3 -f world/trees.conf run --no-build --date 2026-12-04 >out 2>err;
+	rc=$? && mv world/mainline.gone world/mainline && test $rc = 0 &&
+	grep -q "fetched earlier" err
+'
+
+test_expect_success 'an unreachable base without the tag is an error naming it' '
+	conf "t3 git t3#for-next" &&
+	sed "s|mainline#|nomainline#|" world/trees.conf >world/nobase.conf &&
+	test_must_fail --status=3 tide -C ws4 -f world/nobase.conf run --no-build --date 2026-12-01 2>err &&
+	grep -q "nomainline" err && test ! -e ws4/days/2026-12-01
+'
+
+test_done

@@ -1,0 +1,88 @@
+#!/bin/sh
+# tide bisect on the kernel world: day 3's GPIO smoke failure
+# (--test gpio.edge_events) to the planted gpio commit, day 2's build
+# break (--build) to the right tree (and commit, or pair of trees).
+# integration/days/expect.json names the targets.  Builds go through the
+# workspace's build directory and ccache (-j2, niced); the number of
+# builds and the wall time of each bisect are written to
+# $TIDE_RESULTS/bisect-kernel.txt.
+. "$(dirname "$0")/../../tests/cmd/lib.sh"
+
+I=$TOP/integration
+EXPECT=$I/days/expect.json
+WORLD=$TOP/work/bisect-world
+WS=$TOP/work/bisect-ws
+RESULTS=${TIDE_RESULTS:-$TOP/build/results}
+DAY2=2026-11-02
+DAY3=2026-11-03
+
+# expect DAY FIELD: a bisect target field of the day from expect.json.
+expect() {
+	python3 - "$EXPECT" "$1" "$2" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+days = e.get("days", e)
+d = days[sys.argv[2]] if isinstance(days, dict) else days[int(sys.argv[2]) - 1]
+b = d.get("bisect", {})
+if isinstance(b, list):
+    b = b[0]
+v = b.get(sys.argv[3], "")
+print(" ".join(v) if isinstance(v, list) else v)
+PY
+}
+
+# run_day N DATE: lay out world day N and integrate it as DATE.
+run_day() {
+	"$I/world" "$1" "$WORLD" >/dev/null &&
+	tide -C "$WS" -f "$WORLD/trees.conf" run --date "$2" --no-build --no-boot
+}
+
+# measure NAME DATE ARGS...: run the bisect, keep out/err, record cost.
+measure() {
+	name=$1 date=$2; shift 2
+	t0=$(date +%s)
+	tide -C "$WS" bisect "$date" "$@" >"$name.out" 2>"$name.err"
+	rc=$?
+	t1=$(date +%s)
+	cat "$name.out"
+	echo "$name: exit $rc, $(grep '^builds:' "$name.out"), wall $((t1 - t0))s" |
+		tee -a "$RESULTS/bisect-kernel.txt"
+	return $rc
+}
+
+if [ ! -x "$I/world" ] || [ ! -f "$EXPECT" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "t6100: skipped: needs integration/world, integration/days/expect.json and QEMU"
+	test_done
+	exit 0
+fi
+mkdir -p "$RESULTS"
+export TIDE_KERNEL_TESTS=${TIDE_KERNEL_TESTS:-$TOP/kernel-tests}
+
+test_expect_success 'setup: days 2 and 3 of the kernel world integrated' '
+	run_day 2 $DAY2 &&
+	run_day 3 $DAY3
+'
+
+test_expect_success 'day 3: the gpio.edge_events failure is bisected to the planted commit' '
+	tree=$(expect 3 tree) && subject=$(expect 3 subject) &&
+	test -n "$tree" && test -n "$subject" &&
+	measure day3 $DAY3 --test gpio.edge_events &&
+	grep "^tree: $tree$" day3.out &&
+	grep "^first bad commit: [0-9a-f]* $subject$" day3.out
+'
+
+test_expect_success 'day 2: the build break is bisected to the right tree' '
+	tree=$(expect 2 tree) && subject=$(expect 2 subject) && other=$(expect 2 other_tree) &&
+	test -n "$tree" &&
+	measure day2 $DAY2 --build &&
+	grep "^tree: $tree$" day2.out &&
+	{ test -z "$subject" || grep "^first bad commit: [0-9a-f]* $subject$" day2.out; } &&
+	{ test -z "$other" || grep "bad with $other$" day2.out; }
+'
+
+test_expect_success 'the bisects are in the days records' '
+	tide -C "$WS" show $DAY3 | grep "^bisect  --test gpio.edge_events: found" &&
+	tide -C "$WS" show $DAY2 | grep "^bisect  --build: "
+'
+
+test_done

@@ -496,6 +496,113 @@ done:
 	tide_error_clear();
 }
 
+/* ---- conflicts: the commits that touched the conflicting lines ---- */
+
+/* Is line (no newline) a whole line of one side of dc's hunks? */
+static int line_in_hunks(const struct day_conflict *dc, const char *line, size_t len)
+{
+	size_t k;
+	const char *p, *nl;
+
+	if (len == 0 || (len >= 7 && (!memcmp(line, "<<<<<<<", 7) || !memcmp(line, ">>>>>>>", 7) ||
+				      !memcmp(line, "=======", 7))))
+		return 0;
+	for (k = 0; k < dc->nhunks; k++)
+		for (p = dc->hunks[k]; p && *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				nl = p + strlen(p);
+			if ((size_t)(nl - p) == len && !memcmp(p, line, len))
+				return 1;
+			if (!*nl)
+				break;
+		}
+	return 0;
+}
+
+/* Does commit id add or remove, in dc's file, a line of the conflict? */
+static int commit_touches_hunks(struct run *r, const char *id, const struct day_conflict *dc)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_patch *patch = NULL;
+	git_diff_options dopts;
+	const git_diff_line *line;
+	char *paths[1] = { dc->path };
+	git_oid oid;
+	size_t h, l, len;
+	int hit = 0;
+
+	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	dopts.pathspec.strings = paths;
+	dopts.pathspec.count = 1;
+	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	if (git_oid_fromstr(&oid, id) < 0 || git_commit_lookup(&c, r->repo, &oid) < 0 ||
+	    git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
+	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) < 0 ||
+	    git_diff_num_deltas(diff) < 1 || git_patch_from_diff(&patch, diff, 0) < 0 || !patch)
+		goto done;
+	for (h = 0; h < git_patch_num_hunks(patch) && !hit; h++)
+		for (l = 0; l < (size_t)git_patch_num_lines_in_hunk(patch, h) && !hit; l++) {
+			if (git_patch_get_line_in_hunk(&line, patch, h, l) < 0 ||
+			    (line->origin != '+' && line->origin != '-'))
+				continue;
+			len = line->content_len;
+			if (len && line->content[len - 1] == '\n')
+				len--;
+			hit = line_in_hunks(dc, line->content, len);
+		}
+done:
+	tide_error_clear();
+	git_patch_free(patch);
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+	git_commit_free(c);
+	return hit;
+}
+
+/*
+ * Keep only the commits of a side that changed the conflicting lines
+ * themselves (blame-like); if none did, keep every commit touching the file.
+ */
+static void prune_side(struct run *r, const struct day_conflict *dc, struct day_commit *v,
+		       size_t *n)
+{
+	unsigned char *hit = xcalloc(*n ? *n : 1, 1);
+	size_t i, kept = 0, nhits = 0;
+
+	for (i = 0; i < *n; i++)
+		nhits += hit[i] = (unsigned char)commit_touches_hunks(r, v[i].id, dc);
+	for (i = 0; i < *n && nhits; i++) {
+		if (hit[i]) {
+			v[kept++] = v[i];
+			continue;
+		}
+		free(v[i].id);
+		free(v[i].subject);
+		free(v[i].author);
+		free(v[i].tree);
+	}
+	if (nhits)
+		*n = kept;
+	free(hit);
+}
+
+static void prune_to_conflict_lines(struct run *r, struct day_tree *dt)
+{
+	size_t i;
+
+	for (i = 0; i < dt->nconflicts; i++) {
+		struct day_conflict *dc = &dt->conflicts[i];
+
+		prune_side(r, dc, dc->ours, &dc->nours);
+		prune_side(r, dc, dc->theirs, &dc->ntheirs);
+	}
+}
+
 /* ---- conflicts: recorded resolutions, the previous version, fixups ---- */
 
 static json_t *tree_extra(struct day_tree *dt)
@@ -674,6 +781,7 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 	}
 	record_side(r, dt, &r->state, merge_base, 0);
 	record_side(r, dt, tip, merge_base, 1);
+	prune_to_conflict_lines(r, dt);
 	if ((rc = run_try_recorded(r, t, dt, res, tip, &outcome)) != 0)
 		goto done;
 	buf_puts(&outcome, "Automatic merge failed; fix conflicts and then commit the result.\n");

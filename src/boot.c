@@ -700,3 +700,28 @@ void boot_ws_paths_release(struct boot_ws_paths *p)
 	free(p->kvm_cache);
 	memset(p, 0, sizeof(*p));
 }
+
+int boot_workspace(json_t **record, int *passed, const char *wsdir,
+		   const char *console_path)
+{
+	struct boot_opts opts = { 0 };
+	struct boot_result res;
+	struct boot_ws_paths paths;
+	int error;
+
+	*record = NULL;
+	*passed = 0;
+	boot_ws_paths_init(&paths, wsdir);
+	opts.kernel = paths.kernel;
+	opts.config = paths.config;
+	opts.initramfs_dir = paths.initramfs_dir;
+	opts.kvm_cache = paths.kvm_cache;
+	opts.console_path = console_path;
+	if ((error = boot_run(&res, &opts)) == 0) {
+		*record = boot_result_json(&res, "console.log");
+		*passed = res.verdict.status == BOOT_PASSED;
+	}
+	boot_result_release(&res);
+	boot_ws_paths_release(&paths);
+	return error;
+}

@@ -107,4 +107,13 @@ struct boot_ws_paths {
 void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir);
 void boot_ws_paths_release(struct boot_ws_paths *p);
 
+/*
+ * The day's boot stage for `tide run`: boot the workspace's built kernel
+ * (boot_ws_paths) with the defaults, the console to console_path.
+ * *record is the "boot" object for day.json (console named "console.log"),
+ * *passed whether the outcome is BOOT_PASSED.  Returns like boot_run().
+ */
+int boot_workspace(json_t **record, int *passed, const char *wsdir,
+		   const char *console_path);
+
 #endif

@@ -53,29 +53,6 @@ static void print_result(const struct build_result *res, const char *log)
 	printf("log: %s\n", log);
 }
 
-/* The previous day's record (before date), or NULL. */
-static struct day *load_previous(struct workspace *ws, const char *date)
-{
-	char *days = workspace_path(ws, "days"), **dates = NULL, *path;
-	struct day *prev = NULL;
-	int n, i;
-
-	n = day_list(&dates, days);
-	for (i = n - 1; i >= 0; i--) {
-		if (strcmp(dates[i], date) >= 0)
-			continue;
-		path = xasprintf("%s/%s/day.json", days, dates[i]);
-		if (day_load(&prev, path) < 0)
-			prev = NULL;
-		free(path);
-		break;
-	}
-	tide_error_clear();
-	day_list_free(dates, n < 0 ? 0 : n);
-	free(days);
-	return prev;
-}
-
 /* The newest day's date, or NULL if there is none. */
 static char *newest_day(struct workspace *ws)
 {
@@ -97,13 +74,15 @@ static int build_one_day(struct cmd_ctx *ctx, const char *date,
 	char *path = path_join(daydir, "day.json"), *log = path_join(daydir, "build.log");
 	struct day *day = NULL, *prev = NULL;
 	struct build_result res = { 0 };
+	char *days = NULL;
 	int status;
 
 	if (day_load(&day, path) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	prev = load_previous(ctx->ws, date);
+	days = workspace_path(ctx->ws, "days");
+	prev = build_previous_day(days, date);
 	if (build_day(day, ctx->ws->repo, ctx->ws->dir, daydir, prev, o, &res) < 0 ||
 	    day_save(day, path) < 0) {
 		status = cmd_fail(NULL);
@@ -115,6 +94,7 @@ done:
 	build_result_release(&res);
 	day_free(day);
 	day_free(prev);
+	free(days);
 	free(daydir);
 	free(path);
 	free(log);

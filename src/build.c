@@ -1523,6 +1523,35 @@ void build_opts_release(struct build_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 }
 
+const json_t *build_record(const struct day *day)
+{
+	return day && day->extra ? json_object_get(day->extra, "build") : NULL;
+}
+
+struct day *build_previous_day(const char *days_dir, const char *date)
+{
+	char **dates = NULL;
+	struct day *found = NULL;
+	int n = day_list(&dates, days_dir), i;
+
+	for (i = n - 1; i >= 0 && !found; i--) {
+		char *path = xasprintf("%s/%s/day.json", days_dir, dates[i]);
+		const char *status;
+
+		if (strcmp(dates[i], date) < 0 && day_load(&found, path) == 0) {
+			status = json_string_value(json_object_get(build_record(found), "status"));
+			if (!status || strcmp(status, "ok")) {
+				day_free(found);
+				found = NULL;
+			}
+		}
+		free(path);
+	}
+	day_list_free(dates, n > 0 ? n : 0);
+	tide_error_clear();
+	return found;
+}
+
 static int oid_from_hex(git_oid *out, const char *hex, const char *what)
 {
 	if (!hex || git_oid_fromstr(out, hex) < 0)
@@ -1573,8 +1602,7 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 	tide_error_clear();
 	if ((error = build_run(res, repo, &commit, &opts)) < 0)
 		goto done;
-	build_new_warnings(&res->new_warnings, &res->log.warnings,
-			   prev && prev->extra ? json_object_get(prev->extra, "build") : NULL);
+	build_new_warnings(&res->new_warnings, &res->log.warnings, build_record(prev));
 	if ((error = build_attribute(repo, &commit, have_base ? &base : NULL,
 				     &res->new_warnings)) < 0)
 		goto done;

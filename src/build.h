@@ -185,6 +185,15 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 	      const char *daydir, const struct day *prev,
 	      const struct build_day_opts *o, struct build_result *res);
 
+/*
+ * The newest day before date (in days_dir) whose build succeeded: the
+ * day new warnings are counted against.  NULL if there is none.
+ */
+struct day *build_previous_day(const char *days_dir, const char *date);
+
+/* The "build" object of a day record, or NULL. */
+const json_t *build_record(const struct day *day);
+
 /* Fill opts with the workspace's fixed paths (caller frees with _release). */
 void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 			      const char *log_path);

@@ -23,6 +23,8 @@
 #include <git2.h>
 
 #include "conf.h"
+#include "boot.h"
+#include "build.h"
 #include "day.h"
 #include "error.h"
 #include "fetch.h"
@@ -915,11 +917,70 @@ static void log_merging(struct run *r, const struct tree *t, const git_oid *tip)
 	free(label);
 }
 
+/* ---- per-merge builds (trees.conf option build-each-merge) ---- */
+
+static void record_failure(json_t **obj, const char *key, const char *status)
+{
+	if (!*obj)
+		*obj = json_object();
+	json_object_set_new(*obj, key, json_pack("{s:s, s:s}", "status", status,
+						 "failure", tide_error_last()));
+	tide_error_clear();
+}
+
+/*
+ * Build right after a tree's clean merge.  If that build fails, the merge
+ * is dropped for today and the tree retried at its SHA from the last day
+ * it merged (linux-next's "used the version from next-YYYYMMDD").
+ */
+static int run_build_merge(struct run *r, const struct tree *t, struct day_tree *dt,
+			   const git_oid *before, const git_oid *tip)
+{
+	struct build_opts opts;
+	struct build_result res;
+	char *name = xasprintf("build-%s.log", t->name), *log = path_join(r->tmp_dir, name);
+	int error = 0;
+
+	memset(&res, 0, sizeof(res));
+	build_opts_for_workspace(&opts, r->ws->dir, log);
+	opts.fragment = build_default_fragment();
+	opts.nice = 10;
+	run_event(r, "%s: building the merge", t->name);
+	if (!opts.fragment || build_run(&res, r->repo, &r->state, &opts) < 0) {
+		if (!opts.fragment)
+			tide_error_set(TIDE_ENOTFOUND, "no config fragment (kernel-tests/smoke.config)");
+		record_failure(&dt->extra, "build", "failed");	/* the merge stays */
+		goto done;
+	}
+	json_object_set_new(tree_extra(dt), "build", build_result_json(&res, name));
+	if (res.ok)
+		goto done;
+	run_event(r, "%s: build failed after its merge (%s), merge dropped", t->name, res.failure);
+	git_oid_cpy(&r->state, before);
+	r->nmerged--;
+	r->sum->merged--;
+	free(dt->merge_commit);
+	free(dt->status);
+	dt->merge_commit = dt->status = NULL;
+	nextfiles_log_outcome(&r->mergelog, "Build failed after the merge; merge dropped.");
+	if ((error = run_try_previous(r, t, dt, tip)) != 0)
+		goto done;
+	dt->status = xstrdup("dropped");
+	json_object_set_new(tree_extra(dt), "handled", json_string("dropped"));
+	r->sum->left_out++;
+done:
+	build_result_release(&res);
+	build_opts_release(&opts);
+	free(log);
+	free(name);
+	return error < 0 ? error : 0;
+}
+
 static int run_tree(struct run *r, const struct tree *t)
 {
 	struct day_tree *dt = day_add_tree(r->day);
 	double start = time_now();
-	git_oid tip;
+	git_oid tip, before;
 	int have, error = 0;
 
 	dt->name = xstrdup(t->name);
@@ -942,7 +1003,10 @@ static int run_tree(struct run *r, const struct tree *t)
 		run_event(r, "%s: up to date", t->name);
 		goto done;
 	}
+	git_oid_cpy(&before, &r->state);
 	error = run_merge(r, t, dt, &tip);
+	if (!error && dt->status && !strcmp(dt->status, "merged") && tree_opt(t, "build-each-merge"))
+		error = run_build_merge(r, t, dt, &before, &tip);
 	run_die_point("merge", ++r->nmerges);
 done:
 	dt->seconds = time_now() - start;
@@ -1044,8 +1108,26 @@ done:
  */
 static int run_stage_build(struct run *r)
 {
+	struct build_day_opts o = { .nice = 10 };
+	struct build_result res;
+	struct day *prev;
+
 	if (r->opts->no_build)
 		return 0;
+	run_event(r, "building %s", r->sum->tag);
+	prev = build_previous_day(r->days_dir, r->sum->date);
+	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, &o, &res) < 0) {
+		/* tide could not build (no fragment, I/O): the merges still count */
+		run_event(r, "build: %s", tide_error_last());
+		record_failure(&r->day->extra, "build", "failed");
+		r->sum->stage_failed = 1;
+	} else {
+		run_event(r, "build %s in %.0f s%s%s", res.ok ? "ok" : "failed", res.seconds,
+			  res.ok ? "" : ": ", res.ok ? "" : res.failure);
+		r->sum->stage_failed |= !res.ok;
+	}
+	build_result_release(&res);
+	day_free(prev);
 	return 0;
 }
 
@@ -1056,8 +1138,42 @@ static int run_stage_build(struct run *r)
  */
 static int run_stage_boot(struct run *r)
 {
+	const json_t *b = json_object_get(r->day->extra, "build");
+	const char *kernel = json_string_value(json_object_get(b, "kernel"));
+	struct boot_opts o = { 0 };
+	struct boot_ws_paths p;
+	struct boot_result res;
+	char *console;
+
 	if (r->opts->no_boot || r->opts->no_build)
 		return 0;
+	if (!kernel) {
+		tide_error_set(TIDE_ERROR, "no kernel: the build failed");
+		record_failure(&r->day->extra, "boot", "skipped");
+		return 0;
+	}
+	boot_ws_paths_init(&p, r->ws->dir);
+	console = path_join(r->tmp_dir, "console.log");
+	o.kernel = kernel;
+	o.config = p.config;
+	o.initramfs_dir = p.initramfs_dir;
+	o.kvm_cache = p.kvm_cache;
+	o.console_path = console;
+	run_event(r, "booting %s", r->sum->tag);
+	if (boot_run(&res, &o) < 0) {
+		run_event(r, "boot: %s", tide_error_last());
+		record_failure(&r->day->extra, "boot", "error");
+		r->sum->stage_failed = 1;
+	} else {
+		json_object_set_new(r->day->extra, "boot", boot_result_json(&res, "console.log"));
+		run_event(r, "boot %s in %.1f s (%d passed, %d failed)",
+			  boot_status_name(res.verdict.status), res.seconds, res.verdict.pass,
+			  res.verdict.fail);
+		r->sum->stage_failed |= res.verdict.status != BOOT_PASSED;
+	}
+	boot_result_release(&res);
+	boot_ws_paths_release(&p);
+	free(console);
 	return 0;
 }
 

@@ -62,6 +62,7 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 	const struct day_tree *dt;
 	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
 	char *label = NULL;
+	const char *sha;
 	git_oid ours, theirs;
 	size_t nfiles = 0;
 	int status = EXIT_OK;
@@ -75,7 +76,11 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	if (state_before(&ours, d, dt) < 0 || git_oid_fromstr(&theirs, dt->sha) < 0) {
+	sha = dt->sha;
+	/* A tree merged as its previous version records today's tip as attempted_sha. */
+	if (dt->extra && json_string_value(json_object_get(dt->extra, "attempted_sha")))
+		sha = json_string_value(json_object_get(dt->extra, "attempted_sha"));
+	if (state_before(&ours, d, dt) < 0 || git_oid_fromstr(&theirs, sha) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -203,8 +204,10 @@ static void child_exec(char *const argv[], int out_fd, int err_fd)
 {
 	int null = open("/dev/null", O_RDONLY);
 
-	/* Own process group, so a timeout kills QEMU and anything it forked. */
+	/* Own process group, so a timeout kills QEMU and anything it forked;
+	 * and no QEMU outliving a killed tide. */
 	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
 	dup2(out_fd, STDOUT_FILENO);

@@ -1140,40 +1140,30 @@ static int run_stage_build(struct run *r)
 static int run_stage_boot(struct run *r)
 {
 	const json_t *b = json_object_get(r->day->extra, "build");
-	const char *kernel = json_string_value(json_object_get(b, "kernel"));
-	struct boot_opts o = { 0 };
-	struct boot_ws_paths p;
-	struct boot_result res;
+	json_t *rec = NULL;
 	char *console;
+	int passed;
 
 	if (r->opts->no_boot || r->opts->no_build)
 		return 0;
-	if (!kernel) {
+	if (!json_string_value(json_object_get(b, "kernel"))) {
 		tide_error_set(TIDE_ERROR, "no kernel: the build failed");
 		record_failure(&r->day->extra, "boot", "skipped");
 		return 0;
 	}
-	boot_ws_paths_init(&p, r->ws->dir);
 	console = path_join(r->tmp_dir, "console.log");
-	o.kernel = kernel;
-	o.config = p.config;
-	o.initramfs_dir = p.initramfs_dir;
-	o.kvm_cache = p.kvm_cache;
-	o.console_path = console;
 	run_event(r, "booting %s", r->sum->tag);
-	if (boot_run(&res, &o) < 0) {
+	if (boot_workspace(&rec, &passed, r->ws->dir, console) < 0) {
 		run_event(r, "boot: %s", tide_error_last());
 		record_failure(&r->day->extra, "boot", "error");
-		r->sum->stage_failed = 1;
+		passed = 0;
 	} else {
-		json_object_set_new(r->day->extra, "boot", boot_result_json(&res, "console.log"));
-		run_event(r, "boot %s in %.1f s (%d passed, %d failed)",
-			  boot_status_name(res.verdict.status), res.seconds, res.verdict.pass,
-			  res.verdict.fail);
-		r->sum->stage_failed |= res.verdict.status != BOOT_PASSED;
+		json_object_set_new(r->day->extra, "boot", rec);
+		run_event(r, "boot %s in %.1f s",
+			  json_string_value(json_object_get(rec, "status")),
+			  json_number_value(json_object_get(rec, "seconds")));
 	}
-	boot_result_release(&res);
-	boot_ws_paths_release(&p);
+	r->sum->stage_failed |= !passed;
 	free(console);
 	return 0;
 }

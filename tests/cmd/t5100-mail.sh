@@ -1,0 +1,125 @@
+#!/bin/sh
+# tide report --mail against a real SMTP server (tests/servers/smtp-sink.py):
+# recipients, headers, only new conflicts, once a day, rate limit,
+# credentials kept private, a refusing server.
+. "$(dirname "$0")/lib.sh"
+
+# Two servers, started here (not in a test body's subshell) so the trap
+# stops them: one that wants a login, one that refuses every recipient.
+start_sink() {
+	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/$1" --port-file "$TRASH/$1.port" \
+		$2 $3 $4 $5 &
+	i=0
+	while ! test -s "$TRASH/$1.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+start_sink mail --user next --password Sekr1t-pw
+SINK_PID=$!
+start_sink refuse --refuse 550
+REFUSE_PID=$!
+trap 'kill $SINK_PID $REFUSE_PID 2>/dev/null; wait $SINK_PID $REFUSE_PID 2>/dev/null' EXIT
+PORT=$(cat "$TRASH/mail.port")
+REFUSE_PORT=$(cat "$TRASH/refuse.port")
+
+run_day() {
+	tide -C ws -f trees.conf run --date "$1" --no-build --no-boot >/dev/null 2>&1 || test $? = 1
+}
+
+test_expect_success 'setup: fixes and gpio conflict on day 2' '
+	git init -q -b master main &&
+	printf "1\n2\n3\n4\n5\n" > main/f && git -C main add f && git -C main commit -qm base &&
+	git -C main tag v1 &&
+	git clone -q main fixes && git clone -q main gpio && git clone -q main net &&
+	printf "#tide\tbase\tmain#v1\nfixes\tgit\tfixes#master\ngpio\tgit\tgpio#master\nnet\tgit\tnet#master\n" > trees.conf &&
+	printf "#tide\tfixes\tcontact=Fixes Maint <fixes@ex.org>\n#tide\tgpio\tcontact=gpio@ex.org\n" >> trees.conf &&
+	printf "#tide\tnet\tcontact=net@ex.org\n" >> trees.conf &&
+	run_day 2026-12-01 &&
+	sed -i "s/^3$/three-fixes/" fixes/f && git -C fixes commit -qam "f: fix three" &&
+	sed -i "s/^3$/three-gpio/" gpio/f && git -C gpio commit -qam "gpio: three" &&
+	sed -i "s/^5$/five-net/" net/f && git -C net commit -qam "net: five" &&
+	sed -i "s/^5$/five-fixes/" fixes/f && git -C fixes commit -qam "f: fix five" &&
+	run_day 2026-12-02 &&
+	test -f ws/days/2026-12-02/reports/gpio.json &&
+	test -f ws/days/2026-12-02/reports/net.json
+'
+
+test_expect_success 'private credentials file is required' '
+	printf "user=next\npassword=Sekr1t-pw\n" > ws/smtp-creds && chmod 644 ws/smtp-creds &&
+	printf "smtp=smtp://127.0.0.1:%s\nfrom=Tide <next@tide.example>\ncredentials=smtp-creds\ntimeout=5\n" "$PORT" > ws/mail.conf &&
+	test_must_fail --status=3 tide -C ws -f trees.conf report 2026-12-02 --mail 2>err &&
+	grep -q "smtp-creds.*group or others" err &&
+	! grep -q Sekr1t err &&
+	! ls mail/*.eml 2>/dev/null
+'
+
+test_expect_success '--dry-run prints the mails with their headers' '
+	tide -C ws -f trees.conf report 2026-12-02 --mail --dry-run >out &&
+	grep -q "^To: gpio@ex.org$" out &&
+	grep -q "^Cc: Fixes Maint <fixes@ex.org>$" out &&
+	grep -q "^Subject: linux-next: manual merge of the gpio tree with the fixes tree (next-20261202)$" out &&
+	grep -q "^Message-ID: <next-20261202.gpio.tide@tide.example>$" out &&
+	grep -q "^Date: " out &&
+	grep -q "^From: Tide <next@tide.example>$" out &&
+	! ls mail/*.eml 2>/dev/null
+'
+
+test_expect_success 'mails arrive with the right recipients' '
+	chmod 600 ws/smtp-creds &&
+	tide -C ws -f trees.conf report 2026-12-02 --mail >out &&
+	grep -q "^gpio: mailed to gpio@ex.org, cc Fixes Maint <fixes@ex.org>$" out &&
+	grep -q "^net: mailed to net@ex.org, cc Fixes Maint <fixes@ex.org>$" out &&
+	ls mail/*.eml >list && test $(wc -l <list) = 2 &&
+	grep -l "manual merge of the gpio tree" mail/*.eml >gpio-mail &&
+	env=$(sed "s/eml$/env/" gpio-mail) &&
+	printf "from next@tide.example\nto gpio@ex.org\nto fixes@ex.org\nauth next\n" >want &&
+	cmp want "$env" &&
+	grep -q "^Today.s linux-next merge of the gpio tree got a conflict in:$" $(cat gpio-mail) &&
+	grep -q "(\"f: fix three\")" $(cat gpio-mail)
+'
+
+test_expect_success 'the password appears in no log, report or mail' '
+	! grep -r "Sekr1t" ws/tide.log ws/days mail out
+'
+
+test_expect_success 'a second run the same day mails nothing again' '
+	tide -C ws -f trees.conf report 2026-12-02 --mail >out &&
+	grep -q "^gpio: already mailed$" out &&
+	test $(ls mail/*.eml | wc -l) = 2
+'
+
+test_expect_success 'a conflict that is not new is not mailed the next day' '
+	run_day 2026-12-03 &&
+	tide -C ws -f trees.conf report 2026-12-03 --mail >out &&
+	grep -q "^gpio: conflict not new since the previous day, not mailed$" out &&
+	test $(ls mail/*.eml | wc -l) = 2
+'
+
+test_expect_success 'the daily limit stops mails' '
+	echo "max-per-day=1" >> ws/mail.conf &&
+	tide -C ws -f trees.conf report 2026-12-03 --mail --all >out &&
+	grep -q "^gpio: mailed" out &&
+	grep -q "^net: not mailed: 1 mails a day already sent" out &&
+	test $(ls mail/*.eml | wc -l) = 3
+'
+
+test_expect_success 'a server refusing the mail: exit 1, error named, day untouched' '
+	rm -f ws/days/2026-12-03/reports/mail.json &&
+	printf "smtp=smtp://127.0.0.1:%s\nfrom=next@tide.example\ntimeout=5\n" "$REFUSE_PORT" > ws/mail.conf &&
+	cp ws/days/2026-12-03/day.json before.json &&
+	test_must_fail --status=1 tide -C ws -f trees.conf report 2026-12-03 --mail --all 2>err &&
+	grep -q "gpio: cannot send mail to gpio@ex.org" err &&
+	grep -q "550" err &&
+	cmp before.json ws/days/2026-12-03/day.json &&
+	grep -q "mail: gpio failed" ws/tide.log &&
+	! ls refuse/*.eml 2>/dev/null
+'
+
+test_expect_success 'bad mail.conf: credentials in the URL, unknown key' '
+	printf "smtp=smtp://u:pw@127.0.0.1:25\n" > ws/mail.conf &&
+	test_must_fail --status=3 tide -C ws -f trees.conf report --mail 2>err &&
+	grep -q "must not carry credentials" err &&
+	printf "smpt=smtp://127.0.0.1:25\n" > ws/mail.conf &&
+	test_must_fail --status=3 tide -C ws -f trees.conf report --mail 2>err &&
+	grep -q "unknown key .smpt." err
+'
+
+test_done

@@ -321,10 +321,16 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
 	struct quilt_stats stats = { 0 };
 	char *rel = xasprintf("quilt/%s", t->name);
 	char *cachedir = workspace_path(r->ws, rel);
+	const char *timeout = tree_opt(t, "timeout");
 	int error;
 
+	/* "#tide NAME timeout=SECONDS": connect and stalled-transfer limit. */
+	if (timeout && atol(timeout) > 0)
+		qopts.connect_timeout = qopts.low_speed_time = atol(timeout);
 	error = quilt_prepare(tip, &stats, r->repo, t->name, t->location, cachedir,
 			      &r->base, &qopts);
+	run_event(r, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",
+		  t->name, stats.requests, stats.downloaded, stats.not_modified);
 	free(cachedir);
 	free(rel);
 	return error;

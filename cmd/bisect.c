@@ -233,7 +233,7 @@ static int print_result(const struct bisect_result *r)
 		if (r->commit)
 			printf("first bad commit: %s %s\n", r->commit, r->subject);
 		if (r->outcome == BISECT_SEMANTIC)
-			printf("semantic conflict: good on mainline alone, bad with %s\n",
+			printf("semantic conflict with %s: the commit passes without it\n",
 			       r->other_tree ? r->other_tree : "(an earlier tree, not found)");
 		if (r->outcome == BISECT_UNCONFIRMED)
 			printf("not confirmed: the result did not reproduce\n");

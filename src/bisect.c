@@ -143,7 +143,9 @@ static void add_words(json_t *set, const char *p, const char *end)
 		s = p;
 		while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
 			p++;
-		if (p - s >= 4 && !is_common_word(s, (size_t)(p - s))) {
+		/* Words like "fine" or "data" say nothing; kernel symbols have '_' or length. */
+		if (p - s >= 4 && (memchr(s, '_', (size_t)(p - s)) || p - s >= 8) &&
+		    !is_common_word(s, (size_t)(p - s))) {
 			char *w = xstrndup(s, (size_t)(p - s));
 
 			json_object_set_new(set, w, json_true());
@@ -748,72 +750,143 @@ static void earlier_free(struct earlier *e, size_t n)
 }
 
 /*
+ * The earlier trees (merged at chain[1..k-1]) into all, and into cand
+ * those whose merge touches a file or an identifier the tree touches
+ * between its merge base and the culprit.
+ */
+static int earlier_trees(struct bctx *c, const git_oid *chain, size_t k,
+			 const git_oid *culprit, struct prefix *p,
+			 struct earlier **all, size_t *nall)
+{
+	json_t *paths = json_object(), *syms = json_object();
+	git_oid mb;
+	size_t i;
+	int err = 0;
+
+	*all = xcalloc(k, sizeof(**all));
+	p->cand = xcalloc(k, sizeof(*p->cand));
+	if (git_merge_base(&mb, c->repo, &chain[k - 1], culprit) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: no merge base");
+		goto out;
+	}
+	if ((err = diff_info(c->repo, &mb, culprit, paths, syms)) < 0)
+		goto out;
+	for (i = 1; i < k && !err; i++) {
+		git_commit *m = NULL;
+		json_t *ep, *es;
+		struct earlier *e = &(*all)[*nall];
+
+		if (git_commit_lookup(&m, c->repo, &chain[i]) < 0) {
+			err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
+			break;
+		}
+		if (git_commit_parentcount(m) != 2) {
+			git_commit_free(m);
+			continue;
+		}
+		e->tip = *git_commit_parent_id(m, 1);
+		e->name = tide_tree_trailer(m);
+		if (!e->name)
+			e->name = xstrdup(git_commit_summary(m));
+		(*nall)++;
+		git_commit_free(m);
+		ep = json_object();
+		es = json_object();
+		err = diff_info(c->repo, &chain[i - 1], &chain[i], ep, es);
+		if (!err && (sets_overlap(paths, ep) || sets_overlap(syms, es))) {
+			p->cand[p->ncand].tip = e->tip;
+			p->cand[p->ncand++].name = xstrdup(e->name);
+		}
+		json_decref(ep);
+		json_decref(es);
+	}
+	if (!err)
+		progress(c, "%zu of %zu earlier trees touch the same files or symbols",
+			 p->ncand, *nall);
+out:
+	json_decref(paths);
+	json_decref(syms);
+	return err;
+}
+
+/*
+ * The culprit fails on mainline alone too, which may only mean the tree
+ * needs an earlier one (an API it uses).  Merge every earlier tree but
+ * one of the candidates: if the culprit passes then, that tree is the
+ * one it conflicts with.
+ */
+static int leave_one_out(struct bctx *c, struct bisect_result *res, const struct prefix *p,
+			 const struct earlier *all, size_t nall)
+{
+	const git_oid **tips = xcalloc(nall + 1, sizeof(*tips));
+	enum bisect_verdict v = BISECT_UNTESTED;
+	size_t x, i, n;
+	int err = 0, r;
+
+	for (x = 0; x < p->ncand && !err && v != BISECT_GOOD; x++) {
+		char *label;
+		git_oid id;
+
+		for (i = n = 0; i < nall; i++)
+			if (!git_oid_equal(&all[i].tip, &p->cand[x].tip))
+				tips[n++] = &all[i].tip;
+		tips[n++] = &p->culprit;
+		r = merge_series(c, &p->base, tips, n, &id);
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		label = xasprintf("the culprit with every earlier tree but %s", p->cand[x].name);
+		err = test_state(c, "semantic", label, r ? NULL : &id, r == 1, &v);
+		free(label);
+		res->bound++;
+		if (!err && v == BISECT_GOOD) {
+			res->outcome = BISECT_SEMANTIC;
+			set_str(&res->other_tree, p->cand[x].name);
+		}
+	}
+	free(tips);
+	return err;
+}
+
+/*
  * The culprit (a commit of the tree merged at chain[k]) is bad on top of
- * chain[k-1]; if it is good merged on mainline alone, the failure needs an
- * earlier tree.  Try the earlier trees that touch the same files or
- * symbols first, all earlier trees if those are not enough.
+ * chain[k-1].  If it is good merged on mainline alone, the failure needs
+ * an earlier tree: search the prefixes of the earlier trees that touch
+ * the same files or symbols (all earlier trees if those are not enough).
+ * If it is bad alone too, it may still need one earlier tree to build and
+ * break with another: leave each candidate out in turn.
  */
 static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *chain,
 		    size_t k, const git_oid *culprit, const char *tree)
 {
 	struct prefix p = { c, chain[0], *culprit, NULL, 0 };
 	struct earlier *all = NULL;
-	json_t *paths = json_object(), *syms = json_object();
 	enum bisect_verdict v;
-	size_t i, nall = 0;
+	size_t nall = 0;
 	int err = 0, found = 0;
 	char *label;
-	git_oid id, mb;
+	git_oid id;
 
 	if (k < 2)
-		goto out0;
-	err = prefix_state(&p, 0, &id);
-	if (err)
-		goto out;
+		return 0;
+	if ((err = prefix_state(&p, 0, &id)) < 0)
+		return err;
 	label = xasprintf("%s's culprit merged on mainline alone", tree);
-	err = test_state(c, "semantic", label, &id, 0, &v);
+	err = test_state(c, "semantic", label, err ? NULL : &id, err == 1, &v);
 	free(label);
 	res->bound++;
-	if (err || v != BISECT_GOOD)
+	if (err)
+		return err;
+	if ((err = earlier_trees(c, chain, k, culprit, &p, &all, &nall)) < 0)
 		goto out;
+	if (v != BISECT_GOOD) {
+		err = leave_one_out(c, res, &p, all, nall);
+		found = res->outcome == BISECT_SEMANTIC;
+		goto report;
+	}
 	res->outcome = BISECT_SEMANTIC;
 	progress(c, "the culprit is good on mainline alone: a semantic conflict with an earlier tree");
-	if (git_merge_base(&mb, c->repo, &chain[k - 1], culprit) < 0 ||
-	    (err = diff_info(c->repo, &mb, culprit, paths, syms)) < 0) {
-		err = err < 0 ? err : tide_error_git(TIDE_ERROR, "bisect: no merge base");
-		goto out;
-	}
-	all = xcalloc(k, sizeof(*all));
-	p.cand = xcalloc(k, sizeof(*p.cand));
-	for (i = 1; i < k; i++) {
-		git_commit *m = NULL;
-		json_t *ep = json_object(), *es = json_object();
-
-		if (git_commit_lookup(&m, c->repo, &chain[i]) < 0) {
-			json_decref(ep);
-			json_decref(es);
-			err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
-			goto out;
-		}
-		if (git_commit_parentcount(m) == 2) {
-			all[nall].tip = *git_commit_parent_id(m, 1);
-			all[nall].name = tide_tree_trailer(m);
-			if (!all[nall].name)
-				all[nall].name = xstrdup(git_commit_summary(m));
-			err = diff_info(c->repo, &chain[i - 1], &chain[i], ep, es);
-			if (!err && (sets_overlap(paths, ep) || sets_overlap(syms, es))) {
-				p.cand[p.ncand].tip = all[nall].tip;
-				p.cand[p.ncand++].name = xstrdup(all[nall].name);
-			}
-			nall++;
-		}
-		json_decref(ep);
-		json_decref(es);
-		git_commit_free(m);
-		if (err)
-			goto out;
-	}
-	progress(c, "%zu of %zu earlier trees touch the same files or symbols", p.ncand, nall);
 	err = find_partner(c, res, &p, &found);
 	if (!err && !found && p.ncand < nall) {
 		earlier_free(p.cand, p.ncand);
@@ -823,14 +896,12 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 		nall = 0;
 		err = find_partner(c, res, &p, &found);
 	}
+report:
 	if (!err && found)
 		progress(c, "%s conflicts with %s", tree, res->other_tree);
 out:
 	earlier_free(all, nall);
 	earlier_free(p.cand, p.ncand);
-out0:
-	json_decref(paths);
-	json_decref(syms);
 	return err;
 }
 

@@ -131,7 +131,10 @@ int bisect_search(enum bisect_verdict *v, size_t n,
 /* ceil(log2(n)) for n >= 1 (0 for n <= 1): the searches' step bound. */
 size_t bisect_log2_ceil(size_t n);
 
-/* Identifiers (C-like words of 4+ chars, not keywords) in +/- lines of a diff text. */
+/*
+ * Identifiers in the +/- lines of a diff text: C-like words of 4+ chars
+ * with an underscore, or of 8+ chars, not keywords.
+ */
 int bisect_diff_symbols(json_t *set, const char *patch_text);
 
 #endif

@@ -77,7 +77,7 @@ test_expect_success 'day 2: the build break is bisected to the right tree' '
 	measure day2 $DAY2 --build &&
 	grep "^tree: $tree$" day2.out &&
 	{ test -z "$subject" || grep "^first bad commit: [0-9a-f]* $subject$" day2.out; } &&
-	{ test -z "$other" || grep "bad with $other$" day2.out; }
+	{ test -z "$other" || grep "^semantic conflict with $other:" day2.out; }
 '
 
 test_expect_success 'the bisects are in the days records' '

@@ -168,8 +168,29 @@ test_expect_success 'semantic conflict: two trees good alone, bad together' '
 	cat out &&
 	grep "^tree: user$" out &&
 	grep "^first bad commit: $culprit user: use old_name$" out &&
-	grep "^semantic conflict: good on mainline alone, bad with rename$" out &&
+	grep "^semantic conflict with rename: the commit passes without it$" out &&
 	grep -q "\"conflicts_with\": \"rename\"" ws/days/2026-01-02/day.json
+'
+
+cat >"$TRASH/api2.sh" <<'EOF'
+for w in $(cat use/* core.c 2>/dev/null); do cat *.h | grep -qw "$w" || exit 1; done
+EOF
+
+test_expect_success 'semantic conflict of a tree that needs an earlier tree to work at all' '
+	new_tree fixes &&
+	commit_file fixes fixes.h "compat_fn" "fixes: add compat_fn" &&
+	new_tree conv &&
+	commit_file conv use/a "compat_fn" "conv: use compat_fn" &&
+	commit_file conv use/b "old_name" "conv: use old_name too" &&
+	commit_file conv use/c "other_fn" "conv: use other_fn" &&
+	make_day 2026-01-05 fixes=fixes rename=rename conv=conv &&
+	culprit=$(git -C conv rev-parse HEAD~1) &&
+	tide -C ws bisect 2026-01-05 --cmd "sh $TRASH/api2.sh" >out 2>err &&
+	cat out &&
+	grep "^tree: conv$" out &&
+	grep "^first bad commit: $culprit conv: use old_name too$" out &&
+	grep "^semantic conflict with rename: the commit passes without it$" out &&
+	grep "every earlier tree but fixes ...$" err
 '
 
 test_expect_success 'a skipped step (exit 125) is stepped around, not blamed' '

@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "../src/bisect.h"
+#include "../src/build.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
@@ -55,6 +56,14 @@ static void print_tree(const struct day_tree *t)
 		printf("      %s (%s)\n", t->conflicts[i].path, t->conflicts[i].kind);
 }
 
+/* The build and boot lines (src/build.h), freed here. */
+static void print_stage(char *text)
+{
+	if (text)
+		fputs(text, stdout);
+	free(text);
+}
+
 static void print_day(const struct day *d)
 {
 	char *bisect;
@@ -66,6 +75,8 @@ static void print_day(const struct day *d)
 	printf("commit  %s\n", d->commit ? d->commit : "-");
 	for (i = 0; i < d->ntrees; i++)
 		print_tree(&d->trees[i]);
+	print_stage(build_record_summary(json_object_get(d->extra, "build")));
+	print_stage(build_boot_summary(json_object_get(d->extra, "boot")));
 	bisect = bisect_record_summary(json_object_get(d->extra, "bisect"));
 	if (bisect)
 		printf("bisect  %s\n", bisect);

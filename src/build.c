@@ -1619,3 +1619,78 @@ done:
 	free(tmp);
 	return error;
 }
+
+/* ---- tide show ---- */
+
+static void summary_diag(struct buf *b, const char *what, const json_t *d)
+{
+	const char *file = json_string_value(json_object_get(d, "file"));
+	const char *tree = json_string_value(json_object_get(d, "tree"));
+	json_int_t line = json_integer_value(json_object_get(d, "line"));
+
+	buf_printf(b, "        %s: ", what);
+	if (file && line)
+		buf_printf(b, "%s:%lld: ", file, (long long)line);
+	else if (file)
+		buf_printf(b, "%s: ", file);
+	buf_puts(b, json_string_value(json_object_get(d, "message")) ?: "");
+	if (tree)
+		buf_printf(b, " (%s)", tree);
+	buf_putc(b, '\n');
+}
+
+char *build_record_summary(const json_t *rec)
+{
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	const char *failure = json_string_value(json_object_get(rec, "failure"));
+	struct buf b = BUF_INIT;
+	const json_t *v;
+	size_t i;
+
+	if (!rec)
+		return NULL;
+	buf_printf(&b, "build   %s", status ? status : "?");
+	if (failure)
+		buf_printf(&b, ": %s", failure);
+	if (json_object_get(rec, "seconds"))
+		buf_printf(&b, " in %.0f s, %zu warnings, %zu new",
+			   json_number_value(json_object_get(rec, "seconds")),
+			   json_array_size(json_object_get(rec, "warnings")),
+			   json_array_size(json_object_get(rec, "new_warnings")));
+	buf_putc(&b, '\n');
+	json_array_foreach(json_object_get(rec, "errors"), i, v)
+		if (i < 5)
+			summary_diag(&b, "error", v);
+	json_array_foreach(json_object_get(rec, "new_warnings"), i, v)
+		summary_diag(&b, "new warning", v);
+	return buf_detach(&b);
+}
+
+char *build_boot_summary(const json_t *rec)
+{
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	const char *reason = json_string_value(json_object_get(rec, "reason"));
+	const char *failure = json_string_value(json_object_get(rec, "failure"));
+	const json_t *counts = json_object_get(rec, "counts"), *t;
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	if (!rec)
+		return NULL;
+	buf_printf(&b, "boot    %s", status ? status : "?");
+	if (reason || failure)
+		buf_printf(&b, ": %s", reason ? reason : failure);
+	if (json_object_get(rec, "seconds"))
+		buf_printf(&b, " in %.1f s", json_number_value(json_object_get(rec, "seconds")));
+	if (counts)
+		buf_printf(&b, ", %lld passed, %lld failed, %lld skipped",
+			   (long long)json_integer_value(json_object_get(counts, "pass")),
+			   (long long)json_integer_value(json_object_get(counts, "fail")),
+			   (long long)json_integer_value(json_object_get(counts, "skip")));
+	buf_putc(&b, '\n');
+	json_array_foreach(json_object_get(rec, "tests"), i, t)
+		if (json_is_false(json_object_get(t, "ok")))
+			buf_printf(&b, "        not ok: %s\n",
+				   json_string_value(json_object_get(t, "name")) ?: "?");
+	return buf_detach(&b);
+}

@@ -194,6 +194,14 @@ struct day *build_previous_day(const char *days_dir, const char *date);
 /* The "build" object of a day record, or NULL. */
 const json_t *build_record(const struct day *day);
 
+/*
+ * Lines for `tide show` (each "        "-indented after the first, ending
+ * in a newline): the build record and the boot record of a day.  NULL
+ * when rec is NULL; the caller frees.
+ */
+char *build_record_summary(const json_t *rec);
+char *build_boot_summary(const json_t *rec);
+
 /* Fill opts with the workspace's fixed paths (caller frees with _release). */
 void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 			      const char *log_path);

@@ -86,7 +86,13 @@ test_expect_success 'a failed day build makes run exit 1 and is shown' '
 	conf "gpio git gpio#for-next" &&
 	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-boot --date 2026-01-04 >out 2>err &&
 	test "$(day_field 2026-01-04 "d[\"build\"][\"status\"]")" = failed &&
-	test "$(day_field 2026-01-04 "d[\"build\"][\"errors\"][0][\"file\"]")" = gpio.c
+	test "$(day_field 2026-01-04 "d[\"build\"][\"errors\"][0][\"file\"]")" = gpio.c &&
+	tide -C ws show 2026-01-04 >show &&
+	grep -q "^build   failed: make failed" show &&
+	grep -q "^        error: gpio.c:1: .*nope" show &&
+	tide -C ws show 2026-01-01 >show &&
+	grep -q "^build   ok in [0-9]* s, 1 warnings, 1 new" show &&
+	grep -q "^        new warning: gpio.c:1: unused variable .* (gpio)" show
 '
 
 test_done

@@ -10,31 +10,35 @@
 
 I=$TOP/integration
 EXPECT=$I/days/expect.json
+# One world directory per day: the workspace borrows the trees' objects
+# (alternates), so laying out another day in the same place would take
+# them away from it.
 WORLD=$TOP/work/bisect-world
 WS=$TOP/work/bisect-ws
 RESULTS=${TIDE_RESULTS:-$TOP/build/results}
 DAY2=2026-11-02
 DAY3=2026-11-03
 
-# expect DAY FIELD: a bisect target field of the day from expect.json.
+# expect DAY FIELD: the day's bisect target from expect.json: "tree",
+# "subject", or "other" (the other tree of a semantic conflict).
 expect() {
 	python3 - "$EXPECT" "$1" "$2" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))
-days = e.get("days", e)
-d = days[sys.argv[2]] if isinstance(days, dict) else days[int(sys.argv[2]) - 1]
-b = d.get("bisect", {})
-if isinstance(b, list):
-    b = b[0]
-v = b.get(sys.argv[3], "")
-print(" ".join(v) if isinstance(v, list) else v)
+d = e["days"][sys.argv[2]]
+b = d.get("bisect") or {}
+if sys.argv[3] == "other":
+    sc = (d.get("build") or {}).get("semantic_conflict") or {}
+    print(" ".join(t for t in sc.get("trees", []) if t != b.get("tree")))
+else:
+    print(b.get(sys.argv[3], ""))
 PY
 }
 
 # run_day N DATE: lay out world day N and integrate it as DATE.
 run_day() {
-	"$I/world" "$1" "$WORLD" >/dev/null &&
-	tide -C "$WS" -f "$WORLD/trees.conf" run --date "$2" --no-build --no-boot
+	"$I/world" "$1" "$WORLD-$1" >/dev/null &&
+	tide -C "$WS" -f "$WORLD-$1/trees.conf" run --date "$2" --no-build --no-boot
 }
 
 # measure NAME DATE ARGS...: run the bisect, keep out/err, record cost.
@@ -72,7 +76,7 @@ test_expect_success 'day 3: the gpio.edge_events failure is bisected to the plan
 '
 
 test_expect_success 'day 2: the build break is bisected to the right tree' '
-	tree=$(expect 2 tree) && subject=$(expect 2 subject) && other=$(expect 2 other_tree) &&
+	tree=$(expect 2 tree) && subject=$(expect 2 subject) && other=$(expect 2 other) &&
 	test -n "$tree" &&
 	measure day2 $DAY2 --build &&
 	grep "^tree: $tree$" day2.out &&

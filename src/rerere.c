@@ -751,3 +751,336 @@ out:
 	*n = nconflicts;
 	return error;
 }
+
+/* ---- sharing the store as a branch of a git repository ---- */
+
+static int open_cache(git_repository **out, const char *cache)
+{
+	if (git_repository_open_bare(out, cache) == 0)
+		return 0;
+	if (git_repository_init(out, cache, 1) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot create '%s'", cache);
+	return 0;
+}
+
+static char *tracking_ref(const char *branch)
+{
+	return xasprintf("refs/remotes/share/%s", branch);
+}
+
+static int share_transfer(git_repository *repo, const char *url, const char *spec, int push)
+{
+	git_remote *remote = NULL;
+	git_remote_create_options copts;
+	git_strarray specs = { NULL, 1 };
+	char *s = xstrdup(spec);
+	int error = 0;
+
+	specs.strings = &s;
+	/* Anonymous, without the url.*.insteadOf lookup that leaks in libgit2 1.5 (see fetch.c). */
+	git_remote_create_options_init(&copts, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	copts.repository = repo;
+	copts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	if (git_remote_create_with_opts(&remote, url, &copts) < 0)
+		error = tide_error_git(TIDE_EINVAL, "bad rerere share URL '%s'", url);
+	else if ((push ? git_remote_push(remote, &specs, NULL)
+		       : git_remote_fetch(remote, &specs, NULL, NULL)) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot %s recorded resolutions %s '%s'",
+				       push ? "push" : "fetch", push ? "to" : "from", url);
+	git_remote_free(remote);
+	free(s);
+	return error;
+}
+
+/* Write blob to store/<id>/<name> unless it already holds that content. */
+static int import_file(git_repository *repo, const char *store, const char *id,
+		       const git_tree_entry *e)
+{
+	git_blob *blob = NULL;
+	struct buf want = BUF_INIT;
+	char *rel = xasprintf("%s/%s", id, git_tree_entry_name(e)), *path = path_join(store, rel);
+	int error = 0;
+
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read shared '%s'", rel);
+		goto done;
+	}
+	buf_put(&want, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	if (!same_file(path, &want))	/* keep the mtime (last use) of unchanged files */
+		error = write_under(store, rel, want.ptr ? want.ptr : "", want.len);
+done:
+	buf_release(&want);
+	git_blob_free(blob);
+	free(rel);
+	free(path);
+	return error;
+}
+
+static int import_tree(git_repository *repo, const git_tree *root, const char *store)
+{
+	git_tree *sub = NULL;
+	size_t i, j;
+	int error = 0;
+
+	for (i = 0; i < git_tree_entrycount(root) && !error; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(root, i);
+
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE ||
+		    strlen(git_tree_entry_name(e)) != RERERE_ID_LEN)
+			continue;
+		if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0)
+			return tide_error_git(TIDE_ERROR, "cannot read the shared store");
+		for (j = 0; j < git_tree_entrycount(sub) && !error; j++)
+			if (git_tree_entry_type(git_tree_entry_byindex(sub, j)) == GIT_OBJECT_BLOB)
+				error = import_file(repo, store, git_tree_entry_name(e),
+						    git_tree_entry_byindex(sub, j));
+		git_tree_free(sub);
+		sub = NULL;
+	}
+	return error;
+}
+
+int rerere_share_fetch(const char *store, const char *cache, const char *url,
+		       const char *branch)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	char *ref = tracking_ref(branch), *spec = xasprintf("+refs/heads/%s:%s", branch, ref);
+	git_oid id;
+	int error;
+
+	if ((error = open_cache(&repo, cache)) < 0 ||
+	    (error = share_transfer(repo, url, spec, 0)) < 0)
+		goto done;
+	if (git_reference_name_to_id(&id, repo, ref) < 0) {
+		tide_error_clear();	/* a branch nobody pushed yet: nothing to import */
+		goto done;
+	}
+	if (git_commit_lookup(&commit, repo, &id) < 0 || git_commit_tree(&tree, commit) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read '%s' of '%s'", branch, url);
+		goto done;
+	}
+	error = import_tree(repo, tree, store);
+done:
+	git_tree_free(tree);
+	git_commit_free(commit);
+	git_repository_free(repo);
+	free(spec);
+	free(ref);
+	return error;
+}
+
+/* The tree of one entry directory: its preimage/postimage files. */
+static int entry_tree(git_oid *out, int *nfiles, git_repository *repo, const char *dir)
+{
+	git_treebuilder *tb = NULL;
+	struct buf text = BUF_INIT;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	git_oid blob;
+	char *path;
+	int error = 0;
+
+	*nfiles = 0;
+	if (!d)
+		return tide_error_errno(TIDE_EIO, "cannot read '%s'", dir);
+	if (git_treebuilder_new(&tb, repo, NULL) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot build a tree");
+	while (!error && (e = readdir(d))) {
+		if (!str_starts_with(e->d_name, "preimage") && !str_starts_with(e->d_name, "postimage"))
+			continue;
+		path = path_join(dir, e->d_name);
+		buf_clear(&text);
+		if ((error = file_read(&text, path)) == 0 &&
+		    (git_blob_create_from_buffer(&blob, repo, text.ptr, text.len) < 0 ||
+		     git_treebuilder_insert(NULL, tb, e->d_name, &blob, GIT_FILEMODE_BLOB) < 0))
+			error = tide_error_git(TIDE_ERROR, "cannot store '%s'", path);
+		*nfiles += !error;
+		free(path);
+	}
+	if (!error && *nfiles && git_treebuilder_write(out, tb) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write a tree");
+	closedir(d);
+	git_treebuilder_free(tb);
+	buf_release(&text);
+	return error;
+}
+
+static int store_tree(git_oid *out, git_repository *repo, const char *store)
+{
+	git_treebuilder *root = NULL;
+	DIR *d = opendir(store);
+	struct dirent *e;
+	git_oid sub;
+	char *dir;
+	int error = 0, n;
+
+	if (git_treebuilder_new(&root, repo, NULL) < 0) {
+		if (d)
+			closedir(d);
+		return tide_error_git(TIDE_ERROR, "cannot build a tree");
+	}
+	while (d && !error && (e = readdir(d))) {
+		if (strlen(e->d_name) != RERERE_ID_LEN)
+			continue;
+		dir = path_join(store, e->d_name);
+		if ((error = entry_tree(&sub, &n, repo, dir)) == 0 && n &&
+		    git_treebuilder_insert(NULL, root, e->d_name, &sub, GIT_FILEMODE_TREE) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot add '%s'", e->d_name);
+		free(dir);
+	}
+	if (!error && git_treebuilder_write(out, root) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write the store's tree");
+	if (d)
+		closedir(d);
+	git_treebuilder_free(root);
+	return error;
+}
+
+/* Commit tree on top of the fetched tip (if any); *out unchanged tip when equal. */
+static int store_commit(git_oid *out, int *changed, git_repository *repo, const git_oid *tree_id,
+			const char *tracking)
+{
+	git_commit *parent = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid tip;
+	int error = 0;
+
+	*changed = 0;
+	if (git_reference_name_to_id(&tip, repo, tracking) == 0 &&
+	    git_commit_lookup(&parent, repo, &tip) == 0 &&
+	    git_oid_equal(git_commit_tree_id(parent), tree_id)) {
+		git_oid_cpy(out, &tip);
+		goto done;
+	}
+	tide_error_clear();
+	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
+	    git_signature_now(&sig, "tide", "tide@localhost") < 0 ||
+	    git_commit_create(out, repo, NULL, sig, sig, NULL, "tide: recorded resolutions\n",
+			      tree, parent ? 1 : 0, (const git_commit **)&parent) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot commit the recorded resolutions");
+	*changed = !error;
+done:
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	return error;
+}
+
+int rerere_share_push(const char *store, const char *cache, const char *url,
+		      const char *branch)
+{
+	git_repository *repo = NULL;
+	git_reference *ref = NULL;
+	char *tracking = tracking_ref(branch), *local = xasprintf("refs/heads/%s", branch);
+	char *spec = xasprintf("%s:refs/heads/%s", local, branch);
+	git_oid tree, commit;
+	int error, changed;
+
+	if ((error = open_cache(&repo, cache)) < 0 || (error = store_tree(&tree, repo, store)) < 0 ||
+	    (error = store_commit(&commit, &changed, repo, &tree, tracking)) < 0 || !changed)
+		goto done;
+	if (git_reference_create(&ref, repo, local, &commit, 1, "tide: store") < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot update '%s'", local);
+		goto done;
+	}
+	git_reference_free(ref);
+	ref = NULL;
+	if ((error = share_transfer(repo, url, spec, 1)) == 0 &&
+	    git_reference_create(&ref, repo, tracking, &commit, 1, "tide: pushed") < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot update '%s'", tracking);
+done:
+	git_reference_free(ref);
+	git_repository_free(repo);
+	free(spec);
+	free(local);
+	free(tracking);
+	return error;
+}
+
+struct rerere_conf {
+	char *url, *branch;
+	int expire_days;
+};
+
+static int conf_load(struct rerere_conf *c, const char *wsdir)
+{
+	char *path = path_join(wsdir, "rerere.conf"), *line, *save = NULL, *eq, *hash;
+	struct buf text = BUF_INIT;
+	int error = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->expire_days = 60;	/* git's rerere.resolved default */
+	if (file_read(&text, path) < 0) {
+		tide_error_clear();
+		goto done;
+	}
+	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		str_rtrim(line);
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (eq && !strncmp(line, "share=", 6)) {
+			hash = strrchr(eq + 1, '#');
+			free(c->url);
+			free(c->branch);
+			c->url = hash ? xstrndup(eq + 1, (size_t)(hash - eq - 1)) : xstrdup(eq + 1);
+			c->branch = xstrdup(hash ? hash + 1 : "rerere-cache");
+		} else if (eq && !strncmp(line, "expire-days=", 12)) {
+			c->expire_days = atoi(eq + 1);
+		} else {
+			error = tide_error_set(TIDE_EINVAL, "%s: bad line '%s'", path, line);
+			break;
+		}
+	}
+done:
+	buf_release(&text);
+	free(path);
+	return error;
+}
+
+static void conf_release(struct rerere_conf *c)
+{
+	free(c->url);
+	free(c->branch);
+}
+
+int rerere_sync_before(const char *wsdir, struct buf *done)
+{
+	struct rerere_conf c;
+	char *store = path_join(wsdir, "rr-cache"), *cache = path_join(wsdir, "rr-cache.git");
+	int error;
+
+	if ((error = conf_load(&c, wsdir)) == 0 && c.url &&
+	    (error = rerere_share_fetch(store, cache, c.url, c.branch)) == 0 && done)
+		buf_printf(done, "fetched recorded resolutions from %s#%s\n", c.url, c.branch);
+	conf_release(&c);
+	free(store);
+	free(cache);
+	return error;
+}
+
+int rerere_sync_after(const char *wsdir, struct buf *done)
+{
+	struct rerere_conf c;
+	char *store = path_join(wsdir, "rr-cache"), *cache = path_join(wsdir, "rr-cache.git");
+	size_t removed = 0;
+	int error;
+
+	if ((error = conf_load(&c, wsdir)) < 0)
+		goto out;
+	if (c.expire_days > 0 && (error = rerere_expire(store, c.expire_days, time(NULL), &removed)) < 0)
+		goto out;
+	if (removed && done)
+		buf_printf(done, "expired %zu recorded resolution%s unused for %d days\n", removed,
+			   removed == 1 ? "" : "s", c.expire_days);
+	if (c.url && (error = rerere_share_push(store, cache, c.url, c.branch)) == 0 && done)
+		buf_printf(done, "pushed recorded resolutions to %s#%s\n", c.url, c.branch);
+out:
+	conf_release(&c);
+	free(store);
+	free(cache);
+	return error;
+}

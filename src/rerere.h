@@ -76,6 +76,18 @@ int rerere_share_push(const char *store, const char *cache, const char *url,
 		      const char *branch);
 
 /*
+ * The workspace's sharing and expiry settings, DIR/rerere.conf:
+ *     share=URL#BRANCH     a git repository branch holding the store
+ *     expire-days=N        drop resolutions unused for N days (default 60, 0: never)
+ * rerere_sync_before() fetches the shared store into DIR/rr-cache;
+ * rerere_sync_after() expires old entries and pushes the store back.
+ * Without a rerere.conf, after only expires (default days).  done (may
+ * be NULL) gets one line per action, for the run's log.
+ */
+int rerere_sync_before(const char *wsdir, struct buf *done);
+int rerere_sync_after(const char *wsdir, struct buf *done);
+
+/*
  * A resolution worktree for a person: the conflicted files of the merge of
  * theirs into ours (with markers) written under dir at their paths, and a
  * copy of each under dir/.tide/conflicts/ plus the list dir/.tide/files.

@@ -276,6 +276,66 @@ TEST(rerere__expire_removes_unused_entries)
 	buf_release(&out);
 }
 
+/* The store shared through a branch of a bare repository, both ways. */
+TEST(rerere__store_is_shared_through_a_git_branch)
+{
+	char *dir = tmpdir(), *a = path_join(dir, "a"), *b = path_join(dir, "b");
+	char *bare = path_join(dir, "shared.git"), *ca = path_join(dir, "a.git");
+	char *cb = path_join(dir, "b.git"), *got = NULL, *want = NULL, *p = NULL;
+	const char *c1 = "<<<<<<< x\nl\n=======\nr\n>>>>>>> y\n";
+	char id[41];
+
+	REQUIRE(sh(dir, "git init -q --bare shared.git") == 0);
+	CHECK_INT(rerere_record(a, c1, strlen(c1), "lr\n", 3, id, NULL), 0);
+	CHECK_INT(rerere_share_push(a, ca, bare, "rerere-cache"), 0);
+	CHECK_INT(sh(dir, "test \"$(git --git-dir=shared.git ls-tree -r --name-only rerere-cache)\" = "
+		     "\"$(printf '%%s/postimage\\n%%s/preimage' %s %s)\"", id, id), 0);
+	/* Nothing changed: no new commit. */
+	CHECK_INT(rerere_share_push(a, ca, bare, "rerere-cache"), 0);
+	CHECK_INT(sh(dir, "test $(git --git-dir=shared.git rev-list --count rerere-cache) = 1"), 0);
+	CHECK_INT(rerere_share_fetch(b, cb, bare, "rerere-cache"), 0);
+	p = xasprintf("%s/postimage", id);
+	got = slurp(b, p);
+	want = slurp(a, p);
+	CHECK(got && want && !strcmp(got, want));
+	/* b adds an entry and pushes; a fetches it. */
+	free(got), free(p);
+	CHECK_INT(rerere_record(b, "<<<<<<< x\nm\n=======\nn\n>>>>>>> y\n", 30, "mn\n", 3, id, NULL), 0);
+	CHECK_INT(rerere_share_push(b, cb, bare, "rerere-cache"), 0);
+	CHECK_INT(rerere_share_fetch(a, ca, bare, "rerere-cache"), 0);
+	p = xasprintf("%s/postimage", id);
+	got = slurp(a, p);
+	CHECK_STR(got, "mn\n");
+	CHECK_INT(sh(dir, "test $(git --git-dir=shared.git rev-list --count rerere-cache) = 2"), 0);
+	/* A URL that is no repository is an error, not a crash. */
+	CHECK(rerere_share_fetch(a, ca, "/nonexistent/repo.git", "x") < 0);
+	sh(dir, "rm -rf '%s'", dir);
+	free(got), free(want), free(p), free(a), free(b), free(bare), free(ca), free(cb), free(dir);
+}
+
+TEST(rerere__sync_reads_rerere_conf)
+{
+	char *dir = tmpdir(), *conf = path_join(dir, "ws/rerere.conf"), *ws = path_join(dir, "ws");
+	char *store = path_join(dir, "ws/rr-cache"), *text = NULL;
+	const char *c1 = "<<<<<<< x\nl\n=======\nr\n>>>>>>> y\n";
+	struct buf done = BUF_INIT;
+	char id[41];
+
+	REQUIRE(sh(dir, "git init -q --bare shared.git && mkdir ws") == 0);
+	text = xasprintf("share=%s/shared.git#rr\nexpire-days=30\n", dir);
+	REQUIRE(file_write_atomic(conf, text, strlen(text)) == 0);
+	CHECK_INT(rerere_sync_before(ws, &done), 0);
+	CHECK_INT(rerere_record(store, c1, strlen(c1), "lr\n", 3, id, NULL), 0);
+	CHECK_INT(rerere_sync_after(ws, &done), 0);
+	CHECK(strstr(buf_cstr(&done), "pushed recorded resolutions to") != NULL);
+	CHECK_INT(sh(dir, "git --git-dir=shared.git rev-parse -q --verify rr"), 0);
+	REQUIRE(file_write_atomic(conf, "bogus\n", 6) == 0);
+	CHECK_INT(rerere_sync_before(ws, NULL), TIDE_EINVAL);
+	sh(dir, "rm -rf '%s'", dir);
+	buf_release(&done);
+	free(text), free(conf), free(ws), free(store), free(dir);
+}
+
 TESTS(rerere__sha1_known_vectors,
       rerere__normalize_sorts_sides_and_drops_labels_and_base,
       rerere__nested_conflict_becomes_text_of_its_side,
@@ -285,4 +345,6 @@ TESTS(rerere__sha1_known_vectors,
       rerere__applies_when_context_moved,
       rerere__missing_corrupt_and_stale_entries,
       rerere__second_resolution_is_a_variant,
-      rerere__expire_removes_unused_entries)
+      rerere__expire_removes_unused_entries,
+      rerere__store_is_shared_through_a_git_branch,
+      rerere__sync_reads_rerere_conf)

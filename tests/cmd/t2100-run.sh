@@ -165,4 +165,23 @@ test_expect_success 'tree names and URLs with shell metacharacters never reach a
 	git -C ws2/repo.git rev-parse -q --verify "refs/remotes/;id>pwned5|/for-next"
 '
 
+test_expect_success 'a quilt tree is applied on the base and merged; a missing one is left out' '
+	mkdir -p world/quilt/mm &&
+	git clone -q world/mainline qwork &&
+	commit_file qwork b "b from quilt" "mm: change b" &&
+	git -C qwork format-patch -q -1 -o ../world/quilt/mm &&
+	(cd world/quilt/mm && ls *.patch >series) &&
+	conf "t1 git t1#for-next" "mm quilt quilt/mm" "gone quilt quilt/nothere" &&
+	test_must_fail --status=1 tide -C ws5 -f world/trees.conf run --no-build --date 2026-12-05 >out 2>err &&
+	grep -q "2 of 3 trees merged, 1 left out" out &&
+	WS=ws5 &&
+	test "$(day_field 2026-12-05 "d[\"trees\"][1][\"status\"]")" = merged &&
+	test "$(day_field 2026-12-05 "d[\"trees\"][1][\"type\"]")" = quilt &&
+	test "$(day_field 2026-12-05 "d[\"trees\"][2][\"status\"]")" = fetch-failed &&
+	git -C ws5/repo.git show next-20261205:b >b && test "$(cat b)" = "b from quilt" &&
+	git -C ws5/repo.git rev-parse -q --verify refs/quilt/mm &&
+	git -C ws5/repo.git log -1 --format=%s next-20261205~1 >s &&
+	test "$(cat s)" = "Merge branch '\''quilt/mm'\''"
+'
+
 test_done

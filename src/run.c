@@ -846,10 +846,38 @@ static char *tree_ref_label(const struct tree *t)
 	return xasprintf("quilt/%s", t->name);
 }
 
+/*
+ * The diffstat git prints after a merge, for merge.log.  Comparing the
+ * two trees skips identical subtrees, so it costs what the merge changed.
+ */
+static void log_diffstat(struct run *r, const git_oid *before, const git_oid *after_tree)
+{
+	git_commit *c = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_diff_stats *stats = NULL;
+	git_buf text = { NULL, 0, 0 };
+
+	if (git_commit_lookup(&c, r->repo, before) == 0 && git_commit_tree(&a, c) == 0 &&
+	    git_tree_lookup(&b, r->repo, after_tree) == 0 &&
+	    git_diff_tree_to_tree(&diff, r->repo, a, b, NULL) == 0 &&
+	    git_diff_find_similar(diff, NULL) == 0 && git_diff_get_stats(&stats, diff) == 0 &&
+	    git_diff_stats_to_buf(&text, stats, GIT_DIFF_STATS_FULL, 80) == 0 && text.ptr)
+		nextfiles_log_outcome(&r->mergelog, text.ptr);
+	tide_error_clear();	/* the log is a courtesy: never fail a merge for it */
+	git_buf_dispose(&text);
+	git_diff_stats_free(stats);
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(c);
+}
+
 static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree *dt,
 			   const struct merge_result *res, const git_oid *tip)
 {
 	const git_oid *parents[2] = { &r->state, tip };
+	git_oid before = r->state;
 	char *label = tree_ref_label(t);
 	char *msg = xasprintf("Merge %s '%s'\n\nTide-Tree: %s\n%s%s%s",
 			      t->type == TREE_GIT ? "remote-tracking branch" : "branch", label, t->name,
@@ -868,6 +896,7 @@ static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree 
 	git_oid_cpy(&r->merged[r->nmerged++].tip, tip);
 	r->sum->merged++;
 	nextfiles_log_outcome(&r->mergelog, "Merge made by the 'ort' strategy.");
+	log_diffstat(r, &before, &res->tree);
 	run_event(r, "%s: merged", t->name);
 	run_apply_fixups(r, t, dt);
 done:
@@ -1271,6 +1300,24 @@ static void run_release(struct run *r)
 	buf_release(&r->mergelog);
 }
 
+/*
+ * Recorded resolutions shared through a git branch (DIR/rerere.conf):
+ * fetched before the merges, expired and pushed after the install.  A
+ * failure is an event of the day, never the end of it.
+ */
+static void run_rerere_sync(struct run *r, int after)
+{
+	struct buf done = BUF_INIT;
+	const char *p, *nl;
+
+	if ((after ? rerere_sync_after(r->ws->dir, &done) : rerere_sync_before(r->ws->dir, &done)) < 0)
+		run_event(r, "recorded resolutions: %s", tide_error_last());
+	for (p = buf_cstr(&done); (nl = strchr(p, '\n')); p = nl + 1)
+		run_event(r, "%.*s", (int)(nl - p), p);
+	tide_error_clear();
+	buf_release(&done);
+}
+
 int run_day(struct run_summary *out, struct workspace *ws, const struct trees_conf *conf,
 	    const struct run_opts *opts)
 {
@@ -1290,12 +1337,14 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	    (error = run_resolve_base(&r)) < 0)
 		goto done;
 	log_start(&r);
+	run_rerere_sync(&r, 0);
 	for (i = 0; i < conf->ntrees && !error; i++)
 		error = run_tree(&r, &conf->trees[i]);
 	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
 	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;
-	error = run_install(&r);
+	if ((error = run_install(&r)) == 0)
+		run_rerere_sync(&r, 1);
 done:
 	if (error < 0)
 		workspace_log(ws, "run %s failed: %s", out->date, tide_error_last());

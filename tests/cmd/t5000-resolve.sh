@@ -22,6 +22,10 @@ run_day() {
 	tide -C ws -f trees.conf run --date "$1" --no-build --no-boot >/dev/null 2>&1 || test $? = 1
 }
 
+run_day_in() {
+	tide -C "$1" -f trees.conf run --date "$2" --no-build --no-boot >/dev/null 2>&1 || test $? = 1
+}
+
 field() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "ws/days/$1/day.json"
 }
@@ -168,6 +172,22 @@ test_expect_success 'a fixup that does not apply is recorded, the day goes on' '
 	field 2026-12-08 "[t.get(\"fixup_error\") for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]" >err &&
 	grep -q "does not apply to .g." err &&
 	test "$(field 2026-12-08 "d[\"status\"]")" = complete
+'
+
+test_expect_success 'resolutions shared through a git branch reach another workspace' '
+	git init -q --bare share.git &&
+	printf "share=%s/share.git#rerere-cache\nexpire-days=30\n" "$PWD" > ws/rerere.conf &&
+	tide -C ws -f trees.conf resolve gpio --date 2026-12-02 >/dev/null &&
+	printf "one-gpio\n2\nthree-shared\n4\n5\n6\n7\n8\nnine-fixes\n" > ws/resolve/gpio/f &&
+	tide -C ws -f trees.conf resolve --record gpio >/dev/null &&
+	run_day 2026-12-09 &&
+	grep -q "pushed recorded resolutions to .*share.git#rerere-cache" ws/tide.log &&
+	git --git-dir=share.git ls-tree -r --name-only rerere-cache | grep -q "/postimage$" &&
+	mkdir ws2 && cp ws/rerere.conf ws2/ &&
+	run_day_in ws2 2026-12-09 &&
+	grep -q "fetched recorded resolutions from" ws2/tide.log &&
+	python3 -c "import json; d=json.load(open(\"ws2/days/2026-12-09/day.json\")); t=[t for t in d[\"trees\"] if t[\"name\"]==\"gpio\"][0]; assert t[\"handled\"]==\"recorded\", t" &&
+	git --git-dir=ws2/repo.git show next-20261209:f | grep -q "^three-shared$"
 '
 
 test_expect_success 'bad input: unknown tree, missing day, bad options' '

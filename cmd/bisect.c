@@ -415,13 +415,20 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (bad)
 		return cmd_usage(usage);
-	if (cont || stat) {
-		if (optind != argc || sp.kind || since || cont + stat > 1)
+	if (stat) {
+		if (optind != argc || sp.kind || since || cont)
 			return cmd_usage(usage);
-		return cont ? continue_cmd(ctx) : status_cmd(ctx);
+		return status_cmd(ctx);
 	}
-	if (optind + 1 != argc)
+	if (cont && (optind != argc || sp.kind || since))
 		return cmd_usage(usage);
+	if (!cont && optind + 1 != argc)
+		return cmd_usage(usage);
+	/* state.json is replaced atomically, so --status needs no lock; the rest does. */
+	if (workspace_lock(ctx->ws) < 0)
+		return cmd_fail(NULL);
+	if (cont)
+		return continue_cmd(ctx);
 	if (sp.kind && !strcmp(sp.kind, "cmd") && !*sp.arg) {
 		cmd_error("--cmd wants a command");
 		return EXIT_USAGE;

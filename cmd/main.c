@@ -23,7 +23,8 @@ static const struct cmd commands[] = {
 	{ "boot", cmd_boot, 0, "boot a day's kernel in QEMU and run the smoke tests" },
 	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict reports of a day" },
 	{ "resolve", cmd_resolve, NEED_WORKSPACE | NEED_CONF, "resolve a tree's conflict and record the resolution" },
-	{ "bisect", cmd_bisect, NEED_WORKSPACE | TAKES_LOCK, "find the tree and commit that broke a day" },
+	/* bisect locks itself: --status reads a running bisect's state. */
+	{ "bisect", cmd_bisect, NEED_WORKSPACE, "find the tree and commit that broke a day" },
 };
 
 static const char usage_text[] =

@@ -124,6 +124,23 @@ test_expect_success 'the result is in day.json and --status shows it' '
 	grep "^bisect  --cmd sh .*nobug.sh: found gpio $(echo $culprit | cut -c1-12) \"gpio: change 5\" ([0-9]* builds" show
 '
 
+# A check that looks at the bisect running it: --status works, a second bisect is refused.
+cat >"$TRASH/inner.sh" <<EOF
+"$TIDE_BIN" -C "$WS" bisect --status >>"$TRASH/inner-status" 2>&1
+"$TIDE_BIN" -C "$WS" bisect 2026-01-01 --cmd true 2>>"$TRASH/inner-err"
+echo \$? >>"$TRASH/inner-rc"
+! grep -rqs BUG .
+EOF
+
+test_expect_success 'a running bisect holds the lock; --status reads it meanwhile' '
+	tide -C ws bisect 2026-01-01 --cmd "sh $TRASH/inner.sh" >out &&
+	grep "^tree: gpio$" out &&
+	grep -q "^status: running" inner-status &&
+	grep -q "^step 1: endpoints: the day: bad" inner-status &&
+	test "$(sort -u inner-rc)" = 5 &&
+	grep -q "locked" inner-err
+'
+
 test_expect_success 'a day that passes: nothing to bisect, exit 6' '
 	test_must_fail --status=6 tide -C ws bisect 2026-01-01 --cmd true >out &&
 	grep "nothing to bisect" out

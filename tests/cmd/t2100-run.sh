@@ -39,7 +39,8 @@ test_expect_success 'Next/SHA1s names the commit of every tree' '
 	git -C ws/repo.git show next-20261201:Next/Trees >trees &&
 	grep -q "^t1		git	t1#for-next$" trees &&
 	git -C ws/repo.git show next-20261201:Next/merge.log >log &&
-	grep -q "^Merging t2/for-next (" log
+	grep -q "^Merging t2/for-next (" log &&
+	grep -q "^ b | 2 +-$" log && grep -q "^ 1 file changed, 1 insertion(+), 1 deletion(-)$" log
 '
 
 test_expect_success 'one merge commit per tree, in order, with the Tide-Tree trailer' '

@@ -3,8 +3,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-world.sh"
 
-daemon_pid=
-stop_daemon() { [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null; }
+daemon_pid= http_pid=
+stop_daemon() {
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
+	[ -n "$http_pid" ] && kill "$http_pid" 2>/dev/null
+}
 trap stop_daemon EXIT
 
 free_port() {
@@ -40,6 +43,32 @@ test_expect_success 'trees are fetched from git:// and file://' '
 	test "$(git -C ws/repo.git rev-parse refs/remotes/t2/for-next)" = "$(git -C srv/t2.git rev-parse for-next)" &&
 	test "$(day_field 2026-12-01 "d[\"trees\"][0][\"fetch\"][\"status\"]")" = ok &&
 	git -C ws/repo.git show next-20261201:b >b && test "$(cat b)" = t2
+'
+
+# Smart HTTP: git-http-backend as a CGI of python's http.server (which
+# runs CGIs as nobody when started as root, hence safe.directory).
+hport=$(free_port)
+mkdir -p "$TRASH/http/cgi-bin"
+cat >"$TRASH/http/cgi-bin/git" <<EOS
+#!/bin/sh
+GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \\
+GIT_PROJECT_ROOT="$TRASH/srv" GIT_HTTP_EXPORT_ALL=1 exec /usr/lib/git-core/git-http-backend
+EOS
+chmod 755 "$TRASH/http/cgi-bin/git" "$TRASH/http/cgi-bin" "$TRASH/http" "$TRASH"
+(cd "$TRASH/http" && exec python3 -m http.server --cgi --bind 127.0.0.1 "$hport" >"$TRASH/http.log" 2>&1) &
+http_pid=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	git ls-remote "http://127.0.0.1:$hport/cgi-bin/git/t1.git" >/dev/null 2>&1 && break
+	sleep 0.3
+done
+
+test_expect_success 'trees are fetched over smart HTTP' '
+	conf "t1 git http://127.0.0.1:'"$hport"'/cgi-bin/git/t1.git#for-next" &&
+	tide -C wsh -f world/trees.conf run --no-build --date 2026-12-01 >out 2>err ||
+		{ cat err; exit 1; } &&
+	grep -q "1 of 1 trees merged" out &&
+	grep -q "POST /cgi-bin/git/t1.git/git-upload-pack" http.log &&
+	test "$(git -C wsh/repo.git rev-parse refs/remotes/t1/for-next)" = "$(git -C srv/t1.git rev-parse for-next)"
 '
 
 test_expect_success 'a missing branch and a missing URL are recorded by name; the day goes on' '

@@ -419,6 +419,12 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 	}
 	if ((error = make_signatures(&author, &committer, &p, parent, o)) < 0)
 		goto done;
+	if (o->trailer) {
+		char *msg = xasprintf("%s\n%s\n", p.message, o->trailer);
+
+		free(p.message);
+		p.message = msg;
+	}
 	if (git_commit_create(tip, repo, NULL, author, committer, NULL, p.message,
 			      newtree, 1, (const git_commit **)&parent) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot commit '%s'", name);

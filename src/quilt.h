@@ -19,9 +19,10 @@ struct quilt_opts {
 	long low_speed_time;	/* abort a transfer stalled this many seconds; default 30 */
 	const char *committer_name;	/* default: the patch's author */
 	const char *committer_email;
+	const char *trailer;	/* appended to each commit message, e.g. "Tide-Tree: x" */
 };
 
-#define QUILT_OPTS_INIT { 10, 30, NULL, NULL }
+#define QUILT_OPTS_INIT { 10, 30, NULL, NULL, NULL }
 
 struct quilt_stats {
 	size_t requests;	/* HTTP requests sent */

@@ -740,12 +740,16 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	char *rel = xasprintf("fixups/%s", t->name), *dir = workspace_path(r->ws, rel);
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
 	struct quilt_series s;
+	char *trailer = NULL;
 	json_t *names;
 	git_oid tip;
 	size_t i;
 
 	qopts.committer_name = r->sig->name;
 	qopts.committer_email = r->sig->email;
+	/* Bisect and reports map first-parent commits to trees by this trailer. */
+	trailer = xasprintf("Tide-Tree: %s", t->name);
+	qopts.trailer = trailer;
 	if (quilt_series_from_dir(&s, dir) < 0 || !s.npatches)
 		goto done;
 	if (quilt_apply(&tip, r->repo, &r->state, &s, dir, &qopts) < 0) {
@@ -762,6 +766,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 done:
 	tide_error_clear();
 	quilt_series_release(&s);
+	free(trailer);
 	free(dir);
 	free(rel);
 }

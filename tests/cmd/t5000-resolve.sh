@@ -163,6 +163,8 @@ test_expect_success 'a fixup patch is applied after the tree merges' '
 	run_day 2026-12-07 &&
 	git --git-dir=ws/repo.git show next-20261207:g | grep -q "^fixed-up$" &&
 	git --git-dir=ws/repo.git log --format=%s next-20261207 | grep -q "^g: semantic fixup$" &&
+	git --git-dir=ws/repo.git log -1 --format=%B --grep="^g: semantic fixup" next-20261207 |
+		grep -q "^Tide-Tree: fixes$" &&
 	field 2026-12-07 "[t.get(\"fixups\") for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]" | grep -q "0001-g-semantic-fixup.patch"
 '
 

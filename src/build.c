@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -993,6 +995,8 @@ static int run_logged(char *const *argv, const char *cwd, char **env,
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDONLY);
 
+		/* A killed tide must not leave make running in the workspace. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(logfd, 1);

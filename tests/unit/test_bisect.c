@@ -151,7 +151,24 @@ TEST(state_load__no_bisect_is_not_found)
 	CHECK(st == NULL);
 }
 
-TESTS(log2_ceil__matches_the_definition,
+TEST(record_summary__one_line_for_show)
+{
+	json_t *rec = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:i, s:f}",
+				"outcome", "semantic-conflict", "check", "kind", "test",
+				"arg", "gpio.edge_events", "tree", "cpumask",
+				"commit", "0123456789abcdef0123", "subject", "cpumask: add x",
+				"conflicts_with", "fixes", "builds", 9, "seconds", 612.4);
+	char *line = bisect_record_summary(rec);
+
+	CHECK_STR(line, "--test gpio.edge_events: semantic-conflict cpumask 0123456789ab "
+		  "\"cpumask: add x\" with fixes (9 builds, 612s)");
+	free(line);
+	CHECK(bisect_record_summary(NULL) == NULL);
+	json_decref(rec);
+}
+
+TESTS(record_summary__one_line_for_show,
+      log2_ceil__matches_the_definition,
       search__finds_every_culprit_within_log2_steps,
       search__steps_around_skipped_states,
       search__skips_around_the_culprit_leave_a_range,

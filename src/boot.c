@@ -374,6 +374,9 @@ static int read_cached_verdict(const char *path, int *usable, char **note)
 	if (path && file_read(&b, path) == 0 && b.len >= 3) {
 		found = 1;
 		*usable = !strncmp(b.ptr, "yes", 3);
+		for (char *c = b.ptr; *c; c++)
+			if (*c == '\n' || (unsigned char)*c < 0x20)
+				*c = ' ';
 		str_rtrim(b.ptr);
 		*note = *usable ? NULL : xstrdup(b.len > 3 ? b.ptr + 3 : "cached");
 		if (*note)

@@ -72,6 +72,17 @@ TEST(boot__real_test_timeout)
 	boot_verdict_release(&v);
 }
 
+/* A real kernel that saw 1 CPU of QEMU's 4 (no ACPI, SeaBIOS MP table). */
+TEST(boot__real_cpu_count_mismatch)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "one-cpu-of-four.log", 0)), "tests-failed");
+	CHECK_STR(v.reason, "2 failed, first: cpumask_smoke.cpu_masks");
+	CHECK_INT(v.pass, 15);
+	boot_verdict_release(&v);
+}
+
 TEST(boot__no_output)
 {
 	struct boot_verdict v;
@@ -162,6 +173,6 @@ TEST(boot__missing_kernel_and_qemu_are_errors)
 }
 
 TESTS(boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
-      boot__real_segfaulting_test, boot__real_test_timeout, boot__no_output,
+      boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,
       boot__json_record, boot__missing_kernel_and_qemu_are_errors)

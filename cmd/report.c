@@ -101,7 +101,7 @@ struct mailer {
 	struct mail_server server;
 	char *from;
 	long max_per_day;
-	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}} */
+	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
 	char *state_path;
 };
 
@@ -174,8 +174,12 @@ static void state_load(struct mailer *m, struct workspace *ws, const char *date)
 	m->state = json_load_file(m->state_path, 0, NULL);
 	if (!json_is_object(m->state)) {
 		json_decref(m->state);
-		m->state = json_pack("{s:{}}", "sent");
+		m->state = json_object();
 	}
+	if (!json_is_object(json_object_get(m->state, "sent")))
+		json_object_set_new(m->state, "sent", json_object());
+	if (!json_is_object(json_object_get(m->state, "failed")))
+		json_object_set_new(m->state, "failed", json_object());
 	free(rel);
 }
 
@@ -243,7 +247,10 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 	if ((error = mail_send(&m->server, &msg)) < 0) {
 		cmd_error("%s: %s", tree, tide_error_last());
 		workspace_log(ctx->ws, "mail: %s failed: %s", tree, tide_error_last());
+		json_object_set_new(json_object_get(m->state, "failed"), tree,
+				    json_string(tide_error_last()));
 	} else {
+		json_object_del(json_object_get(m->state, "failed"), tree);
 		json_object_set_new(sent, tree, json_string(msg.message_id));
 		printf("%s: mailed", tree);
 		print_rcpts(&msg);
@@ -290,7 +297,7 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 		json_decref(r);
 		if (error < 0)
 			status = EXIT_PROBLEMS;
-		if (error > 0 && state_save(&m) < 0)
+		if (error != 0 && state_save(&m) < 0)
 			status = cmd_fail(NULL);
 	}
 done:

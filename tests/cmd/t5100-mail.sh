@@ -7,16 +7,26 @@
 # Two servers, started here (not in a test body's subshell) so the trap
 # stops them: one that wants a login, one that refuses every recipient.
 start_sink() {
-	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/$1" --port-file "$TRASH/$1.port" \
-		$2 $3 $4 $5 &
+	name=$1
+	shift
+	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/$name" --port-file "$TRASH/$name.port" "$@" &
 	i=0
-	while ! test -s "$TRASH/$1.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	while ! test -s "$TRASH/$name.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 }
 start_sink mail --user next --password Sekr1t-pw
 SINK_PID=$!
 start_sink refuse --refuse 550
 REFUSE_PID=$!
-trap 'kill $SINK_PID $REFUSE_PID 2>/dev/null; wait $SINK_PID $REFUSE_PID 2>/dev/null' EXIT
+# TLS: a self-signed certificate for 127.0.0.1, a STARTTLS and an smtps server.
+TLS_PIDS=
+if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TRASH/key.pem" -out "$TRASH/cert.pem" \
+	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -days 2 >/dev/null 2>&1; then
+	start_sink starttls --cert "$TRASH/cert.pem" --key "$TRASH/key.pem"
+	TLS_PIDS=$!
+	start_sink smtps --cert "$TRASH/cert.pem" --key "$TRASH/key.pem" --smtps
+	TLS_PIDS="$TLS_PIDS $!"
+fi
+trap 'kill $SINK_PID $REFUSE_PID $TLS_PIDS 2>/dev/null; wait $SINK_PID $REFUSE_PID $TLS_PIDS 2>/dev/null' EXIT
 PORT=$(cat "$TRASH/mail.port")
 REFUSE_PORT=$(cat "$TRASH/refuse.port")
 
@@ -110,7 +120,28 @@ test_expect_success 'a server refusing the mail: exit 1, error named, day untouc
 	grep -q "550" err &&
 	cmp before.json ws/days/2026-12-03/day.json &&
 	grep -q "mail: gpio failed" ws/tide.log &&
+	python3 -c "import json; s=json.load(open(\"ws/days/2026-12-03/reports/mail.json\")); assert \"550\" in s[\"failed\"][\"gpio\"], s" &&
 	! ls refuse/*.eml 2>/dev/null
+'
+
+test_expect_success 'STARTTLS and smtps: the mail goes over TLS' '
+	test -n "$TLS_PIDS" || { echo "no openssl: TLS not tested"; exit 0; }
+	printf "smtp=smtp://127.0.0.1:%s\nstarttls=yes\ncainfo=%s\nfrom=next@tide.example\ntimeout=5\n" \
+		"$(cat starttls.port)" "$PWD/cert.pem" > ws/mail.conf &&
+	rm -f ws/days/2026-12-03/reports/mail.json &&
+	tide -C ws -f trees.conf report 2026-12-03 --mail --all --tree gpio >out &&
+	grep -q "^gpio: mailed" out && grep -q "^tls$" starttls/1.env &&
+	printf "smtp=smtps://127.0.0.1:%s\ncainfo=%s\nfrom=next@tide.example\ntimeout=5\n" \
+		"$(cat smtps.port)" "$PWD/cert.pem" > ws/mail.conf &&
+	rm -f ws/days/2026-12-03/reports/mail.json &&
+	tide -C ws -f trees.conf report 2026-12-03 --mail --all --tree gpio >out &&
+	grep -q "^tls$" smtps/1.env &&
+	printf "smtp=smtps://127.0.0.1:%s\nfrom=next@tide.example\ntimeout=5\n" \
+		"$(cat smtps.port)" > ws/mail.conf &&
+	rm -f ws/days/2026-12-03/reports/mail.json &&
+	test_must_fail --status=1 tide -C ws -f trees.conf report 2026-12-03 --mail --all --tree gpio 2>err &&
+	grep -qi "certificate" err &&
+	test $(ls smtps/*.eml | wc -l) = 1
 '
 
 test_expect_success 'bad mail.conf: credentials in the URL, unknown key' '

@@ -6,15 +6,32 @@ each message received as --dir/N.eml, with its envelope in N.env
 ("from ADDR", "to ADDR" lines, "auth USER" when the client logged in).
 --refuse 550 answers every RCPT TO with "550 mailbox unavailable".
 --user/--password make AUTH PLAIN/LOGIN check those credentials.
+--cert/--key enable TLS: STARTTLS is offered, or with --smtps the whole
+connection is TLS from the start; N.env then has a "tls" line.
 """
 import argparse
 import base64
 import os
 import socketserver
+import ssl
 import sys
 
 
 class Handler(socketserver.StreamRequestHandler):
+    def setup(self):
+        self.tls = False
+        if self.server.cfg.smtps:
+            self.request = self.server.tls.wrap_socket(self.request, server_side=True)
+            self.tls = True
+        super().setup()
+
+    def starttls(self):
+        self.reply("220 ready to start TLS")
+        self.request = self.server.tls.wrap_socket(self.request, server_side=True)
+        self.tls = True
+        self.rfile = self.request.makefile("rb")
+        self.wfile = self.request.makefile("wb")
+
     def reply(self, line):
         self.wfile.write((line + "\r\n").encode())
         self.wfile.flush()
@@ -62,8 +79,12 @@ class Handler(socketserver.StreamRequestHandler):
                 args = line[len(verb) + 1:]
                 if verb in ("EHLO", "HELO"):
                     self.reply("250-localhost")
+                    if self.server.tls and not self.tls:
+                        self.reply("250-STARTTLS")
                     self.reply("250-AUTH PLAIN LOGIN")
                     self.reply("250 8BITMIME")
+                elif verb == "STARTTLS" and self.server.tls and not self.tls:
+                    self.starttls()
                 elif verb == "AUTH":
                     user = self.auth(args)
                 elif verb == "MAIL":
@@ -91,7 +112,7 @@ class Handler(socketserver.StreamRequestHandler):
                         if l.startswith(".."):
                             l = l[1:]
                         lines.append(l.replace("\r\n", "\n"))
-                    self.store("".join(lines), env_from, env_to, user)
+                    self.store("".join(lines), env_from, env_to, user, self.tls)
                     self.reply("250 stored")
                 elif verb == "RSET":
                     env_from, env_to = None, []
@@ -103,10 +124,10 @@ class Handler(socketserver.StreamRequestHandler):
                     return
                 else:
                     self.reply("502 not implemented")
-        except (EOFError, ConnectionError):
+        except (EOFError, OSError):
             return
 
-    def store(self, text, env_from, env_to, user):
+    def store(self, text, env_from, env_to, user, tls):
         d = self.server.cfg.dir
         with self.server.lock:
             n = len([f for f in os.listdir(d) if f.endswith(".eml")]) + 1
@@ -116,6 +137,8 @@ class Handler(socketserver.StreamRequestHandler):
                     f.write("to %s\n" % t)
                 if user:
                     f.write("auth %s\n" % user)
+                if tls:
+                    f.write("tls\n")
             with open(os.path.join(d, "%d.eml.tmp" % n), "w") as f:
                 f.write(text)
             os.rename(os.path.join(d, "%d.eml.tmp" % n), os.path.join(d, "%d.eml" % n))
@@ -124,6 +147,9 @@ class Handler(socketserver.StreamRequestHandler):
 class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        pass    # a client that gives up on TLS is part of the tests
 
 
 def main():
@@ -134,11 +160,18 @@ def main():
     ap.add_argument("--refuse")
     ap.add_argument("--user")
     ap.add_argument("--password")
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    ap.add_argument("--smtps", action="store_true")
     cfg = ap.parse_args()
     os.makedirs(cfg.dir, exist_ok=True)
     srv = Server(("127.0.0.1", 0), Handler)
     srv.cfg = cfg
     srv.lock = threading.Lock()
+    srv.tls = None
+    if cfg.cert:
+        srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        srv.tls.load_cert_chain(cfg.cert, cfg.key)
     tmp = cfg.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])

@@ -9,6 +9,7 @@
 #include <git2.h>
 
 #include "error.h"
+#include "merge.h"
 #include "rerere.h"
 #include "util.h"
 #include "t.h"
@@ -336,6 +337,64 @@ TEST(rerere__sync_reads_rerere_conf)
 	free(text), free(conf), free(ws), free(store), free(dir);
 }
 
+/* A person fixes a worktree; the recorded fix then resolves the merge in memory. */
+TEST(rerere__worktree_record_then_resolve_merge)
+{
+	char *dir = tmpdir(), *gitdir = path_join(dir, "r"), *wt = path_join(dir, "wt");
+	char *store = path_join(dir, "store"), *text = NULL;
+	const char *fix = "1\n2\nthree-fixed\n4\n5\n6\n7\n8\n9\n";
+	git_repository *repo = NULL;
+	git_object *a = NULL, *b = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	struct merge_result res;
+	struct rerere_outcome *o = NULL;
+	struct buf ids = BUF_INIT;
+	git_oid resolved;
+	size_t n = 0;
+
+	memset(&res, 0, sizeof(res));
+	REQUIRE(make_conflict_repo(dir) == 0);
+	REQUIRE(git_repository_open(&repo, gitdir) == 0);
+	REQUIRE(git_revparse_single(&a, repo, "a") == 0 && git_revparse_single(&b, repo, "b") == 0);
+	CHECK_INT(rerere_worktree_prepare(&n, repo, wt, git_object_id(a), git_object_id(b), "A", "B"), 0);
+	CHECK_INT((int)n, 1);
+	text = slurp(wt, "f.txt");
+	CHECK(text && strstr(text, "<<<<<<< A\n"));
+	free(text);
+	CHECK_INT(rerere_worktree_record(&ids, wt, store), TIDE_EINVAL);
+	REQUIRE(file_write_atomic(text = path_join(wt, "f.txt"), fix, strlen(fix)) == 0);
+	free(text);
+	CHECK_INT(rerere_worktree_record(&ids, wt, store), 0);
+	CHECK(str_ends_with(buf_cstr(&ids), " f.txt\n"));
+	/* Without the store: not resolved, and "missing" says why. */
+	REQUIRE(merge_commits(&res, repo, (git_commit *)a, (git_commit *)b, NULL) == 0);
+	REQUIRE(res.nconflicts == 1);
+	CHECK_INT(rerere_resolve_merge(&resolved, &o, &n, repo, &res.tree, res.conflicts, 1, wt), 0);
+	CHECK(n == 1 && !o[0].resolved && o[0].missing);
+	rerere_outcomes_free(o, n);
+	CHECK_INT(rerere_resolve_merge(&resolved, &o, &n, repo, &res.tree, res.conflicts, 1, store), 1);
+	CHECK(n == 1 && o[0].resolved && strstr(o[0].diff, "+three-fixed\n"));
+	CHECK(ids.ptr && !strncmp(ids.ptr, o[0].id, 40));
+	REQUIRE(git_tree_lookup(&tree, repo, &resolved) == 0);
+	REQUIRE(git_tree_entry_bypath(&e, tree, "f.txt") == 0);
+	REQUIRE(git_blob_lookup(&blob, repo, git_tree_entry_id(e)) == 0);
+	CHECK((size_t)git_blob_rawsize(blob) == strlen(fix) &&
+	      !memcmp(git_blob_rawcontent(blob), fix, strlen(fix)));
+	rerere_outcomes_free(o, n);
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	merge_result_clear(&res);
+	git_object_free(a);
+	git_object_free(b);
+	git_repository_free(repo);
+	buf_release(&ids);
+	sh(dir, "rm -rf '%s'", dir);
+	free(store), free(wt), free(gitdir), free(dir);
+}
+
 TESTS(rerere__sha1_known_vectors,
       rerere__normalize_sorts_sides_and_drops_labels_and_base,
       rerere__nested_conflict_becomes_text_of_its_side,
@@ -347,4 +406,5 @@ TESTS(rerere__sha1_known_vectors,
       rerere__second_resolution_is_a_variant,
       rerere__expire_removes_unused_entries,
       rerere__store_is_shared_through_a_git_branch,
-      rerere__sync_reads_rerere_conf)
+      rerere__sync_reads_rerere_conf,
+      rerere__worktree_record_then_resolve_merge)

@@ -1,18 +1,34 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "fetch.h"
 #include "util.h"
 #include "workspace.h"
 
+enum slot_state { SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE, SLOT_ABANDONED };
+
+/*
+ * The pool's own copy of a job.  Workers never touch the caller's jobs:
+ * an abandoned worker may still be running after fetch_run() returned.
+ * Everything below `state` is read and written under pool->lock.
+ */
+struct slot {
+	struct fetch_job job;	/* strings owned by the pool */
+	struct pool *pool;
+	enum slot_state state;
+	double started, last_activity;
+};
+
 struct pool {
-	const char *repo_path;
-	struct fetch_job *jobs;
-	size_t njobs;
-	size_t next;		/* next job to take, under lock */
 	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* signalled when a slot is done */
+	char *repo_path;
+	struct slot *slots;
+	size_t nslots, next, ndone;
+	int refs;		/* the caller and every live worker */
 };
 
 void fetch_job_init(struct fetch_job *job, const char *name, const char *location,
@@ -50,8 +66,34 @@ static int find_remote_ref(git_oid *out, git_remote *remote, const struct fetch_
 	return tide_error_set(TIDE_ENOTFOUND, "'%s' not found in '%s'", job->src_ref, job->location);
 }
 
-static int fetch_one(git_repository *repo, struct fetch_job *job)
+/* Any sign of life from the remote; a nonzero return cancels an abandoned fetch. */
+static int touch(struct slot *slot)
 {
+	int abandoned;
+
+	pthread_mutex_lock(&slot->pool->lock);
+	slot->last_activity = time_now();
+	abandoned = slot->state == SLOT_ABANDONED;
+	pthread_mutex_unlock(&slot->pool->lock);
+	return abandoned ? -1 : 0;
+}
+
+static int on_sideband(const char *str, int len, void *payload)
+{
+	(void)str;
+	(void)len;
+	return touch(payload);
+}
+
+static int on_transfer(const git_indexer_progress *stats, void *payload)
+{
+	(void)stats;
+	return touch(payload);
+}
+
+static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
+{
+	const struct fetch_job *job = &slot->job;
 	git_remote *remote = NULL;
 	git_fetch_options opts;
 	git_remote_create_options copts;
@@ -64,6 +106,9 @@ static int fetch_one(git_repository *repo, struct fetch_job *job)
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
 	git_remote_create_options_init(&copts, GIT_REMOTE_CREATE_OPTIONS_VERSION);
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	opts.callbacks.sideband_progress = on_sideband;
+	opts.callbacks.transfer_progress = on_transfer;
+	opts.callbacks.payload = slot;
 	/*
 	 * Like git_remote_create_anonymous(), without the url.*.insteadOf
 	 * lookup: libgit2 1.5 leaks a regex match block per config entry
@@ -83,7 +128,8 @@ static int fetch_one(git_repository *repo, struct fetch_job *job)
 		error = tide_error_git(TIDE_ERROR, "cannot reach '%s'", job->location);
 		goto done;
 	}
-	if ((error = find_remote_ref(&job->oid, remote, job)) < 0)
+	touch(slot);
+	if ((error = find_remote_ref(out, remote, job)) < 0)
 		goto done;
 	if (git_remote_fetch(remote, &refspecs, &opts, NULL) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot fetch '%s' from '%s'", job->src_ref, job->location);
@@ -91,7 +137,7 @@ static int fetch_one(git_repository *repo, struct fetch_job *job)
 	}
 	/* The advertised tip must now be what the ref points at. */
 	if (git_reference_lookup(&ref, repo, job->dst_ref) < 0 ||
-	    !git_oid_equal(git_reference_target(ref), &job->oid))
+	    !git_oid_equal(git_reference_target(ref), out))
 		error = tide_error_set(TIDE_ERROR, "fetch of '%s' from '%s' did not update '%s'",
 				       job->src_ref, job->location, job->dst_ref);
 done:
@@ -101,30 +147,84 @@ done:
 	return error;
 }
 
+static void pool_unref(struct pool *pool)
+{
+	size_t i;
+	int last;
+
+	pthread_mutex_lock(&pool->lock);
+	last = --pool->refs == 0;
+	pthread_mutex_unlock(&pool->lock);
+	if (!last)
+		return;
+	for (i = 0; i < pool->nslots; i++) {
+		fetch_job_clear(&pool->slots[i].job);
+		free((char *)pool->slots[i].job.name);
+		free((char *)pool->slots[i].job.location);
+	}
+	free(pool->slots);
+	free(pool->repo_path);
+	pthread_cond_destroy(&pool->cond);
+	pthread_mutex_destroy(&pool->lock);
+	free(pool);
+}
+
+static struct slot *take_slot(struct pool *pool)
+{
+	struct slot *slot = NULL;
+
+	pthread_mutex_lock(&pool->lock);
+	if (pool->next < pool->nslots) {
+		slot = &pool->slots[pool->next++];
+		slot->state = SLOT_RUNNING;
+		slot->started = slot->last_activity = time_now();
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return slot;
+}
+
+/* Store a result unless the slot was abandoned meanwhile; 1 if abandoned. */
+static int finish_slot(struct slot *slot, int error, const git_oid *oid)
+{
+	struct pool *pool = slot->pool;
+	int abandoned;
+
+	pthread_mutex_lock(&pool->lock);
+	abandoned = slot->state == SLOT_ABANDONED;
+	if (!abandoned) {
+		slot->job.error = error;
+		slot->job.message = error ? xstrdup(tide_error_last()) : NULL;
+		git_oid_cpy(&slot->job.oid, oid);
+		slot->job.seconds = time_now() - slot->started;
+		slot->state = SLOT_DONE;
+		pool->ndone++;
+		pthread_cond_signal(&pool->cond);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return abandoned;
+}
+
 static void *worker(void *arg)
 {
 	struct pool *pool = arg;
 	git_repository *repo = NULL;
+	struct slot *slot;
 
-	for (;;) {
-		struct fetch_job *job;
-		double start;
+	while ((slot = take_slot(pool))) {
+		git_oid tip;
+		int error;
 
-		pthread_mutex_lock(&pool->lock);
-		job = pool->next < pool->njobs ? &pool->jobs[pool->next++] : NULL;
-		pthread_mutex_unlock(&pool->lock);
-		if (!job)
-			break;
-		start = time_now();
+		memset(&tip, 0, sizeof(tip));
 		if (!repo && git_repository_open_bare(&repo, pool->repo_path) < 0)
-			job->error = tide_error_git(TIDE_ERROR, "cannot open '%s'", pool->repo_path);
+			error = tide_error_git(TIDE_ERROR, "cannot open '%s'", pool->repo_path);
 		else
-			job->error = fetch_one(repo, job);
-		if (job->error)
-			job->message = xstrdup(tide_error_last());
-		job->seconds = time_now() - start;
+			error = fetch_one(&tip, repo, slot);
+		/* Abandoned: the caller started another worker for the rest. */
+		if (finish_slot(slot, error, &tip))
+			break;
 	}
 	git_repository_free(repo);
+	pool_unref(pool);
 	return NULL;
 }
 
@@ -139,10 +239,106 @@ static int add_alternates(struct workspace *ws, struct fetch_job *jobs, size_t n
 	return 0;
 }
 
+static struct pool *pool_new(const char *repo_path, const struct fetch_job *jobs, size_t njobs)
+{
+	struct pool *pool = xcalloc(1, sizeof(*pool));
+	size_t i;
+
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->cond, NULL);
+	pool->repo_path = xstrdup(repo_path);
+	pool->slots = xcalloc(njobs + 1, sizeof(*pool->slots));
+	pool->nslots = njobs;
+	pool->refs = 1;
+	for (i = 0; i < njobs; i++) {
+		struct slot *slot = &pool->slots[i];
+
+		fetch_job_init(&slot->job, NULL, NULL, jobs[i].src_ref, jobs[i].dst_ref);
+		slot->job.location = xstrdup(jobs[i].location);
+		slot->job.name = xstrdup(jobs[i].name);
+		slot->job.timeout = jobs[i].timeout;
+		slot->pool = pool;
+	}
+	return pool;
+}
+
+/* Called with pool->lock held. */
+static int start_worker(struct pool *pool)
+{
+	pthread_t thread;
+	pthread_attr_t attr;
+	int ok;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pool->refs++;
+	ok = pthread_create(&thread, &attr, worker, pool) == 0;
+	if (!ok)
+		pool->refs--;
+	pthread_attr_destroy(&attr);
+	return ok;
+}
+
+/* Called with pool->lock held: give up slots silent for longer than their timeout. */
+static void expire_slots(struct pool *pool)
+{
+	double now = time_now();
+	size_t i;
+
+	for (i = 0; i < pool->nslots; i++) {
+		struct slot *slot = &pool->slots[i];
+
+		if (slot->state != SLOT_RUNNING || slot->job.timeout <= 0 ||
+		    now - slot->last_activity < slot->job.timeout)
+			continue;
+		slot->state = SLOT_ABANDONED;
+		slot->job.error = TIDE_ETIMEOUT;
+		slot->job.message = xasprintf("'%s': no progress for %.0f s, given up",
+					      slot->job.location, slot->job.timeout);
+		slot->job.seconds = now - slot->started;
+		pool->ndone++;
+		if (pool->next < pool->nslots)
+			start_worker(pool);
+	}
+}
+
+static void wait_for_slots(struct pool *pool)
+{
+	pthread_mutex_lock(&pool->lock);
+	while (pool->ndone < pool->nslots) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 250 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&pool->cond, &pool->lock, &ts);
+		expire_slots(pool);
+	}
+	pthread_mutex_unlock(&pool->lock);
+}
+
+static void copy_results(struct fetch_job *jobs, struct pool *pool)
+{
+	size_t i;
+
+	pthread_mutex_lock(&pool->lock);
+	for (i = 0; i < pool->nslots; i++) {
+		const struct fetch_job *done = &pool->slots[i].job;
+
+		jobs[i].error = done->error;
+		jobs[i].message = done->message ? xstrdup(done->message) : NULL;
+		git_oid_cpy(&jobs[i].oid, &done->oid);
+		jobs[i].seconds = done->seconds;
+	}
+	pthread_mutex_unlock(&pool->lock);
+}
+
 int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nthreads)
 {
-	struct pool pool = { ws->repo_path, jobs, njobs, 0, PTHREAD_MUTEX_INITIALIZER };
-	pthread_t *threads;
+	struct pool *pool;
 	int i, started = 0, error;
 
 	if ((error = add_alternates(ws, jobs, njobs)) < 0)
@@ -151,15 +347,18 @@ int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nt
 		nthreads = 1;
 	if ((size_t)nthreads > njobs)
 		nthreads = (int)njobs;
-	threads = xcalloc((size_t)nthreads + 1, sizeof(*threads));
+	pool = pool_new(ws->repo_path, jobs, njobs);
+	pthread_mutex_lock(&pool->lock);
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&threads[started], NULL, worker, &pool) == 0)
-			started++;
+		started += start_worker(pool);
 	if (!started && njobs)
-		worker(&pool);	/* no threads: still fetch, one at a time */
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
-	free(threads);
+		pool->refs++;
+	pthread_mutex_unlock(&pool->lock);
+	if (!started && njobs)
+		worker(pool);	/* no threads: still fetch, one at a time, without timeouts */
+	wait_for_slots(pool);
+	copy_results(jobs, pool);
+	pool_unref(pool);
 	/* The main handle must see the new refs and alternates. */
 	return workspace_reopen(ws);
 }

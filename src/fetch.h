@@ -16,6 +16,12 @@ struct fetch_job {
 	const char *location;	/* path or URL */
 	char *src_ref;		/* "refs/heads/for-next", "refs/tags/v6.1" */
 	char *dst_ref;		/* "refs/remotes/gpio/for-next" */
+	/*
+	 * Seconds without progress (connecting, listing refs, receiving
+	 * data) after which the fetch is given up as TIDE_ETIMEOUT; 0: no
+	 * limit.  libgit2 1.5 has no network timeouts of its own.
+	 */
+	double timeout;
 	/* results */
 	int error;		/* 0 or a TIDE_E* code */
 	char *message;		/* why it failed, or NULL */
@@ -30,7 +36,9 @@ void fetch_job_clear(struct fetch_job *job);
 /*
  * Run the jobs with at most nthreads at once, each thread with its own
  * repository handle.  Every job records its own result; the return value
- * is 0 unless the pool itself could not run.
+ * is 0 unless the pool itself could not run.  A job that times out is
+ * abandoned: its thread is left to end on its own (its late result is
+ * dropped) and a new thread takes the remaining jobs.
  */
 int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nthreads);
 

@@ -40,6 +40,7 @@
 
 #define MAX_SIDE_COMMITS 50	/* commits recorded per side of a conflict */
 #define MAX_WALK 5000		/* commits examined per side */
+#define FETCH_TIMEOUT 300	/* seconds without progress before a fetch is given up */
 
 /* A merge made today: bisect and reports map commits to trees with it. */
 struct merged_tree {
@@ -208,7 +209,8 @@ static int run_fetch(struct run *r)
 	int error;
 
 	r->jobs = xcalloc(conf->ntrees + 1, sizeof(*r->jobs));
-	fetch_job_init(&r->jobs[r->njobs++], "base", conf->base_location, tagref, tagref);
+	fetch_job_init(&r->jobs[r->njobs], "base", conf->base_location, tagref, tagref);
+	r->jobs[r->njobs++].timeout = FETCH_TIMEOUT;
 	for (i = 0; i < conf->ntrees; i++) {
 		const struct tree *t = &conf->trees[i];
 		char *src, *dst;
@@ -217,7 +219,10 @@ static int run_fetch(struct run *r)
 			continue;
 		src = xasprintf("refs/heads/%s", t->branch);
 		dst = xasprintf("refs/remotes/%s/%s", t->name, t->branch);
-		fetch_job_init(&r->jobs[r->njobs++], t->name, t->location, src, dst);
+		fetch_job_init(&r->jobs[r->njobs], t->name, t->location, src, dst);
+		/* "#tide NAME timeout=SECONDS", as for quilt trees. */
+		r->jobs[r->njobs++].timeout = tree_opt(t, "timeout") && atol(tree_opt(t, "timeout")) > 0 ?
+			(double)atol(tree_opt(t, "timeout")) : FETCH_TIMEOUT;
 		free(src);
 		free(dst);
 	}

@@ -3,10 +3,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-world.sh"
 
-daemon_pid= http_pid=
+daemon_pid= http_pid= hang_pid=
 stop_daemon() {
 	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
 	[ -n "$http_pid" ] && kill "$http_pid" 2>/dev/null
+	[ -n "$hang_pid" ] && kill "$hang_pid" 2>/dev/null
 }
 trap stop_daemon EXIT
 
@@ -69,6 +70,31 @@ test_expect_success 'trees are fetched over smart HTTP' '
 	grep -q "1 of 1 trees merged" out &&
 	grep -q "POST /cgi-bin/git/t1.git/git-upload-pack" http.log &&
 	test "$(git -C wsh/repo.git rev-parse refs/remotes/t1/for-next)" = "$(git -C srv/t1.git rev-parse for-next)"
+'
+
+# A server that accepts connections and never answers.
+hang_port=$(free_port)
+python3 -c "
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(16)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)
+" "$hang_port" &
+hang_pid=$!
+sleep 0.5
+
+test_expect_success 'a server that hangs is given up after its timeout; the day goes on' '
+	conf "hang git git://127.0.0.1:'"$hang_port"'/x.git#for-next" "t1 git t1#for-next" "t2 git t2#for-next" &&
+	printf "#tide\thang\ttimeout=2\n" >>world/trees.conf &&
+	start=$(date +%s) &&
+	test_must_fail --status=1 tide -C wsto -f world/trees.conf run --no-build --jobs 1 --date 2026-12-01 >out 2>err &&
+	test $(($(date +%s) - start)) -lt 30 &&
+	grep -q "2 of 3 trees merged, 1 left out" out &&
+	WS=wsto && test "$(day_field 2026-12-01 "d[\"trees\"][0][\"status\"]")" = fetch-failed &&
+	day_field 2026-12-01 "d[\"trees\"][0][\"fetch\"][\"error\"]" | grep -q "no progress for 2 s" &&
+	! grep -q "Sanitizer" err
 '
 
 test_expect_success 'a missing branch and a missing URL are recorded by name; the day goes on' '

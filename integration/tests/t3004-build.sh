@@ -1,0 +1,68 @@
+#!/bin/sh
+# Build days 1-3 with plain make (tinyconfig + kernel-tests/smoke.config),
+# through integration/build-kernel, until tide's own build replaces this.
+# The source (work/check/src) and output (work/check/out) paths stay the
+# same from run to run so ccache hits; days build incrementally in order.
+. "$(dirname "$0")/../../tests/cmd/lib.sh"
+I=$TOP/integration
+C=$TOP/work/check
+E=$I/days/expect.json
+expect() { python3 -c "import json; e=json.load(open('$E')); print($1)"; }
+
+# Check out the merged tree of day $1 into $C/src (a clone borrowing the
+# world's objects); only changed files are rewritten, so make stays
+# incremental.
+checkout_day() {
+	"$I/world" "$1" "$C/world" >/dev/null || return 1
+	"$I/merge-day" "$C/world" "$C/merge.git" >"$TRASH/merge$1" || return 1
+	if [ ! -d "$C/src/.git" ]; then
+		rm -rf "$C/src" &&
+		git clone -q --shared -n "$C/world/mainline.git" "$C/src" || return 1
+	fi
+	grep -qx "$C/merge.git/objects" "$C/src/.git/objects/info/alternates" ||
+		echo "$C/merge.git/objects" >>"$C/src/.git/objects/info/alternates"
+	git -C "$C/src" checkout -q -f --detach "$(sed -n 's/^result //p' "$TRASH/merge$1")" &&
+	git -C "$C/src" clean -q -fdx
+}
+
+build_day() {
+	start=$(date +%s)
+	rc=0
+	"$I/build-kernel" "$C/src" "$C/out" 2>"$TRASH/err$1" || rc=$?
+	echo "day $1: build exit $rc in $(($(date +%s) - start)) s" | tee -a "$C/build-times"
+	cat "$TRASH/err$1"
+	return $rc
+}
+
+test_expect_success 'day 1 builds, without the legacy GPIO API' '
+	checkout_day 1 &&
+	build_day 1 &&
+	test -f "$C/out/arch/x86/boot/bzImage" &&
+	grep -qx "# CONFIG_GPIOLIB_LEGACY is not set" "$C/out/.config" &&
+	grep -qx "CONFIG_CPUMASK_KUNIT_TEST=y" "$C/out/.config" &&
+	! grep -q " gpio_request$" "$C/out/System.map" &&
+	grep -q " _find_first_and_and_bit$" "$C/out/System.map" &&
+	grep -q " _find_next_or_bit$" "$C/out/System.map" &&
+	cp "$C/out/arch/x86/boot/bzImage" "$C/bzImage-day1" &&
+	cp "$C/out/.config" "$C/config-day1"
+'
+
+test_expect_success 'day 2 fails to build where expect.json says' '
+	checkout_day 2 &&
+	test_must_fail build_day 2 &&
+	f=$(expect "e[\"days\"][\"2\"][\"build\"][\"first_error_file\"]") &&
+	m=$(expect "e[\"days\"][\"2\"][\"build\"][\"error\"]") &&
+	grep -m1 -E ": (error|fatal error):" "$C/out/build.log" >first &&
+	cat first &&
+	grep -q "^$f:[0-9]*:[0-9]*: error: " first &&
+	grep -qF "$m" first
+'
+
+test_expect_success 'day 3 builds again' '
+	checkout_day 3 &&
+	build_day 3 &&
+	test -f "$C/out/arch/x86/boot/bzImage" &&
+	cp "$C/out/arch/x86/boot/bzImage" "$C/bzImage-day3"
+'
+
+test_done

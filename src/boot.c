@@ -19,7 +19,6 @@
 #define QEMU_DEFAULT "qemu-system-x86_64"
 #define QEMU_PACKAGE "qemu-system-x86"
 #define CONSOLE_MAX (32u << 20)	/* keep at most this much console in memory */
-#define KVM_PROBE_SECONDS 8
 
 const char *boot_status_name(enum boot_status s)
 {
@@ -393,7 +392,9 @@ static int kvm_probe(int *usable, char **note, const struct boot_opts *opts,
 		     const char *qemu)
 {
 	struct buf console = BUF_INIT, err = BUF_INIT;
-	struct qemu_run q = { &console, &err, -1, KVM_PROBE_SECONDS, "Linux version", 0, 0, 0, 0 };
+	double limit = opts->kvm_probe_timeout > 0 ? opts->kvm_probe_timeout
+						   : BOOT_KVM_PROBE_TIMEOUT;
+	struct qemu_run q = { &console, &err, -1, limit, "Linux version", 0, 0, 0, 0 };
 	char **argv = qemu_argv(qemu, opts->kernel, NULL,
 				"console=ttyS0 panic=-1 init=/tide-kvm-probe", 1, 128, 1);
 	int error = qemu_run(&q, argv);
@@ -408,7 +409,7 @@ static int kvm_probe(int *usable, char **note, const struct boot_opts *opts,
 			str_rtrim(err.ptr);
 			*note = xasprintf("KVM: QEMU failed: %.200s", err.ptr);
 		} else if (!*usable) {
-			*note = xasprintf("KVM: no kernel output within %d s", KVM_PROBE_SECONDS);
+			*note = xasprintf("KVM: no kernel output within %g s", limit);
 		}
 	}
 	argv_free(argv);

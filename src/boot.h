@@ -52,7 +52,10 @@ struct boot_opts {
 	int smp;			/* 0: 4 */
 	int memory_mb;			/* 0: 256 */
 	double timeout;			/* seconds; 0: BOOT_DEFAULT_TIMEOUT */
+	double kvm_probe_timeout;	/* seconds; 0: BOOT_KVM_PROBE_TIMEOUT */
 };
+
+#define BOOT_KVM_PROBE_TIMEOUT 8
 
 #define BOOT_DEFAULT_TIMEOUT 120
 #define BOOT_DEFAULT_SMP 4

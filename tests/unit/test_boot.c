@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "t.h"
@@ -172,7 +173,71 @@ TEST(boot__missing_kernel_and_qemu_are_errors)
 	boot_result_release(&res);
 }
 
+static char *fake_qemu(const char *dir, const char *name, const char *body)
+{
+	char *path = path_join(dir, name), *text = xasprintf("#!/bin/sh\n%s\n", body);
+
+	file_write_atomic(path, text, strlen(text));
+	chmod(path, 0755);
+	free(text);
+	return path;
+}
+
+/* The probe with stand-ins for QEMU: one that hangs, one that aborts, one
+ * whose kernel prints. */
+TEST(boot__kvm_probe_catches_hang_and_abort)
+{
+	char tmpl[] = "/tmp/tide-test-kvm.XXXXXX", *dir = mkdtemp(tmpl), *note = NULL;
+	char *hang = fake_qemu(dir, "hang", "exec sleep 30");
+	char *abrt = fake_qemu(dir, "abort", "echo 'error: failed to set MSR 0x10a' >&2; kill -ABRT $$");
+	char *ok = fake_qemu(dir, "ok", "echo 'Booting from ROM..'; echo '[0.0] Linux version 6.1'; exec sleep 30");
+	char *cache = path_join(dir, "kvm-probe");
+	struct boot_opts o = { 0 };
+	double start;
+	int usable = -1;
+
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		printf("# no /dev/kvm: the probe is not run\n");
+		CHECK_INT(boot_kvm_usable(&usable, &note, &o), 0);
+		CHECK_INT(usable, 0);
+		goto done;
+	}
+	o.kernel = "/bin/true";
+	o.kvm_probe_timeout = 1;
+	o.qemu = hang;
+	start = time_now();
+	CHECK_INT(boot_kvm_usable(&usable, &note, &o), 0);
+	CHECK_INT(usable, 0);
+	CHECK(time_now() - start < 5);
+	CHECK(note && strstr(note, "no kernel output within 1 s"));
+	free(note);
+	o.qemu = abrt;
+	CHECK_INT(boot_kvm_usable(&usable, &note, &o), 0);
+	CHECK_INT(usable, 0);
+	CHECK(note && strstr(note, "failed to set MSR"));
+	free(note);
+	o.qemu = ok;
+	o.kvm_cache = cache;
+	start = time_now();
+	CHECK_INT(boot_kvm_usable(&usable, &note, &o), 0);
+	CHECK_INT(usable, 1);
+	CHECK(time_now() - start < 5);
+	CHECK(note == NULL);
+	/* cached: even a hanging QEMU is not asked again */
+	o.qemu = hang;
+	CHECK_INT(boot_kvm_usable(&usable, &note, &o), 0);
+	CHECK_INT(usable, 1);
+done:
+	free(note);
+	rm_rf(dir);
+	free(hang);
+	free(abrt);
+	free(ok);
+	free(cache);
+}
+
 TESTS(boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
       boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,
-      boot__json_record, boot__missing_kernel_and_qemu_are_errors)
+      boot__json_record, boot__missing_kernel_and_qemu_are_errors,
+      boot__kvm_probe_catches_hang_and_abort)

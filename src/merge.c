@@ -70,6 +70,10 @@ struct mctx {
 	struct override *ov;
 	size_t nov;
 	struct buf path;		/* current directory, "" or "a/b/" */
+	/* Regular files both sides deleted (first walk): rename sources. */
+	struct merge_conflict *gone;
+	size_t ngone, gone_alloc;
+	int collect_gone;
 };
 
 /* The union of names of up to three directories. */
@@ -708,6 +712,56 @@ static int must_descend(struct mctx *m, const char *name)
 	return below;
 }
 
+/* A file deleted on both sides may have been renamed on one or both. */
+static void gone_add(struct mctx *m, const char *name, const struct ent *b)
+{
+	struct merge_conflict *g;
+
+	array_grow(&m->gone, &m->gone_alloc, m->ngone + 1, sizeof(*m->gone));
+	g = &m->gone[m->ngone++];
+	memset(g, 0, sizeof(*g));
+	g->path = child_path(m, name);
+	g->base = b->oid;
+	g->base_mode = b->mode;
+}
+
+/*
+ * Both sides changed directory name the same way: the result is theirs
+ * (= ours), but files deleted in it may be rename sources, so list them
+ * (merge-ort, too, never resolves such trees without looking inside).
+ */
+static int gone_collect(struct mctx *m, const char *name, const struct ent *b,
+			const struct ent *o)
+{
+	git_tree *trees[3] = { NULL, NULL, NULL };
+	struct slot *slots = NULL;
+	size_t nslots = 0, i, old = m->path.len;
+	int error;
+
+	buf_puts(&m->path, name);
+	buf_putc(&m->path, '/');
+	if ((error = tree_load(m, b, &trees[0])) < 0 ||
+	    (error = tree_load(m, o, &trees[1])) < 0)
+		goto done;
+	slots_build(trees, &slots, &nslots);
+	for (i = 0; i < nslots && error == 0; i++) {
+		const struct ent *eb = &slots[i].e[0], *eo = &slots[i].e[1];
+
+		if (ent_same(eb, eo))
+			continue;
+		if (IS_BLOB_REG(eb) && !IS_FILE(eo))
+			gone_add(m, slots[i].name, eb);
+		else if (IS_TREE(eb))
+			error = gone_collect(m, slots[i].name, eb, tree_or_none(eo));
+	}
+done:
+	buf_truncate(&m->path, old);
+	free(slots);
+	git_tree_free(trees[0]);
+	git_tree_free(trees[1]);
+	return error;
+}
+
 static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
 {
 	const struct ent *b = &s->e[0], *o = &s->e[1], *t = &s->e[2];
@@ -721,6 +775,16 @@ static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
 		trivial = t;
 	else if (ent_same(b, t))
 		trivial = o;
+	if (m->collect_gone && ent_same(o, t)) {
+		int error = 0;
+
+		if (!o->mode && IS_BLOB_REG(b))
+			gone_add(m, s->name, b);
+		else if (IS_TREE(b) && !ent_same(b, o))
+			error = gone_collect(m, s->name, b, tree_or_none(o));
+		if (error < 0)
+			return error;
+	}
 	if (trivial) {
 		if (IS_TREE(trivial) && must_descend(m, s->name))
 			return add_subtree(m, d, s->name, tree_or_none(b),
@@ -928,6 +992,59 @@ static void override_push(struct override **ov, size_t *n, size_t *alloc,
  * Side `s_ours` (1: ours, 0: theirs) renamed src to dst; the other side
  * modified src (other).  The result is the three-way merge at dst.
  */
+static int ent_at(struct mctx *m, const struct ent *root, const char *path,
+		  struct ent *out)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (git_tree_lookup(&tree, m->repo, &root->oid) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read tree");
+	if (git_tree_entry_bypath(&e, tree, path) == 0) {
+		out->oid = *git_tree_entry_id(e);
+		out->mode = git_tree_entry_filemode_raw(e);
+	} else {
+		git_error_clear();
+	}
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return error;
+}
+
+/* The other side added its own file where one side renamed to: git
+ * merges the two as an add/add. */
+static int rename_add(struct mctx *m, struct override *ov, const struct ent *theirs_dst,
+		      int s_ours)
+{
+	const git_oid *o = s_ours ? &ov->ent.oid : &theirs_dst->oid;
+	const git_oid *t = s_ours ? &theirs_dst->oid : &ov->ent.oid;
+	struct merge_conflict *k = &ov->conflict;
+	struct content c;
+	int error;
+
+	if (git_oid_equal(o, t))
+		return 0;
+	if ((error = merge_blobs(m, NULL, o, t, m->ours_label, m->theirs_label, &c)) < 0)
+		return error;
+	if (!ov->has_conflict) {
+		ov->has_conflict = 1;
+		k->path = xstrdup(ov->path);
+	}
+	k->kind = MERGE_CONFLICT_ADD_ADD;
+	k->nhunks = c.nhunks;
+	k->ours = *o;
+	k->theirs = *t;
+	k->ours_mode = k->theirs_mode = ov->ent.mode;
+	free(k->ours_path);
+	free(k->theirs_path);
+	k->ours_path = xstrdup(ov->path);
+	k->theirs_path = xstrdup(ov->path);
+	ov->ent.oid = c.oid;
+	return 0;
+}
+
 static int rename_merge(struct mctx *m, const struct merge_conflict *md,
 			const struct added *dst, int s_ours, struct override *ov)
 {
@@ -967,51 +1084,172 @@ static int rename_merge(struct mctx *m, const struct merge_conflict *md,
 	return error;
 }
 
+/* A conflict on an override, copying the strings of c. */
+static void override_conflict(struct override *x, const struct merge_conflict *c)
+{
+	struct merge_conflict *k = &x->conflict;
+
+	x->has_conflict = 1;
+	*k = *c;
+	k->path = xstrdup(x->path);
+	k->base_path = dup_or_null(c->base_path);
+	k->ours_path = dup_or_null(c->ours_path);
+	k->theirs_path = dup_or_null(c->theirs_path);
+}
+
+/* Keep the renamed file at dst (side s_ours), recording a rename conflict
+ * against the base version at src. */
+static void rename_conflict_at(struct override *x, const struct merge_conflict *src,
+			       const struct added *dst, int s_ours, int with_base)
+{
+	struct merge_conflict c;
+
+	memset(&c, 0, sizeof(c));
+	c.kind = MERGE_CONFLICT_RENAME;
+	if (with_base) {
+		c.base = src->base;
+		c.base_mode = src->base_mode;
+		c.base_path = src->path;
+	}
+	if (s_ours) {
+		c.ours = dst->e.oid;
+		c.ours_mode = dst->e.mode;
+		c.ours_path = dst->path;
+	} else {
+		c.theirs = dst->e.oid;
+		c.theirs_mode = dst->e.mode;
+		c.theirs_path = dst->path;
+	}
+	x->ent = dst->e;
+	override_conflict(x, &c);
+}
+
 /*
  * After a first walk, each modify/delete conflict of a regular file may
  * be a rename on the deleting side.  Only those paths are looked at (as
  * merge-ort limits itself to "relevant" rename sources), so a merge
  * without such conflicts never pays for rename detection.
  */
+struct plan {
+	struct added_list added[2];	/* [0]: theirs added, [1]: ours added */
+	struct override *ov;
+	size_t nov, alloc;
+};
+
+static int plan_rename(struct mctx *m, const struct ent *roots, struct plan *p,
+		       const struct merge_conflict *src, int s_ours, struct added **out)
+{
+	struct added_list *l = &p->added[s_ours];
+	int error;
+
+	*out = NULL;
+	if (!l->loaded) {
+		l->loaded = 1;
+		if ((error = collect_added(m, &roots[0], &roots[s_ours ? 1 : 2], "", l)) < 0)
+			return error;
+	}
+	if ((error = find_rename(m, src->path, &src->base, l, out)) < 0)
+		return error;
+	if (*out)
+		(*out)->used = 1;
+	return 0;
+}
+
+/* Modify/delete: the deleting side may have renamed the file. */
+static int plan_modify_delete(struct mctx *m, const struct ent *roots, struct plan *p,
+			      const struct merge_conflict *md)
+{
+	int s_ours = md->ours_mode == 0;
+	struct added *dst;
+	struct override *x;
+	struct ent other_dst;
+	int error;
+
+	if ((error = plan_rename(m, roots, p, md, s_ours, &dst)) < 0 || !dst)
+		return error;
+	override_push(&p->ov, &p->nov, &p->alloc, md->path, NULL);
+	override_push(&p->ov, &p->nov, &p->alloc, dst->path, NULL);
+	x = &p->ov[p->nov - 1];
+	if ((error = rename_merge(m, md, dst, s_ours, x)) < 0 ||
+	    (error = ent_at(m, &roots[s_ours ? 2 : 1], dst->path, &other_dst)) < 0)
+		return error;
+	if (IS_FILE(&other_dst))
+		error = rename_add(m, x, &other_dst, s_ours);
+	return error;
+}
+
+/* Deleted on both sides: renamed on one (rename/delete), on both to one
+ * path (merge there) or to two (rename/rename), as git reports them. */
+static int plan_gone(struct mctx *m, const struct ent *roots, struct plan *p,
+		     const struct merge_conflict *g)
+{
+	struct added *dst_o, *dst_t;
+	struct merge_conflict md;
+	int error;
+
+	if ((error = plan_rename(m, roots, p, g, 1, &dst_o)) < 0 ||
+	    (error = plan_rename(m, roots, p, g, 0, &dst_t)) < 0)
+		return error;
+	if (!dst_o && !dst_t)
+		return 0;
+	if (dst_o && dst_t && !strcmp(dst_o->path, dst_t->path)) {
+		md = *g;
+		md.theirs = dst_t->e.oid;
+		md.theirs_mode = dst_t->e.mode;
+		override_push(&p->ov, &p->nov, &p->alloc, dst_o->path, NULL);
+		return rename_merge(m, &md, dst_o, 1, &p->ov[p->nov - 1]);
+	}
+	if (dst_o && dst_t) {
+		memset(&md, 0, sizeof(md));
+		md.kind = MERGE_CONFLICT_RENAME;
+		md.base = g->base;
+		md.base_mode = g->base_mode;
+		md.base_path = g->path;
+		override_push(&p->ov, &p->nov, &p->alloc, g->path, NULL);
+		override_conflict(&p->ov[p->nov - 1], &md);
+	}
+	if (dst_o) {
+		override_push(&p->ov, &p->nov, &p->alloc, dst_o->path, NULL);
+		rename_conflict_at(&p->ov[p->nov - 1], g, dst_o, 1, !dst_t);
+	}
+	if (dst_t) {
+		override_push(&p->ov, &p->nov, &p->alloc, dst_t->path, NULL);
+		rename_conflict_at(&p->ov[p->nov - 1], g, dst_t, 0, !dst_o);
+	}
+	return 0;
+}
+
+/*
+ * After a first walk, each modify/delete conflict of a regular file, and
+ * each file deleted on both sides, may be a rename.  Only those paths are
+ * looked at (merge-ort, too, limits itself to "relevant" rename sources),
+ * so a merge without such paths never pays for rename detection.
+ */
 static int renames_plan(struct mctx *m, const struct ent *roots)
 {
-	struct added_list added[2];	/* [0]: theirs added, [1]: ours added */
-	struct override *ov = NULL;
-	size_t nov = 0, alloc = 0, i;
+	struct plan p;
+	size_t i;
 	int error = 0;
 
-	memset(added, 0, sizeof(added));
+	memset(&p, 0, sizeof(p));
 	for (i = 0; i < m->res->nconflicts && error == 0; i++) {
 		const struct merge_conflict *md = &m->res->conflicts[i];
-		int s_ours = md->ours_mode == 0;
-		struct added_list *l = &added[s_ours];
-		struct added *dst;
 
-		if (md->kind != MERGE_CONFLICT_MODIFY_DELETE ||
-		    MODE_TYPE(md->base_mode) != 0100000u)
-			continue;
-		if (!l->loaded) {
-			l->loaded = 1;
-			error = collect_added(m, &roots[0], &roots[s_ours ? 1 : 2], "", l);
-			if (error < 0)
-				break;
-		}
-		if ((error = find_rename(m, md->path, &md->base, l, &dst)) < 0 || !dst)
-			continue;
-		dst->used = 1;
-		override_push(&ov, &nov, &alloc, md->path, NULL);
-		override_push(&ov, &nov, &alloc, dst->path, NULL);
-		error = rename_merge(m, md, dst, s_ours, &ov[nov - 1]);
+		if (md->kind == MERGE_CONFLICT_MODIFY_DELETE &&
+		    MODE_TYPE(md->base_mode) == 0100000u)
+			error = plan_modify_delete(m, roots, &p, md);
 	}
-	added_list_release(&added[0]);
-	added_list_release(&added[1]);
-	if (error < 0 || !nov) {
-		overrides_free(ov, nov);
+	for (i = 0; i < m->ngone && error == 0; i++)
+		error = plan_gone(m, roots, &p, &m->gone[i]);
+	added_list_release(&p.added[0]);
+	added_list_release(&p.added[1]);
+	if (error < 0 || !p.nov) {
+		overrides_free(p.ov, p.nov);
 		return error;
 	}
-	qsort(ov, nov, sizeof(*ov), override_cmp);
-	m->ov = ov;
-	m->nov = nov;
+	qsort(p.ov, p.nov, sizeof(*p.ov), override_cmp);
+	m->ov = p.ov;
+	m->nov = p.nov;
 	return 1;
 }
 
@@ -1044,9 +1282,12 @@ static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renam
 	struct ent res;
 	int error;
 
-	if ((error = merge_dir(m, &roots[0], &roots[1], &roots[2], &res)) < 0)
+	m->collect_gone = find_renames && !m->depth;
+	error = merge_dir(m, &roots[0], &roots[1], &roots[2], &res);
+	m->collect_gone = 0;
+	if (error < 0)
 		return error;
-	if (find_renames && m->res->nconflicts) {
+	if (find_renames && (m->res->nconflicts || m->ngone)) {
 		if ((error = renames_plan(m, roots)) < 0)
 			return error;
 		if (error > 0) {
@@ -1091,6 +1332,9 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	root_ent(&roots[2], theirs);
 	error = merge_roots(&m, roots, opts ? opts->find_renames : 1);
 	overrides_free(m.ov, m.nov);
+	for (size_t i = 0; i < m.ngone; i++)
+		conflict_release(&m.gone[i]);
+	free(m.gone);
 	buf_release(&m.path);
 	git_odb_free(m.odb);
 	if (error < 0)

@@ -212,6 +212,28 @@ def k_rename(c):
     other[a] = ("100644", edit_line(c.base[a][1], c.rng.choice([2, 17]), "other"))
 
 
+def k_rename_other(c):
+    """Rename on one side; the other deletes it, renames it elsewhere,
+    or adds its own file at the new path."""
+    a = c.pick(pred=lambda p: is_txt(p) and "/" in p)
+    side, other = (c.ours, c.theirs) if c.rng.random() < 0.5 else (c.theirs, c.ours)
+    dst = c.rng.choice(["f/", "c/d/e/"]) + "moved%d.txt" % c.cid
+    r = c.rng.randrange(4)
+    del side[a]
+    side[dst] = c.base[a]
+    if r == 0:
+        del other[a]
+    elif r == 1:
+        del other[a]
+        other["a/b/other%d.txt" % c.cid] = c.base[a]
+    elif r == 2:
+        del other[a]
+        other[dst] = c.base[a]
+    else:
+        other[dst] = ("100644", text("unrelated", 6))
+        other[a] = ("100644", edit_line(c.base[a][1], 3, "other"))
+
+
 def k_criss_cross(rng, cid):
     """Two merge bases: X merges (o1, t1), Y merges (t1, o1) differently."""
     base = base_tree(rng, cid)
@@ -270,6 +292,7 @@ KINDS = [
     ("modify-delete", k_modify_delete), ("delete-delete", k_delete_delete),
     ("file-directory", k_file_dir), ("mode", k_mode), ("binary", k_binary),
     ("symlink", k_symlink), ("rename-modify", k_rename),
+    ("rename-other", k_rename_other),
 ]
 
 

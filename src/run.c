@@ -457,10 +457,21 @@ static void record_if_touching(struct run *r, struct day_tree *dt, git_commit *c
 	git_diff_options dopts;
 	size_t i, j;
 
+	/* Only the conflicted paths: the diff then skips every other directory. */
+	char **paths = xcalloc(dt->nconflicts, sizeof(char *));
+
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
+	for (i = 0; i < dt->nconflicts; i++)
+		paths[i] = dt->conflicts[i].path;
+	dopts.pathspec.strings = paths;
+	dopts.pathspec.count = dt->nconflicts;
+	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	if (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
-	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) < 0)
+	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) < 0) {
+		free(paths);
 		goto done;
+	}
+	free(paths);
 	for (i = 0; i < dt->nconflicts; i++) {
 		struct day_conflict *dc = &dt->conflicts[i];
 		size_t have = theirs ? dc->ntheirs : dc->nours;

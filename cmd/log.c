@@ -20,12 +20,14 @@ static const char *stage_status(const struct day *d, const char *key)
 
 static void print_day(const struct day *d)
 {
-	size_t i, merged = 0, conflicts = 0, failed = 0;
+	size_t i, merged = 0, conflicts = 0, failed = 0, previous = 0;
 	const char *s;
 
 	for (i = 0; i < d->ntrees; i++) {
 		const char *st = d->trees[i].status ? d->trees[i].status : "";
 
+		if (!strcmp(st, "previous"))
+			previous++;
 		if (!strcmp(st, "merged") || !strcmp(st, "up-to-date") || !strcmp(st, "previous"))
 			merged++;
 		else if (!strcmp(st, "conflict"))
@@ -36,6 +38,8 @@ static void print_day(const struct day *d)
 	printf("%s  %s  %zu/%zu merged", d->date, d->tag ? d->tag : "-", merged, d->ntrees);
 	if (conflicts)
 		printf("  %zu conflict%s", conflicts, conflicts == 1 ? "" : "s");
+	if (previous)
+		printf("  %zu at an earlier version", previous);
 	if (failed)
 		printf("  %zu not merged", failed);
 	if ((s = stage_status(d, "build")))

@@ -105,8 +105,10 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		printf(", %zu left out", sum.left_out);
 	if (sum.stale)
 		printf(", %zu not fetched (older commit used)", sum.stale);
+	if (sum.previous)
+		printf(", %zu at an earlier day's version", sum.previous);
 	printf("\n");
-	if (sum.left_out || sum.stale || sum.stage_failed) {
+	if (sum.left_out || sum.stale || sum.previous || sum.stage_failed) {
 		printf("see 'tide show %s'\n", sum.date);
 		return EXIT_PROBLEMS;
 	}

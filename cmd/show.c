@@ -46,9 +46,12 @@ static char *find_date(struct workspace *ws, const char *arg)
 
 static void print_tree(const struct day_tree *t)
 {
+	const char *from;
 	size_t i;
 
 	printf("  %-20s %-12s %.12s", t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	if ((from = json_string_value(json_object_get(t->extra, "version_from"))))
+		printf("  version of %s", from);
 	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
 		printf("  fetch %s: %s", t->fetch_status, t->fetch_error ? t->fetch_error : "");
 	putchar('\n');

@@ -1361,6 +1361,9 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	run_rerere_sync(&r, 0);
 	for (i = 0; i < conf->ntrees && !error; i++)
 		error = run_tree(&r, &conf->trees[i]);
+	for (i = 0; i < r.day->ntrees; i++)
+		if (r.day->trees[i].status && !strcmp(r.day->trees[i].status, "previous"))
+			out->previous++;
 	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
 	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;

@@ -185,4 +185,15 @@ test_expect_success 'a quilt tree is applied on the base and merged; a missing o
 	test "$(cat s)" = "Merge branch '\''quilt/mm'\''"
 '
 
+test_expect_success 'a tree merged at an earlier version makes the run exit 1 and is shown' '
+	make_tree p1 a "p1" && make_tree p2 b "p2" &&
+	conf "p1 git p1#for-next" "p2 git p2#for-next" &&
+	tide -C ws6 -f world/trees.conf run --no-build --date 2026-12-06 >out 2>err &&
+	commit_file world/p2 a "p2 rewrites a" &&
+	test_must_fail --status=1 tide -C ws6 -f world/trees.conf run --no-build --date 2026-12-07 >out 2>err &&
+	grep -q "^next-20261207: 2 of 2 trees merged, 1 at an earlier day.s version$" out &&
+	tide -C ws6 show >show && grep -q "^  p2  *previous .*version of next-20261206" show &&
+	tide -C ws6 log >log && head -1 log | grep -q "2/2 merged  1 at an earlier version$"
+'
+
 test_done

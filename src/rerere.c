@@ -249,9 +249,9 @@ int rerere_has_markers(const char *text, size_t len)
 	const char *line;
 	size_t n;
 
+	/* A lone "=======" is legitimate text (reST, help texts): only the labelled ends count. */
 	while (line_next(&l, &line, &n))
-		if (is_marker(line, n, '<') || is_marker(line, n, '>') ||
-		    (n == MARKER_SIZE + 1 && is_marker(line, n, '=')))
+		if (is_marker(line, n, '<') || is_marker(line, n, '>'))
 			return 1;
 	return 0;
 }

@@ -32,7 +32,7 @@
  */
 int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t len);
 
-/* Non-zero if text still holds a line starting with a conflict marker. */
+/* Non-zero if text still holds a "<<<<<<< label" or ">>>>>>> label" line. */
 int rerere_has_markers(const char *text, size_t len);
 
 /*

@@ -121,6 +121,8 @@ TEST(rerere__unbalanced_markers_are_bad_input)
 	CHECK_INT(rerere_normalize(NULL, id, "plain\n", 6), 0);
 	CHECK(rerere_has_markers(text, strlen(text)));
 	CHECK(!rerere_has_markers("a\n======== x\n", 13));
+	CHECK(!rerere_has_markers("Title\n=======\n", 14));
+	CHECK(rerere_has_markers("x\n>>>>>>> theirs\n", 17));
 }
 
 /* git records a resolution; tide computes the same id and replays it. */

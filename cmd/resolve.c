@@ -43,16 +43,24 @@ static int load_day(struct day **out, struct workspace *ws, const char *date)
 	return error;
 }
 
-/* The state the tree was merged onto: the last merge before it, or the base. */
+/*
+ * The state the tree was merged onto: after the last merge before it (and
+ * that tree's fixups, if any), or the base.
+ */
 static int state_before(git_oid *out, const struct day *d, const struct day_tree *dt)
 {
 	const struct day_tree *t;
+	const char *id;
 
 	if (!d->base_commit || git_oid_fromstr(out, d->base_commit) < 0)
 		return tide_error_set(TIDE_EINVAL, "day %s has no base commit", d->date);
-	for (t = d->trees; t < dt; t++)
-		if (t->merge_commit && git_oid_fromstr(out, t->merge_commit) < 0)
+	for (t = d->trees; t < dt; t++) {
+		id = t->extra ? json_string_value(json_object_get(t->extra, "fixup_commit")) : NULL;
+		if (!id)
+			id = t->merge_commit;
+		if (id && git_oid_fromstr(out, id) < 0)
 			return tide_error_set(TIDE_EINVAL, "bad merge commit of '%s'", t->name);
+	}
 	return 0;
 }
 

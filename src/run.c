@@ -774,6 +774,8 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 		goto done;
 	}
 	git_oid_cpy(&r->state, &tip);
+	/* The state after this tree: what `tide resolve` merges the next tree onto. */
+	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));
 	names = json_array();
 	for (i = 0; i < s.npatches; i++)
 		json_array_append_new(names, json_string(s.patches[i]));

@@ -165,7 +165,13 @@ test_expect_success 'a fixup patch is applied after the tree merges' '
 	git --git-dir=ws/repo.git log --format=%s next-20261207 | grep -q "^g: semantic fixup$" &&
 	git --git-dir=ws/repo.git log -1 --format=%B --grep="^g: semantic fixup" next-20261207 |
 		grep -q "^Tide-Tree: fixes$" &&
-	field 2026-12-07 "[t.get(\"fixups\") for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]" | grep -q "0001-g-semantic-fixup.patch"
+	field 2026-12-07 "[t.get(\"fixups\") for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]" | grep -q "0001-g-semantic-fixup.patch" &&
+	fc=$(field 2026-12-07 "[t[\"fixup_commit\"] for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]") &&
+	mc=$(field 2026-12-07 "[t[\"merge_commit\"] for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]") &&
+	test "$(git --git-dir=ws/repo.git rev-parse "$fc^")" = "$mc" &&
+	git --git-dir=ws/repo.git merge-base --is-ancestor "$fc" next-20261207 &&
+	tide -C ws -f trees.conf resolve gpio --date 2026-12-07 >/dev/null &&
+	grep -q "^<<<<<<< " ws/resolve/gpio/f && rm -rf ws/resolve
 '
 
 test_expect_success 'a fixup that does not apply is recorded, the day goes on' '

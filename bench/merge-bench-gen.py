@@ -14,6 +14,7 @@
 import random
 import subprocess
 import sys
+import threading
 
 out = sys.stdout.buffer
 
@@ -52,14 +53,22 @@ def gen_base(nfiles, ndirs):
 def read_blobs(repo, oids):
     p = subprocess.Popen(["git", "-C", repo, "cat-file", "--batch"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    p.stdin.write("".join(o + "\n" for o in oids).encode())
-    p.stdin.close()
+
+    def feed():
+        # from another thread: cat-file's output would fill the pipe
+        # while we are still writing requests
+        p.stdin.write("".join(o + "\n" for o in oids).encode())
+        p.stdin.close()
+
+    writer = threading.Thread(target=feed)
+    writer.start()
     res = {}
     for o in oids:
         hdr = p.stdout.readline().split()
         size = int(hdr[2])
         res[o] = p.stdout.read(size)
         p.stdout.read(1)
+    writer.join()
     p.wait()
     return res
 

@@ -15,6 +15,8 @@
 
 #include <git2.h>
 #include <git2/sys/hashsig.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 
 #include "merge.h"
 #include "error.h"
@@ -1482,4 +1484,147 @@ int merge_commits(struct merge_result *out, git_repository *repo,
 {
 	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs),
 				opts, 0);
+}
+
+/* --- objects in memory, one pack --- */
+
+/*
+ * An odb backend that keeps written objects in a mempack and remembers
+ * which they were: git_mempack_dump() would pack each commit's whole tree
+ * (the kernel, every time), we want exactly the new objects.
+ */
+struct mem_backend {
+	git_odb_backend parent;
+	git_odb_backend *mem;
+	git_oid *oids;
+	size_t n, alloc;
+};
+
+static int mem_read(void **data, size_t *len, git_object_t *type,
+		    git_odb_backend *be, const git_oid *oid)
+{
+	git_odb_backend *mem = ((struct mem_backend *)be)->mem;
+
+	return mem->read(data, len, type, mem, oid);
+}
+
+static int mem_read_header(size_t *len, git_object_t *type, git_odb_backend *be,
+			   const git_oid *oid)
+{
+	git_odb_backend *mem = ((struct mem_backend *)be)->mem;
+
+	return mem->read_header(len, type, mem, oid);
+}
+
+static int mem_exists(git_odb_backend *be, const git_oid *oid)
+{
+	git_odb_backend *mem = ((struct mem_backend *)be)->mem;
+
+	return mem->exists(mem, oid);
+}
+
+static int mem_write(git_odb_backend *be, const git_oid *oid, const void *data,
+		     size_t len, git_object_t type)
+{
+	struct mem_backend *mb = (struct mem_backend *)be;
+
+	array_grow(&mb->oids, &mb->alloc, mb->n + 1, sizeof(*mb->oids));
+	mb->oids[mb->n++] = *oid;
+	return mb->mem->write(mb->mem, oid, data, len, type);
+}
+
+static void mem_free(git_odb_backend *be)
+{
+	struct mem_backend *mb = (struct mem_backend *)be;
+
+	mb->mem->free(mb->mem);
+	free(mb->oids);
+	free(mb);
+}
+
+struct merge_objects {
+	git_repository *repo;
+	struct mem_backend *be;		/* owned by the repository's odb */
+};
+
+int merge_objects_begin(struct merge_objects **out, git_repository *repo)
+{
+	struct mem_backend *mb = xcalloc(1, sizeof(*mb));
+	git_odb *odb = NULL;
+	int error = 0;
+
+	*out = NULL;
+	git_odb_init_backend(&mb->parent, GIT_ODB_BACKEND_VERSION);
+	mb->parent.read = mem_read;
+	mb->parent.read_header = mem_read_header;
+	mb->parent.exists = mem_exists;
+	mb->parent.write = mem_write;
+	mb->parent.free = mem_free;
+	if (git_mempack_new(&mb->mem) < 0) {
+		free(mb);
+		return tide_error_git(TIDE_ERROR, "cannot set up in-memory objects");
+	}
+	if (git_repository_odb(&odb, repo) < 0 ||
+	    git_odb_add_backend(odb, &mb->parent, 999) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot set up in-memory objects");
+		mem_free(&mb->parent);
+	} else {
+		*out = xcalloc(1, sizeof(**out));
+		(*out)->repo = repo;
+		(*out)->be = mb;
+	}
+	git_odb_free(odb);
+	return error;
+}
+
+static int write_pack(git_repository *repo, const git_buf *pack)
+{
+	git_odb *odb = NULL;
+	git_odb_writepack *wp = NULL;
+	git_indexer_progress stats;
+	int error = 0;
+
+	memset(&stats, 0, sizeof(stats));
+	if (git_repository_odb(&odb, repo) < 0 ||
+	    git_odb_write_pack(&wp, odb, NULL, NULL) < 0 ||
+	    wp->append(wp, pack->ptr, pack->size, &stats) < 0 ||
+	    wp->commit(wp, &stats) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write the merged objects");
+	if (wp)
+		wp->free(wp);
+	git_odb_free(odb);
+	return error;
+}
+
+int merge_objects_flush(struct merge_objects *mo)
+{
+	git_packbuilder *pb = NULL;
+	git_buf pack = GIT_BUF_INIT;
+	size_t i;
+	int error = 0;
+
+	if (!mo || !mo->be->n)
+		return 0;
+	if (git_packbuilder_new(&pb, mo->repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot pack the merged objects");
+	for (i = 0; i < mo->be->n && error == 0; i++)
+		if (git_packbuilder_insert(pb, &mo->be->oids[i], NULL) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot pack the merged objects");
+	if (error == 0 && git_packbuilder_write_buf(&pack, pb) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot pack the merged objects");
+	if (error == 0)
+		error = write_pack(mo->repo, &pack);
+	if (error == 0) {
+		/* on disk now: the memory copies can go */
+		git_mempack_reset(mo->be->mem);
+		mo->be->n = 0;
+	}
+	git_buf_dispose(&pack);
+	git_packbuilder_free(pb);
+	return error;
+}
+
+void merge_objects_free(struct merge_objects *mo)
+{
+	free(mo);
 }

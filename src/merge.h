@@ -59,6 +59,19 @@ int merge_trees(struct merge_result *out, git_repository *repo,
 		const git_tree *base, const git_tree *ours, const git_tree *theirs,
 		const struct merge_opts *opts);
 void merge_result_clear(struct merge_result *res);
+
+/*
+ * Optional: keep the objects written through repo's object database
+ * (merge results, merge commits) in memory, and write them as one pack
+ * at merge_objects_flush().  Where creating a file is slow, the loose
+ * objects of hundreds of merges cost more than the merges.  Flush before
+ * any ref points at a new object; objects written after a flush stay in
+ * memory until the next one (the memory backend cannot be detached).
+ */
+struct merge_objects;
+int merge_objects_begin(struct merge_objects **out, git_repository *repo);
+int merge_objects_flush(struct merge_objects *mo);
+void merge_objects_free(struct merge_objects *mo);
 const char *merge_conflict_kind_name(enum merge_conflict_kind kind);
 
 #endif

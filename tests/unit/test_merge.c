@@ -512,6 +512,37 @@ TEST(merge__wide_tree_reads_only_the_changed_paths)
 	repo_close();
 }
 
+TEST(merge__objects_in_memory_until_flushed)
+{
+	const char *b[] = { "a/x=1\n2\n3\n4\n5\n6", NULL };
+	const char *o[] = { "a/x=O\n2\n3\n4\n5\n6", NULL };
+	const char *t[] = { "a/x=1\n2\n3\n4\n5\nT", NULL };
+	struct merge_objects *mo = NULL;
+	struct merge_result res;
+	git_repository *other = NULL;
+	git_odb *odb = NULL;
+
+	repo_open();
+	REQUIRE(merge_objects_begin(&mo, repo) == 0);
+	CHECK_INT(merge3(&res, b, o, t, 1), 0);
+	CHECK_INT(res.blobs_merged, 1);
+	/* another handle on the repository does not see them yet */
+	REQUIRE(git_repository_open(&other, repo_dir) == 0);
+	git_repository_odb(&odb, other);
+	CHECK(!git_odb_exists(odb, &res.tree));
+	git_odb_free(odb);
+	git_repository_free(other);
+	CHECK_INT(merge_objects_flush(mo), 0);
+	REQUIRE(git_repository_open(&other, repo_dir) == 0);
+	git_repository_odb(&odb, other);
+	CHECK(git_odb_exists(odb, &res.tree));
+	git_odb_free(odb);
+	git_repository_free(other);
+	merge_objects_free(mo);
+	merge_result_clear(&res);
+	repo_close();
+}
+
 TEST(merge__kind_names)
 {
 	CHECK_STR(merge_conflict_kind_name(MERGE_CONFLICT_CONTENT), "content");
@@ -530,4 +561,5 @@ TESTS(merge__clean_disjoint_changes, merge__same_file_far_apart_merges_contents,
       merge__rename_on_one_side_modify_on_the_other,
       merge__everything_deleted_gives_the_empty_tree,
       merge__criss_cross_merges_the_bases_first,
-      merge__wide_tree_reads_only_the_changed_paths, merge__kind_names)
+      merge__wide_tree_reads_only_the_changed_paths,
+      merge__objects_in_memory_until_flushed, merge__kind_names)

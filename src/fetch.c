@@ -20,6 +20,7 @@ struct slot {
 	struct pool *pool;
 	enum slot_state state;
 	double started, last_activity;
+	int worker;		/* index in pool->threads, -1 in the caller's thread */
 };
 
 struct pool {
@@ -29,6 +30,19 @@ struct pool {
 	struct slot *slots;
 	size_t nslots, next, ndone;
 	int refs;		/* the caller and every live worker */
+	/*
+	 * Workers are joined at the end, so none is still tearing down
+	 * (libgit2's per-thread state) when the caller goes on; only the
+	 * worker of an abandoned slot is detached and left to end alone.
+	 */
+	pthread_t *threads;
+	int *detached;
+	size_t nthreads, threads_alloc;
+};
+
+struct worker_arg {
+	struct pool *pool;
+	int index;
 };
 
 void fetch_job_init(struct fetch_job *job, const char *name, const char *location,
@@ -163,13 +177,15 @@ static void pool_unref(struct pool *pool)
 		free((char *)pool->slots[i].job.location);
 	}
 	free(pool->slots);
+	free(pool->threads);
+	free(pool->detached);
 	free(pool->repo_path);
 	pthread_cond_destroy(&pool->cond);
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
 }
 
-static struct slot *take_slot(struct pool *pool)
+static struct slot *take_slot(struct pool *pool, int index)
 {
 	struct slot *slot = NULL;
 
@@ -177,6 +193,7 @@ static struct slot *take_slot(struct pool *pool)
 	if (pool->next < pool->nslots) {
 		slot = &pool->slots[pool->next++];
 		slot->state = SLOT_RUNNING;
+		slot->worker = index;
 		slot->started = slot->last_activity = time_now();
 	}
 	pthread_mutex_unlock(&pool->lock);
@@ -206,11 +223,14 @@ static int finish_slot(struct slot *slot, int error, const git_oid *oid)
 
 static void *worker(void *arg)
 {
-	struct pool *pool = arg;
+	struct worker_arg *wa = arg;
+	struct pool *pool = wa->pool;
+	int index = wa->index;
 	git_repository *repo = NULL;
 	struct slot *slot;
 
-	while ((slot = take_slot(pool))) {
+	free(wa);
+	while ((slot = take_slot(pool, index))) {
 		git_oid tip;
 		int error;
 
@@ -265,18 +285,34 @@ static struct pool *pool_new(const char *repo_path, const struct fetch_job *jobs
 /* Called with pool->lock held. */
 static int start_worker(struct pool *pool)
 {
-	pthread_t thread;
-	pthread_attr_t attr;
-	int ok;
+	struct worker_arg *wa = xcalloc(1, sizeof(*wa));
+	size_t i = pool->nthreads;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	array_grow(&pool->threads, &pool->threads_alloc, i + 1, sizeof(*pool->threads));
+	pool->detached = xrealloc(pool->detached, pool->threads_alloc * sizeof(*pool->detached));
+	wa->pool = pool;
+	wa->index = (int)i;
 	pool->refs++;
-	ok = pthread_create(&thread, &attr, worker, pool) == 0;
-	if (!ok)
+	if (pthread_create(&pool->threads[i], NULL, worker, wa) != 0) {
 		pool->refs--;
-	pthread_attr_destroy(&attr);
-	return ok;
+		free(wa);
+		return 0;
+	}
+	pool->detached[i] = 0;
+	pool->nthreads++;
+	return 1;
+}
+
+static void join_workers(struct pool *pool)
+{
+	size_t i, n;
+
+	pthread_mutex_lock(&pool->lock);
+	n = pool->nthreads;	/* no worker starts once every slot is done */
+	pthread_mutex_unlock(&pool->lock);
+	for (i = 0; i < n; i++)
+		if (!pool->detached[i])
+			pthread_join(pool->threads[i], NULL);
 }
 
 /* Called with pool->lock held: give up slots silent for longer than their timeout. */
@@ -292,6 +328,10 @@ static void expire_slots(struct pool *pool)
 		    now - slot->last_activity < slot->job.timeout)
 			continue;
 		slot->state = SLOT_ABANDONED;
+		if (slot->worker >= 0) {
+			pthread_detach(pool->threads[slot->worker]);
+			pool->detached[slot->worker] = 1;
+		}
 		slot->job.error = TIDE_ETIMEOUT;
 		slot->job.message = xasprintf("'%s': no progress for %.0f s, given up",
 					      slot->job.location, slot->job.timeout);
@@ -354,9 +394,15 @@ int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nt
 	if (!started && njobs)
 		pool->refs++;
 	pthread_mutex_unlock(&pool->lock);
-	if (!started && njobs)
-		worker(pool);	/* no threads: still fetch, one at a time, without timeouts */
+	if (!started && njobs) {
+		struct worker_arg *wa = xcalloc(1, sizeof(*wa));
+
+		wa->pool = pool;
+		wa->index = -1;
+		worker(wa);	/* no threads: still fetch, one at a time, without timeouts */
+	}
 	wait_for_slots(pool);
+	join_workers(pool);
 	copy_results(jobs, pool);
 	pool_unref(pool);
 	/* The main handle must see the new refs and alternates. */

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../src/conf.h"
@@ -31,9 +33,16 @@ static void on_event(void *arg, const char *line, size_t done, size_t total)
 		fprintf(stderr, "tide: %s\n", line);
 		return;
 	}
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, line);
-	if (is_problem(line))
-		fputc('\n', stderr);
+	if (is_problem(line)) {
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", done, total, line);
+	} else {
+		/* A status line longer than the terminal would wrap and not redraw. */
+		struct winsize ws;
+		int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ?
+			ws.ws_col - 12 : 68;
+
+		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", done, total, width, line);
+	}
 	p->drawn = !is_problem(line);
 	fflush(stderr);
 }

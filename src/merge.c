@@ -661,20 +661,17 @@ static int file_directory(struct mctx *m, struct out_dir *d, const char *name,
 	const struct ent *dir = ours_dir ? o : t, *file = ours_dir ? t : o;
 	const struct ent *fbase = IS_FILE(b) ? b : &NONE_ENT;
 	char *path, *alt;
-	int error;
+	int error = 0;
 
 	if (IS_TREE(b))
 		error = add_subtree(m, d, name, b, ours_dir ? o : &NONE_ENT,
 				    ours_dir ? &NONE_ENT : t);
 	else
-		error = (out_add(d, name, dir), 0);
-	if (error < 0)
+		out_add(d, name, dir);
+	/* a virtual base keeps the directory only; an untouched file on
+	 * the file side is simply deleted by the directory side */
+	if (error < 0 || m->depth || (fbase->mode && ent_same(fbase, file)))
 		return error;
-	if (m->depth) {
-		return 0;
-	}
-	if (fbase->mode && ent_same(fbase, file))
-		return 0;	/* the file side did not touch the file */
 	path = child_path(m, name);
 	alt = unique_path(path, ours_dir ? m->theirs_label : m->ours_label);
 	out_add(d, base_name(alt), file);

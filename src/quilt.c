@@ -241,6 +241,8 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(curl, CURLOPT_USERAGENT, "tide");
+	if (o->cainfo)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, o->cainfo);
 	st->requests++;
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK) {

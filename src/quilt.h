@@ -20,9 +20,10 @@ struct quilt_opts {
 	const char *committer_name;	/* default: the patch's author */
 	const char *committer_email;
 	const char *trailer;	/* appended to each commit message, e.g. "Tide-Tree: x" */
+	const char *cainfo;	/* CA bundle for https://; NULL: the system's */
 };
 
-#define QUILT_OPTS_INIT { 10, 30, NULL, NULL, NULL }
+#define QUILT_OPTS_INIT { 10, 30, NULL, NULL, NULL, NULL }
 
 struct quilt_stats {
 	size_t requests;	/* HTTP requests sent */

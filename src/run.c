@@ -326,8 +326,15 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
 	struct quilt_stats stats = { 0 };
 	char *rel = xasprintf("quilt/%s", t->name);
 	char *cachedir = workspace_path(r->ws, rel);
-	const char *timeout = tree_opt(t, "timeout");
+	const char *timeout = tree_opt(t, "timeout"), *cainfo = tree_opt(t, "cainfo");
+	char *confdir = xstrdup(r->conf->path), *slash = strrchr(confdir, '/'), *ca = NULL;
 	int error;
+
+	/* "#tide NAME cainfo=FILE": CA bundle for https://, relative to trees.conf. */
+	if (slash)
+		*slash = '\0';
+	if (cainfo)
+		qopts.cainfo = ca = cainfo[0] == '/' || !slash ? xstrdup(cainfo) : path_join(confdir, cainfo);
 
 	/* "#tide NAME timeout=SECONDS": connect and stalled-transfer limit. */
 	if (timeout && atol(timeout) > 0)
@@ -336,6 +343,8 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
 			      &r->base, &qopts);
 	run_event(r, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",
 		  t->name, stats.requests, stats.downloaded, stats.not_modified);
+	free(ca);
+	free(confdir);
 	free(cachedir);
 	free(rel);
 	return error;
@@ -751,9 +760,38 @@ done:
  * conflicts) as commits on top of the tree's merge.  A fixup that does not
  * apply is recorded and skipped: the day goes on.
  */
-static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tree *dt)
+static void fixup_series(struct run *r, const struct tree *t, struct quilt_series *out)
 {
 	char *rel = xasprintf("fixups/%s", t->name), *dir = workspace_path(r->ws, rel);
+	char *confdir = xstrdup(r->conf->path), *slash = strrchr(confdir, '/'), *abs;
+	const char *v;
+	size_t i;
+
+	if (slash)
+		*slash = '\0';
+	if (quilt_series_from_dir(out, dir) < 0)
+		tide_error_clear();
+	for (i = 0; i < out->npatches; i++) {
+		abs = path_join(dir, out->patches[i]);
+		free(out->patches[i]);
+		out->patches[i] = abs;
+	}
+	/* trees.conf "fixup=FILE" extras, relative to the conf's directory. */
+	for (i = 0; i < t->nopts; i++) {
+		if (strcmp(t->opts[i].key, "fixup") || !*(v = t->opts[i].value))
+			continue;
+		out->patches = xrealloc(out->patches, (out->npatches + 1) * sizeof(char *));
+		abs = v[0] == '/' || !slash ? xstrdup(v) : path_join(confdir, v);
+		out->patches[out->npatches++] = path_absolute(abs);
+		free(abs);
+	}
+	free(confdir);
+	free(dir);
+	free(rel);
+}
+
+static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tree *dt)
+{
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
 	struct quilt_series s;
 	char *trailer = NULL;
@@ -766,9 +804,10 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	/* Bisect and reports map first-parent commits to trees by this trailer. */
 	trailer = xasprintf("Tide-Tree: %s", t->name);
 	qopts.trailer = trailer;
-	if (quilt_series_from_dir(&s, dir) < 0 || !s.npatches)
+	fixup_series(r, t, &s);
+	if (!s.npatches)
 		goto done;
-	if (quilt_apply(&tip, r->repo, &r->state, &s, dir, &qopts) < 0) {
+	if (quilt_apply(&tip, r->repo, &r->state, &s, "/", &qopts) < 0) {
 		json_object_set_new(tree_extra(dt), "fixup_error", json_string(tide_error_last()));
 		run_event(r, "%s: fixup failed: %s", t->name, tide_error_last());
 		goto done;
@@ -778,15 +817,13 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));
 	names = json_array();
 	for (i = 0; i < s.npatches; i++)
-		json_array_append_new(names, json_string(s.patches[i]));
+		json_array_append_new(names, json_string(strrchr(s.patches[i], '/') + 1));
 	json_object_set_new(tree_extra(dt), "fixups", names);
 	run_event(r, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
 done:
 	tide_error_clear();
 	quilt_series_release(&s);
 	free(trailer);
-	free(dir);
-	free(rel);
 }
 
 /*

@@ -198,6 +198,17 @@ test_expect_success 'resolutions shared through a git branch reach another works
 	git --git-dir=ws2/repo.git show next-20261209:f | grep -q "^three-shared$"
 '
 
+test_expect_success 'a trees.conf fixup= patch is applied too' '
+	rm -rf ws/fixups fx2 &&
+	git clone -q main fx2 && echo extra > fx2/extra.txt && git -C fx2 add extra.txt &&
+	git -C fx2 commit -qm "extra: semantic fixup from trees.conf" &&
+	git -C fx2 format-patch -q -1 --stdout > extra.patch &&
+	printf "#tide\tfixes\tfixup=extra.patch\n" >> trees.conf &&
+	run_day 2026-12-10 &&
+	git --git-dir=ws/repo.git show next-20261210:extra.txt | grep -q "^extra$" &&
+	field 2026-12-10 "[t.get(\"fixups\") for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]" | grep -q "extra.patch"
+'
+
 test_expect_success 'bad input: unknown tree, missing day, bad options' '
 	test_must_fail --status=3 tide -C ws report --tree nosuch 2>err && grep -q nosuch err &&
 	test_must_fail --status=3 tide -C ws report 2030-01-01 &&

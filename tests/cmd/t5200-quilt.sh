@@ -9,9 +9,20 @@ mkdir -p "$TRASH/srv"
 python3 "$TOP/tests/servers/http-server.py" --root "$TRASH/srv" --port-file "$TRASH/http.port" \
 	--log "$TRASH/http.log" --control "$TRASH/control" &
 HTTP_PID=$!
-trap 'kill $HTTP_PID 2>/dev/null; wait $HTTP_PID 2>/dev/null' EXIT
+# The same files over HTTPS, with a self-signed certificate for 127.0.0.1.
+HTTPS_PID=
+if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TRASH/key.pem" -out "$TRASH/cert.pem" \
+	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -days 2 >/dev/null 2>&1; then
+	python3 "$TOP/tests/servers/http-server.py" --root "$TRASH/srv" --port-file "$TRASH/https.port" \
+		--log "$TRASH/https.log" --cert "$TRASH/cert.pem" --key "$TRASH/key.pem" &
+	HTTPS_PID=$!
+fi
+trap 'kill $HTTP_PID $HTTPS_PID 2>/dev/null; wait $HTTP_PID $HTTPS_PID 2>/dev/null' EXIT
 i=0
-while ! test -s "$TRASH/http.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while { ! test -s "$TRASH/http.port" || { test -n "$HTTPS_PID" && ! test -s "$TRASH/https.port"; }; } &&
+	[ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
 URL=http://127.0.0.1:$(cat "$TRASH/http.port")/mm/
 
 run_day() {
@@ -94,6 +105,20 @@ test_expect_success 'a patch that does not apply names the series, the patch and
 	grep -q "series .http://127.0.0.1:.*/mm/series." e &&
 	grep -q "0001-mm-first-patch.patch" e &&
 	grep -q "does not apply to .f." e
+'
+
+test_expect_success 'https: with the CA named by cainfo= the series is fetched' '
+	test -n "$HTTPS_PID" || { echo "no openssl: https not tested"; exit 0; }
+	sed -i "s/^ three$/ 3/" srv/mm/0001-mm-first-patch.patch &&
+	printf "#tide\tbase\tmain#v1\nmm\tquilt\thttps://127.0.0.1:%s/mm/\n#tide\tmm\ttimeout=2\n" \
+		"$(cat https.port)" > trees.conf &&
+	run_day 2026-12-07 &&
+	mm_field 2026-12-07 "t[\"fetch\"][\"error\"]" | grep -qi "certificate" &&
+	printf "#tide\tmm\tcainfo=cert.pem\n" >> trees.conf &&
+	rm -rf ws/quilt/mm &&
+	run_day 2026-12-08 &&
+	test "$(mm_field 2026-12-08 "t[\"status\"]")" = merged &&
+	grep -q "GET /mm/series 200" https.log
 '
 
 test_done

@@ -6,6 +6,7 @@ an ETag with every file and honours If-None-Match (http.server itself
 answers If-Modified-Since), and logs "METHOD PATH STATUS" per request to
 --log.  A --control file, re-read on every request, can make paths fail:
 lines "404 GLOB", "500 GLOB" or "hang GLOB" (GLOB as fnmatch, e.g. "*").
+--cert/--key serve HTTPS instead.
 """
 import argparse
 import fnmatch
@@ -73,12 +74,20 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--control")
+    ap.add_argument("--cert", help="serve HTTPS with this certificate (and --key)")
+    ap.add_argument("--key")
     a = ap.parse_args()
     log, port_file = os.path.abspath(a.log), os.path.abspath(a.port_file)
     control = os.path.abspath(a.control) if a.control else None
+    cwd = os.getcwd()
     os.chdir(a.root)
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
+    if a.cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(os.path.join(cwd, a.cert), os.path.join(cwd, a.key))
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.logfile = log
     srv.control = control
     tmp = port_file + ".tmp"

@@ -1301,6 +1301,17 @@ static void run_write_reports(struct run *r)
 	day_list_free(dates, n < 0 ? 0 : n);
 }
 
+/* master is the newest day: re-running an older date leaves it alone. */
+static int is_newest_day(struct run *r)
+{
+	char **dates = NULL;
+	int n = day_list(&dates, r->days_dir), newest;
+
+	newest = n <= 0 || strcmp(dates[n - 1], r->sum->date) <= 0;
+	day_list_free(dates, n > 0 ? n : 0);
+	return newest;
+}
+
 /* Record, then master, then the tag: an interrupted install leaves the old tag. */
 static int run_install(struct run *r)
 {
@@ -1318,7 +1329,7 @@ static int run_install(struct run *r)
 	    (error = day_install(r->days_dir, r->sum->date, r->tmp_dir)) < 0)
 		goto done;
 	run_die_point("install", 0);
-	if ((error = update_ref(r, "refs/heads/master", "day")) < 0 ||
+	if ((is_newest_day(r) && (error = update_ref(r, "refs/heads/master", "day")) < 0) ||
 	    (error = update_ref(r, tagref, "tag")) < 0)
 		goto done;
 	run_event(r, "tagged %s (%zu of %zu trees merged)", r->sum->tag, r->sum->merged,

@@ -135,7 +135,7 @@ test_expect_success 'a missing base tag exits 3 and changes nothing' '
 	grep -q "base tag .v9.9. not found" err &&
 	test ! -e ws/days/2026-12-03 &&
 	! git -C ws/repo.git rev-parse -q --verify refs/tags/next-20261203 &&
-	diff -r days.before ws/days
+	diff -r days.before ws/days || { cat err; exit 1; }
 '
 
 test_expect_success 'no base line: exit 3 naming the file' '
@@ -194,6 +194,14 @@ test_expect_success 'a tree merged at an earlier version makes the run exit 1 an
 	grep -q "^next-20261207: 2 of 2 trees merged, 1 at an earlier day.s version$" out &&
 	tide -C ws6 show >show && grep -q "^  p2  *previous .*version of next-20261206" show &&
 	tide -C ws6 log >log && head -1 log | grep -q "2/2 merged  1 at an earlier version$"
+'
+
+test_expect_success 're-running an older date leaves master at the newest day' '
+	newest=$(git -C ws6/repo.git rev-parse master) &&
+	test "$newest" = "$(git -C ws6/repo.git rev-parse next-20261207)" &&
+	test_must_fail --status=1 tide -C ws6 -f world/trees.conf run --no-build --date 2026-12-05 >out 2>err &&
+	test "$(git -C ws6/repo.git rev-parse master)" = "$newest" &&
+	git -C ws6/repo.git rev-parse -q --verify next-20261205
 '
 
 test_done

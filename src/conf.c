@@ -274,6 +274,9 @@ static int parse_line(struct parser *p, char *text, int line)
 	str_rtrim(text);
 	if (str_starts_with(text, "#tide\t") || !strcmp(text, "#tide"))
 		return parse_tide_line(p, text, line);
+	/* A plain Next/Trees reader would skip it too: say so rather than ignore it. */
+	if (str_starts_with(text, "#tide "))
+		return conf_err(p, line, "%s", "'#tide' fields must be separated by tabs");
 	if (text[0] == '#' || text[strspn(text, " \t")] == '\0')
 		return 0;
 	/* Next/Trees separates fields by tabs; a line without tabs may use spaces. */

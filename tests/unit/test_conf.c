@@ -134,6 +134,7 @@ static const struct bad_case bad_cases[] = {
 	{ "#tide\tbase\tmainline.git#bad tag\n", "malformed base", 1 },
 	{ "#tide\tbase\tm#v1\n#tide\tbase\tm#v2\n", "base given twice", 2 },
 	{ "#tide\n", "needs a tree name", 1 },
+	{ "a\tgit\tx\n#tide base m#v1\n", "separated by tabs", 2 },
 	{ "a\tgit\tx\ty\n", "unexpected field 'y'", 1 },
 };
 

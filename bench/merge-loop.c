@@ -9,7 +9,7 @@
  * Without --loose the objects are kept in memory and written as one pack
  * at the end (merge_objects_*); with it every object is a loose file, as
  * `git merge-tree` writes them.  Prints: seconds merged conflicts
- * trees_read trees_written result_tree peak_rss_mb.
+ * trees_read trees_written result_tree peak_rss_mb flush_seconds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
 	int n, i, merged = 0, conflicts = 0;
 	git_object *base = NULL;
 	git_oid state;
-	double start;
+	double start, flush;
 	char hex[GIT_OID_HEXSZ + 1];
 
 	if (argc != 4 + loose) {
@@ -105,10 +105,12 @@ int main(int argc, char **argv)
 		}
 		rc ? conflicts++ : merged++;
 	}
+	flush = time_now();
 	if (merge_objects_flush(mo) < 0) {
 		fprintf(stderr, "merge-loop: cannot write the pack\n");
 		return 1;
 	}
+	flush = time_now() - flush;
 	getrusage(RUSAGE_SELF, &ru);
 	{
 		git_commit *c = NULL;
@@ -117,8 +119,8 @@ int main(int argc, char **argv)
 		git_oid_tostr(hex, sizeof(hex), git_commit_tree_id(c));
 		git_commit_free(c);
 	}
-	printf("%.3f %d %d %zu %zu %s %ld\n", time_now() - start, merged, conflicts,
-	       read, written, hex, ru.ru_maxrss / 1024);
+	printf("%.3f %d %d %zu %zu %s %ld %.3f\n", time_now() - start, merged,
+	       conflicts, read, written, hex, ru.ru_maxrss / 1024, flush);
 	merge_objects_free(mo);
 	git_object_free(base);
 	git_signature_free(sig);

@@ -76,6 +76,7 @@ struct mctx {
 	struct merge_conflict *gone;
 	size_t ngone, gone_alloc;
 	int collect_gone;
+	size_t changed_alloc;
 };
 
 /* The union of names of up to three directories. */
@@ -130,6 +131,9 @@ void merge_result_clear(struct merge_result *res)
 	for (i = 0; i < res->nconflicts; i++)
 		conflict_release(&res->conflicts[i]);
 	free(res->conflicts);
+	for (i = 0; i < res->nchanged; i++)
+		free(res->changed[i]);
+	free(res->changed);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -186,6 +190,18 @@ static void conflict_add(struct mctx *m, const char *path,
 static char *child_path(struct mctx *m, const char *name)
 {
 	return xasprintf("%s%s", buf_cstr(&m->path), name);
+}
+
+/* Note that the result may differ from ours at name (not inside a
+ * virtual base, which nobody diffs). */
+static void changed_add(struct mctx *m, const char *name)
+{
+	struct merge_result *r = m->res;
+
+	if (m->depth)
+		return;
+	array_grow(&r->changed, &m->changed_alloc, r->nchanged + 1, sizeof(*r->changed));
+	r->changed[r->nchanged++] = child_path(m, name);
 }
 
 static void out_add(struct out_dir *d, const char *name, const struct ent *e)
@@ -545,6 +561,7 @@ static int distinct_types(struct mctx *m, struct out_dir *d, const char *name,
 		rename_o = rename_t = 1;
 	if (rename_o) {
 		alt = unique_path(path, m->ours_label);
+		changed_add(m, base_name(alt));
 		out_add(d, base_name(alt), o);
 		conflict_add(m, alt, MERGE_CONFLICT_MODE, b, o, NULL, 0);
 		free(alt);
@@ -554,6 +571,7 @@ static int distinct_types(struct mctx *m, struct out_dir *d, const char *name,
 	}
 	if (rename_t) {
 		alt = unique_path(path, m->theirs_label);
+		changed_add(m, base_name(alt));
 		out_add(d, base_name(alt), t);
 		conflict_add(m, alt, MERGE_CONFLICT_MODE, b, NULL, t, 0);
 		free(alt);
@@ -674,6 +692,7 @@ static int file_directory(struct mctx *m, struct out_dir *d, const char *name,
 		return error;
 	path = child_path(m, name);
 	alt = unique_path(path, ours_dir ? m->theirs_label : m->ours_label);
+	changed_add(m, base_name(alt));
 	out_add(d, base_name(alt), file);
 	conflict_add(m, alt, MERGE_CONFLICT_FILE_DIRECTORY, fbase,
 		     ours_dir ? NULL : o, ours_dir ? t : NULL, 0);
@@ -691,6 +710,7 @@ static int apply_override(struct mctx *m, struct out_dir *d, const char *name)
 	free(path);
 	if (!ov)
 		return 0;
+	changed_add(m, name);
 	out_add(d, name, &ov->ent);
 	if (ov->has_conflict)
 		conflict_push(m, &ov->conflict);
@@ -788,9 +808,13 @@ static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
 		if (IS_TREE(trivial) && must_descend(m, s->name))
 			return add_subtree(m, d, s->name, tree_or_none(b),
 					   tree_or_none(o), tree_or_none(t));
+		if (trivial != o && !ent_same(trivial, o))
+			changed_add(m, s->name);
 		out_add(d, s->name, trivial);
 		return 0;
 	}
+	if (!(IS_TREE(o) && IS_TREE(t)))
+		changed_add(m, s->name);
 	if (!o->mode || !t->mode)
 		return modify_delete(m, d, s->name, b, o, t);
 	if (IS_TREE(o) && IS_TREE(t))
@@ -1252,6 +1276,11 @@ static int renames_plan(struct mctx *m, const struct ent *roots)
 	return 1;
 }
 
+static int str_cmp(const void *pa, const void *pb)
+{
+	return strcmp(*(char *const *)pa, *(char *const *)pb);
+}
+
 static int conflict_cmp(const void *pa, const void *pb)
 {
 	return strcmp(((const struct merge_conflict *)pa)->path,
@@ -1265,6 +1294,9 @@ static void conflicts_reset(struct mctx *m)
 	for (i = 0; i < m->res->nconflicts; i++)
 		conflict_release(&m->res->conflicts[i]);
 	m->res->nconflicts = 0;
+	for (i = 0; i < m->res->nchanged; i++)
+		free(m->res->changed[i]);
+	m->res->nchanged = 0;
 }
 
 static void root_ent(struct ent *e, const git_tree *tree)
@@ -1305,6 +1337,8 @@ static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renam
 	if (m->res->nconflicts)
 		qsort(m->res->conflicts, m->res->nconflicts, sizeof(*m->res->conflicts),
 	      conflict_cmp);
+	if (m->res->nchanged)
+		qsort(m->res->changed, m->res->nchanged, sizeof(*m->res->changed), str_cmp);
 	return 0;
 }
 

@@ -505,6 +505,10 @@ TEST(merge__wide_tree_reads_only_the_changed_paths)
 	CHECK_INT(res.trees_read, 9);
 	CHECK_INT(res.trees_written, 3);
 	CHECK_INT(res.blobs_merged, 0);
+	/* what differs from ours: one file, one directory taken whole */
+	REQUIRE(res.nchanged == 2);
+	CHECK_STR(res.changed[0], "d05/s1/f4");
+	CHECK_STR(res.changed[1], "d12");
 	merge_result_clear(&res);
 	git_tree_free(b);
 	git_tree_free(o);

@@ -376,10 +376,68 @@ static void clean_line(struct buf *out, const char *s, size_t len)
 	}
 }
 
+/*
+ * The kernel writes its messages to the UART directly while a process's
+ * console output waits in the tty buffer, so a message can cut into the
+ * middle of a KTAP line: "    ok 1 chip[    1.2] msg" then "_info".  The
+ * offset of such a timestamp in a line that is not itself a kernel
+ * message, or 0.
+ */
+static size_t cut_at(const char *s)
+{
+	const char *q = s;
+
+	if (skip_timestamp(s) != s)
+		return 0;
+	while ((q = strchr(q + 1, '[')))
+		if (skip_timestamp(q) != q)
+			return (size_t)(q - s);
+	return 0;
+}
+
+/* Could s[0..len) be the start of a KTAP line (not, say, BIOS output)? */
+static int looks_like_ktap(const char *s, size_t len)
+{
+	static const char *const starts[] = { "ok", "not ok", "#", "KTAP", "TAP", "1.." };
+	size_t i, ws = strspn(s, " \t");
+
+	if (ws >= len)
+		return 1;
+	s += ws;
+	len -= ws;
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		size_t n = strlen(starts[i]);
+
+		if (!strncmp(s, starts[i], len < n ? len : n))
+			return 1;
+	}
+	return 0;
+}
+
+/* One console line; carry holds the start of a line a message cut. */
+static void feed(struct parser *p, struct buf *line, struct buf *carry)
+{
+	const char *s = buf_cstr(line);
+	size_t at;
+
+	if (carry->len && skip_timestamp(s) == s) {
+		buf_puts(carry, s);
+		buf_clear(line);
+		buf_puts(line, carry->ptr);
+		buf_clear(carry);
+		s = line->ptr;
+	}
+	if ((at = cut_at(s)) > 0 && looks_like_ktap(s, at)) {
+		buf_put(carry, s, at);
+		s += at;
+	}
+	on_line(p, (char *)s);
+}
+
 void ktap_parse(struct ktap_result *out, const char *text, size_t len)
 {
 	struct parser p = { out, NULL, 0, 0, 0, -1 };
-	struct buf line = BUF_INIT;
+	struct buf line = BUF_INIT, carry = BUF_INIT;
 	size_t i = 0, j;
 
 	memset(out, 0, sizeof(*out));
@@ -393,13 +451,14 @@ void ktap_parse(struct ktap_result *out, const char *text, size_t len)
 		for (j = i; j < len && text[j] != '\n'; j++)
 			;
 		clean_line(&line, text + i, j - i);
-		on_line(&p, line.ptr ? line.ptr : (char *)"");
+		feed(&p, &line, &carry);
 		i = j + 1;
 	}
 	end_document(&p);
 	node_release(&p.stack[0].pending);
 	free(p.stack);
 	buf_release(&line);
+	buf_release(&carry);
 }
 
 void ktap_result_release(struct ktap_result *res)

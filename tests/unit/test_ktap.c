@@ -186,6 +186,24 @@ TEST(ktap__walk_paths)
 	buf_release(&paths);
 }
 
+/* A kernel message written while init's line sat in the tty buffer. */
+TEST(ktap__kernel_message_cutting_a_line)
+{
+	struct ktap_result r;
+	const struct ktap_node *s;
+
+	parse_str(&r, "KTAP version 1\r\n1..1\r\n    KTAP version 1\r\n    # Subtest: gpio\r\n"
+		  "    1..2\r\n    ok 1 chip[    1.243468] gpio-1021 (tide-hog): hogged as output/high\r\n"
+		  "[    1.243500] another message\r\n"
+		  "_info\r\n    not ok 2 line_info # TIMEOUT\r\nok 1 gpio\r\n");
+	REQUIRE((s = child(&r.root, "gpio")) != NULL);
+	REQUIRE(s->nchildren == 2);
+	CHECK_STR(s->children[0].name, "chip_info");
+	CHECK_STR(s->children[1].name, "line_info");
+	CHECK_INT(r.nproblems, 0);
+	ktap_result_release(&r);
+}
+
 TEST(ktap__empty_and_no_ktap)
 {
 	struct ktap_result r;
@@ -202,4 +220,5 @@ TEST(ktap__empty_and_no_ktap)
 TESTS(ktap__real_kunit_cpumask_with_kernel_lines, ktap__real_boot_has_both_documents,
       ktap__directives_and_diagnostics, ktap__old_tap14_form,
       ktap__cut_off_document_and_plan_mismatch, ktap__deeper_nesting_and_odd_indentation,
-      ktap__garbage_bytes_do_not_break_parsing, ktap__walk_paths, ktap__empty_and_no_ktap)
+      ktap__garbage_bytes_do_not_break_parsing, ktap__walk_paths, ktap__kernel_message_cutting_a_line,
+      ktap__empty_and_no_ktap)

@@ -64,6 +64,23 @@ static int state_before(git_oid *out, const struct day *d, const struct day_tree
 	return 0;
 }
 
+/* Conflicts rerere cannot record (modify/delete ...), listed in .tide/other. */
+static void print_other(const char *dir, const char *tree)
+{
+	char *path = path_join(dir, ".tide/other"), *p, *nl, *tab;
+	struct buf text = BUF_INIT;
+
+	/* Lines are "KIND<TAB>PATH". */
+	if (file_read(&text, path) == 0)
+		for (p = text.ptr; (nl = strchr(p, '\n')) && (tab = memchr(p, '\t', (size_t)(nl - p)));
+		     p = nl + 1)
+			printf("%s: %.*s conflict in %.*s: not text, fix it in the tree itself\n", tree,
+			       (int)(tab - p), p, (int)(nl - tab - 1), tab + 1);
+	tide_error_clear();
+	buf_release(&text);
+	free(path);
+}
+
 static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 {
 	struct day *d = NULL;
@@ -98,6 +115,7 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 		status = cmd_fail(tree);
 		goto done;
 	}
+	print_other(dir, tree);
 	if (!nfiles)
 		printf("%s: no text conflict to resolve on %s\n", tree, d->date);
 	else

@@ -229,6 +229,8 @@ static void file_section(struct buf *out, const json_t *r, const json_t *f)
 		}
 		buf_putc(out, '\n');
 	}
+	if (!json_array_size(json_object_get(f, "hunks")))
+		buf_puts(out, "  (no text hunks: the file itself conflicts)\n\n");
 }
 
 static void handling_section(struct buf *out, const json_t *r)

@@ -636,6 +636,18 @@ done:
 	return error;
 }
 
+static int has_files(const char *dir)
+{
+	char *path = xasprintf("%s/.tide/files", dir);
+	struct buf list = BUF_INIT;
+	int any = file_read(&list, path) == 0 && list.len > 0;
+
+	tide_error_clear();
+	buf_release(&list);
+	free(path);
+	return any;
+}
+
 int rerere_worktree_record(struct buf *ids, const char *dir, const char *store)
 {
 	int error;
@@ -643,6 +655,8 @@ int rerere_worktree_record(struct buf *ids, const char *dir, const char *store)
 	/* Check every file first: record all of the fix or nothing. */
 	if ((error = for_each_file(dir, store, NULL, 0)) < 0)
 		return error;
+	if (error == 0 && !has_files(dir))
+		return tide_error_set(TIDE_EINVAL, "'%s' has no text conflict to record", dir);
 	return for_each_file(dir, store, ids, 1);
 }
 

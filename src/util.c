@@ -98,8 +98,11 @@ int file_read(struct buf *out, const char *path)
 		buf_put(out, chunk, (size_t)n);
 	}
 	close(fd);
-	if (!out->ptr)
+	if (!out->ptr) {
+		/* An empty file is still a C string: buf_grow() alone does not terminate it. */
 		buf_grow(out, 0);
+		out->ptr[0] = '\0';
+	}
 	return 0;
 }
 

@@ -209,6 +209,23 @@ test_expect_success 'a trees.conf fixup= patch is applied too' '
 	field 2026-12-10 "[t.get(\"fixups\") for t in d[\"trees\"] if t[\"name\"]==\"fixes\"][0]" | grep -q "extra.patch"
 '
 
+test_expect_success 'a modify/delete conflict is reported, and resolve says it is not text' '
+	mkdir md && cd md &&
+	git init -q -b master main && echo a > main/f && echo b > main/g &&
+	git -C main add . && git -C main commit -qm base && git -C main tag v1 &&
+	git clone -q main x && git clone -q main y &&
+	git -C x rm -q g && git -C x commit -qm "x: remove g" &&
+	echo c > y/g && git -C y commit -qam "y: change g" &&
+	printf "#tide\tbase\tmain#v1\nx\tgit\tx#master\ny\tgit\ty#master\n" > trees.conf &&
+	{ tide -C ws -f trees.conf run --date 2026-12-01 --no-build --no-boot >/dev/null 2>&1 || test $? = 1; } &&
+	tide -C ws report >out &&
+	grep -q "(modify/delete, rerere id" out && grep -q "(\"x: remove g\")" out &&
+	grep -q "dropped the y tree" out &&
+	tide -C ws -f trees.conf resolve y >out &&
+	grep -q "^y: modify/delete conflict in g: not text" out &&
+	test_must_fail --status=3 tide -C ws -f trees.conf resolve --record y
+'
+
 test_expect_success 'bad input: unknown tree, missing day, bad options' '
 	test_must_fail --status=3 tide -C ws report --tree nosuch 2>err && grep -q nosuch err &&
 	test_must_fail --status=3 tide -C ws report 2030-01-01 &&

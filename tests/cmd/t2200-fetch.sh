@@ -97,6 +97,21 @@ test_expect_success 'a server that hangs is given up after its timeout; the day 
 	! grep -q "Sanitizer" err
 '
 
+test_expect_success 'kill -9 during a slow fetch leaves the earlier day intact' '
+	WS=wsto && cp wsto/days/2026-12-01/day.json day1.json &&
+	tag1=$(git -C wsto/repo.git rev-parse next-20261201) &&
+	sed -i "s/timeout=2/timeout=60/" world/trees.conf &&
+	{ "$TIDE_BIN" -C wsto -f world/trees.conf run --no-build --date 2026-12-02 >/dev/null 2>&1 & pid=$!; } &&
+	sleep 2 && kill -9 $pid && { wait $pid; rc=$?; test $rc = 137; } &&
+	cmp day1.json wsto/days/2026-12-01/day.json &&
+	test "$(git -C wsto/repo.git rev-parse next-20261201)" = "$tag1" &&
+	test ! -e wsto/days/2026-12-02 &&
+	! git -C wsto/repo.git rev-parse -q --verify next-20261202 &&
+	sed -i "s/timeout=60/timeout=1/" world/trees.conf &&
+	{ test_must_fail --status=1 tide -C wsto -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err || { cat err; exit 1; }; } &&
+	test -z "$(ls -A wsto/days | grep "^\.tmp-")"
+'
+
 test_expect_success 'a missing branch and a missing URL are recorded by name; the day goes on' '
 	make_tree t3 d/z "t3" &&
 	conf "t1 git t1#for-next" "nob git t3#no-such-branch" "nourl git does-not-exist#for-next" \

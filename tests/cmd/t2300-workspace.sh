@@ -16,6 +16,21 @@ test_expect_success 'setup: a world and a first day' '
 	git -C ws/repo.git for-each-ref >refs.day1
 '
 
+# hold_lock FILE: hold flock(FILE) for 30 s in this one process, so
+# killing it releases the lock (flock(1) would leave its child holding it).
+hold_lock() {
+	exec python3 -c "import fcntl, sys, time; f = open(sys.argv[1], \"a\"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)" "$1"
+}
+
+# wait_locked FILE: until someone holds FILE's lock (at most 10 s).
+wait_locked() {
+	for i in $(seq 100); do
+		flock -n "$1" true || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # snapshot_same: day 1's record and every ref are as they were.
 snapshot_same() {
 	diff -r days.day1/2026-12-01 ws/days/2026-12-01 &&
@@ -56,8 +71,8 @@ test_expect_success 'the next run cleans up and completes' '
 
 test_expect_success 'a second run is refused while one holds the lock (exit 5)' '
 	echo 4242 >ws/lock &&
-	flock ws/lock sleep 30 & holder=$! &&
-	sleep 0.3 &&
+	hold_lock ws/lock & holder=$! &&
+	wait_locked ws/lock &&
 	test_must_fail --status=5 tide -C ws -f world/trees.conf run --no-build --date 2026-12-03 2>err &&
 	grep -q "^tide: workspace .*ws. is locked by another run (pid 4242)$" err &&
 	kill $holder && wait $holder 2>/dev/null; holder= &&
@@ -66,8 +81,8 @@ test_expect_success 'a second run is refused while one holds the lock (exit 5)' 
 '
 
 test_expect_success 'readers do not need the lock' '
-	flock ws/lock sleep 30 & holder=$! &&
-	sleep 0.3 &&
+	hold_lock ws/lock & holder=$! &&
+	wait_locked ws/lock &&
 	tide -C ws log >out && tide -C ws show >out;
 	rc=$?; kill $holder; wait $holder 2>/dev/null; test $rc = 0
 '

@@ -870,15 +870,18 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 
 	if (k < 2)
 		return 0;
+	if ((err = earlier_trees(c, chain, k, culprit, &p, &all, &nall)) < 0)
+		goto out;
+	/* No earlier tree touches what the culprit touches: nothing to conflict with. */
+	if (p.ncand == 0)
+		goto out;
 	if ((err = prefix_state(&p, 0, &id)) < 0)
-		return err;
+		goto out;
 	label = xasprintf("%s's culprit merged on mainline alone", tree);
 	err = test_state(c, "semantic", label, err ? NULL : &id, err == 1, &v);
 	free(label);
 	res->bound++;
 	if (err)
-		return err;
-	if ((err = earlier_trees(c, chain, k, culprit, &p, &all, &nall)) < 0)
 		goto out;
 	if (v != BISECT_GOOD) {
 		err = leave_one_out(c, res, &p, all, nall);
@@ -1073,34 +1076,49 @@ static int chain_test(void *data, size_t i, enum bisect_verdict *out)
 	return err;
 }
 
-/* The tip must fail and the base pass, else there is nothing to search. */
-static int endpoints(struct bctx *c, struct bisect_result *res, const git_oid *good,
-		     const git_oid *bad, const char *good_label, const char *bad_label,
-		     int *go_on)
+/* The day must fail the check, else there is nothing to search. */
+static int test_tip(struct bctx *c, struct bisect_result *res, const git_oid *bad,
+		    const char *label, int *go_on)
 {
 	enum bisect_verdict v;
 	int err;
 
 	*go_on = 0;
-	res->bound += 2;
-	err = test_state(c, "endpoints", bad_label, bad, 0, &v);
+	res->bound += 2;	/* this one and, possibly, the base */
+	err = test_state(c, "endpoints", label, bad, 0, &v);
 	if (err)
 		return err;
 	if (v == BISECT_SKIP)
-		return tide_error_set(TIDE_ERROR, "the check cannot test %s (it skipped)", bad_label);
+		return tide_error_set(TIDE_ERROR, "the check cannot test %s (it skipped)", label);
 	if (v == BISECT_GOOD) {
 		res->outcome = BISECT_NOTHING;
-		progress(c, "%s passes the check: nothing to bisect", bad_label);
+		progress(c, "%s passes the check: nothing to bisect", label);
 		return 0;
 	}
-	err = test_state(c, "endpoints", good_label, good, 0, &v);
+	*go_on = 1;
+	return 0;
+}
+
+/*
+ * The base is tested only when no later state passed: the search assumes
+ * it good, and testing it first would cost a build far from every other
+ * state (the whole tree recompiled when a tree touches a common header).
+ */
+static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *good,
+		     const char *label, int *go_on)
+{
+	enum bisect_verdict v;
+	int err;
+
+	*go_on = 0;
+	err = test_state(c, "endpoints", label, good, 0, &v);
 	if (err)
 		return err;
 	if (v != BISECT_GOOD) {
 		res->outcome = BISECT_BASE_BROKEN;
 		set_str(&res->tree, "mainline");
 		set_commit(res, c->repo, good);
-		progress(c, "%s %s the check: the base is broken", good_label,
+		progress(c, "%s %s the check: the base is broken", label,
 			 v == BISECT_BAD ? "fails" : "cannot run");
 		return 0;
 	}
@@ -1126,7 +1144,7 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 		err = tide_error_set(TIDE_EINVAL, "day %s: nothing merged on the base", d->date);
 		goto done;
 	}
-	err = endpoints(c, res, &chain[0], &chain[n], "the base", "the day", &go_on);
+	err = test_tip(c, res, &chain[n], "the day", &go_on);
 	if (err || !go_on)
 		goto done;
 	cs.c = c;
@@ -1137,6 +1155,8 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 	v[n] = BISECT_BAD;
 	res->bound += bisect_log2_ceil(n);
 	if ((err = bisect_search(v, n, chain_test, &cs, &lo, &hi)) < 0)
+		goto done;
+	if (lo == 0 && ((err = test_base(c, res, &chain[0], "the base", &go_on)) < 0 || !go_on))
 		goto done;
 	if (hi - lo > 1) {
 		char *a = chain_label(c, chain, n, lo + 1), *b = chain_label(c, chain, n, hi);
@@ -1636,12 +1656,14 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 					     good.date, bad->date);
 		goto done;
 	}
-	err = endpoints(c, res, &sgood, &sbad, "the good day's commits", "the bad day's commits",
-			&go_on);
+	err = test_tip(c, res, &sbad, "the bad day's commits", &go_on);
 	if (err || !go_on)
 		goto done;
 	if (ds.nchanged == 0) {
-		err = tide_error_set(TIDE_ERROR, "no tree moved between %s and %s", good.date, bad->date);
+		err = test_base(c, res, &sgood, "the good day's commits", &go_on);
+		if (!err && go_on)
+			err = tide_error_set(TIDE_ERROR, "no tree moved between %s and %s",
+					     good.date, bad->date);
 		goto done;
 	}
 	v = xcalloc(ds.nchanged + 1, sizeof(*v));
@@ -1649,6 +1671,9 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	v[ds.nchanged] = BISECT_BAD;
 	res->bound += bisect_log2_ceil(ds.nchanged);
 	if ((err = bisect_search(v, ds.nchanged, days_test, &ds, &lo, &hi)) < 0)
+		goto done;
+	if (lo == 0 && ((err = test_base(c, res, &sgood, "the good day's commits", &go_on)) < 0 ||
+			!go_on))
 		goto done;
 	if (hi - lo > 1) {
 		res->outcome = BISECT_RANGE;

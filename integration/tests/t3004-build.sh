@@ -35,6 +35,7 @@ build_day() {
 }
 
 test_expect_success 'day 1 builds, without the legacy GPIO API' '
+	rm -f "$C"/bzImage-day* "$C"/config-day* &&
 	checkout_day 1 &&
 	build_day 1 &&
 	test -f "$C/out/arch/x86/boot/bzImage" &&
@@ -63,7 +64,8 @@ test_expect_success 'day 3 builds again' '
 	checkout_day 3 &&
 	build_day 3 &&
 	test -f "$C/out/arch/x86/boot/bzImage" &&
-	cp "$C/out/arch/x86/boot/bzImage" "$C/bzImage-day3"
+	cp "$C/out/arch/x86/boot/bzImage" "$C/bzImage-day3" &&
+	cp "$C/out/.config" "$C/config-day3"
 '
 
 test_done

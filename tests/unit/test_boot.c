@@ -84,6 +84,18 @@ TEST(boot__real_cpu_count_mismatch)
 	boot_verdict_release(&v);
 }
 
+/* The kernel built with integration/testpatches/gpio-sim-report-inverted-values.patch. */
+TEST(boot__real_broken_gpio_sim_kernel)
+{
+	struct boot_verdict v;
+
+	CHECK_STR(boot_status_name(classify(&v, "broken-gpio-sim.log", 0)), "tests-failed");
+	CHECK_STR(v.reason, "2 failed, first: gpio.line_info");
+	CHECK_INT(v.fail, 2);
+	CHECK_INT(v.pass, 15);
+	boot_verdict_release(&v);
+}
+
 TEST(boot__no_output)
 {
 	struct boot_verdict v;
@@ -237,7 +249,8 @@ done:
 }
 
 TESTS(boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
-      boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch, boot__no_output,
+      boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch,
+      boot__real_broken_gpio_sim_kernel, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,
       boot__json_record, boot__missing_kernel_and_qemu_are_errors,
       boot__kvm_probe_catches_hang_and_abort)

@@ -53,11 +53,13 @@ test_expect_success 'day 2 fails to build where expect.json says' '
 	test_must_fail build_day 2 &&
 	f=$(expect "e[\"days\"][\"2\"][\"build\"][\"first_error_file\"]") &&
 	m=$(expect "e[\"days\"][\"2\"][\"build\"][\"error\"]") &&
+	sym=$(expect "e[\"days\"][\"2\"][\"build\"][\"symbol\"]") &&
 	grep -m1 -E ": (error|fatal error):" "$C/out/build.log" >first &&
 	cat first &&
 	# O= builds name the source by its absolute path
 	grep -qE "^($C/src/)?$f:[0-9]+:[0-9]+: error: " first &&
-	grep -qF "$m" first
+	grep -qF "$m" first &&
+	grep -qF "$sym" first
 '
 
 test_expect_success 'day 3 builds again' '

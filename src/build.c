@@ -1256,6 +1256,8 @@ static void set_env(struct build_ctx *b)
 	size_t n = 0;
 
 	b->env_over[n++] = xstrdup("LC_ALL=C");
+	/* Kbuild unexports LC_ALL; gcc's quotes would follow LANG then. */
+	b->env_over[n++] = xstrdup("LANG=C");
 	b->env_over[n++] = xstrdup("KBUILD_BUILD_TIMESTAMP=2026-01-01 00:00:00 UTC");
 	b->env_over[n++] = xstrdup("KBUILD_BUILD_USER=tide");
 	b->env_over[n++] = xstrdup("KBUILD_BUILD_HOST=tide");

@@ -44,6 +44,16 @@ struct checker {
 	char *srcdir, *state_path, *log_path, *console_path;
 };
 
+/* Why a build failed, for the step's note: the first error if the log has one. */
+static char *build_note(const struct build_result *res)
+{
+	const struct build_diag *e = res->log.errors.n ? &res->log.errors.v[0] : NULL;
+
+	if (e && e->file)
+		return xasprintf("%s:%d: %s", e->file, e->line, e->message ? e->message : "");
+	return xstrdup(res->failure ? res->failure : "build failed");
+}
+
 /* --build: a failed build is bad.  (Under --boot/--test it would be a skip.) */
 static int build_check(void *data, git_repository *repo, const git_oid *commit,
 		       enum bisect_verdict *verdict, char **note)
@@ -55,8 +65,8 @@ static int build_check(void *data, git_repository *repo, const git_oid *commit,
 	if (err < 0)
 		return err;
 	*verdict = res.ok ? BISECT_GOOD : BISECT_BAD;
-	if (!res.ok && res.failure)
-		*note = xstrdup(res.failure);
+	if (!res.ok)
+		*note = build_note(&res);
 	build_result_release(&res);
 	return 0;
 }
@@ -126,7 +136,10 @@ static int boot_check(void *data, git_repository *repo, const git_oid *commit,
 		goto done;
 	if (!res.ok) {
 		*verdict = BISECT_SKIP;
-		*note = xasprintf("build failed: %s", res.failure ? res.failure : "?");
+		char *why = build_note(&res);
+
+		*note = xasprintf("build failed: %s", why);
+		free(why);
 		goto done;
 	}
 	bo.kernel = res.kernel ? res.kernel : ck->paths.kernel;

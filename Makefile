@@ -109,6 +109,11 @@ check-kernel: all asan
 	@mkdir -p $(R)
 	integration/check
 
+# Also the plain-make builds of days 1-3 and the kernel bisects (long).
+check-kernel-full: all asan
+	@mkdir -p $(R)
+	TIDE_CHECK_FULL=1 integration/check
+
 run: deps
 	$(MAKE) all
 	integration/run-default
@@ -124,6 +129,6 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel run bench-merge bench-day clean
+.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day clean
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

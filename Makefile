@@ -30,6 +30,7 @@ A = $(BUILD)/asan
 R = $(BUILD)/results
 export TIDE_BIN = $(CURDIR)/$(A)/tide
 export TIDE_RESULTS = $(CURDIR)/$(R)
+export TIDE_MEASURE = $(CURDIR)/$(BUILD)/measurements
 LIB_OBJS = $(LIB_SRCS:%.c=$(B)/%.o)
 CMD_OBJS = $(CMD_SRCS:%.c=$(B)/%.o)
 ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)

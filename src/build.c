@@ -18,22 +18,6 @@
 
 /* ---- incremental checkout ---- */
 
-static int write_all_fd(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void note_changed(struct build_checkout_stats *st, const char *rel)
 {
 	array_grow(&st->changed, &st->achanged, st->nchanged + 1, sizeof(*st->changed));
@@ -114,7 +98,7 @@ static int write_blob(git_repository *repo, const git_oid *id,
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		  mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
-	if (fd < 0 || write_all_fd(fd, data, len) < 0)
+	if (fd < 0 || fd_write_all(fd, data, len) < 0)
 		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", path);
 done:
 	if (fd >= 0 && close(fd) < 0 && !error)
@@ -927,7 +911,7 @@ static void log_printf(int fd, const char *fmt, ...)
 	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
 	if (b.len)
-		(void)write_all_fd(fd, b.ptr, b.len);
+		(void)fd_write_all(fd, b.ptr, b.len);
 	buf_release(&b);
 }
 

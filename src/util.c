@@ -106,8 +106,10 @@ int file_read(struct buf *out, const char *path)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int fd_write_all(int fd, const void *data, size_t len)
 {
+	const char *p = data;
+
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
@@ -132,7 +134,7 @@ int file_write_atomic(const char *path, const void *data, size_t len)
 		error = tide_error_errno(TIDE_EIO, "cannot create '%s'", tmp);
 		goto done;
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (fd_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
 		close(fd);
 		unlink(tmp);

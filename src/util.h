@@ -26,6 +26,8 @@ int file_read(struct buf *out, const char *path);
  * fsync, rename.  A reader sees the old or the new file, never half.
  */
 int file_write_atomic(const char *path, const void *data, size_t len);
+/* write() all of data, retrying on EINTR and short writes; -1 with errno. */
+int fd_write_all(int fd, const void *data, size_t len);
 int mkdir_p(const char *path, int mode);
 /* Remove a file or a directory tree; a missing path is not an error. */
 int rm_rf(const char *path);

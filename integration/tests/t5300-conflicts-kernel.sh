@@ -11,14 +11,15 @@ I=$TOP/integration
 EXPECT=$I/days/expect.json
 WORLD=$TOP/work/conflicts-world
 WS=$TOP/work/conflicts-ws
-RESULTS=${TIDE_RESULTS:-$TOP/build/results}
+# Figures for closing notes; not test results (tests/summarize reads those).
+MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 
 if [ ! -x "$I/world" ] || [ ! -f "$EXPECT" ] || [ ! -d "$I/days/3" ]; then
 	echo "t5300: skipped: needs integration/world with days 1-3"
 	test_done
 	exit 0
 fi
-mkdir -p "$RESULTS"
+mkdir -p "$MEASURE"
 
 # The quilt trees are served over HTTP from the world's quilt/ directory.
 mkdir -p "$WORLD/quilt"
@@ -46,7 +47,7 @@ run_day() {
 	t0=$(date +%s) &&
 	{ tide -C "$WS" -f "$WORLD/trees-http.conf" run --date "$2" --no-build --no-boot >"$TRASH/run.out" 2>&1 ||
 	  test $? = 1; } &&
-	echo "t5300: day $1 integrated in $(($(date +%s) - t0)) s" >>"$RESULTS/conflicts-kernel.txt"
+	echo "t5300: day $1 integrated in $(($(date +%s) - t0)) s" >>"$MEASURE/conflicts-kernel.txt"
 }
 
 tree_field() {
@@ -77,7 +78,7 @@ test_expect_success 'a second fetch of the unchanged quilt series downloads noth
 test_expect_success "day 2 records the $CT/$CW conflict with both sides' commits" '
 	run_day 2 2026-12-02 &&
 	tide -C "$WS" report 2026-12-02 --tree "$CT" >report.txt &&
-	cat report.txt >>"$RESULTS/conflicts-kernel.txt" &&
+	cat report.txt >>"$MEASURE/conflicts-kernel.txt" &&
 	grep -q "^Today.s linux-next merge of the $CT tree got a conflict in:$" report.txt &&
 	grep -q "^  $CFILE$" report.txt &&
 	grep -q "(\"$(expect 2 "c[\"ours_subjects\"][0]")\")" report.txt &&

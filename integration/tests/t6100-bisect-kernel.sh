@@ -15,7 +15,8 @@ EXPECT=$I/days/expect.json
 # them away from it.
 WORLD=$TOP/work/bisect-world
 WS=$TOP/work/bisect-ws
-RESULTS=${TIDE_RESULTS:-$TOP/build/results}
+# Figures for closing notes; not test results (tests/summarize reads those).
+MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 DAY2=2026-11-02
 DAY3=2026-11-03
 
@@ -50,7 +51,7 @@ measure() {
 	t1=$(date +%s)
 	cat "$name.out"
 	echo "$name: exit $rc, $(grep '^builds:' "$name.out"), wall $((t1 - t0))s" |
-		tee -a "$RESULTS/bisect-kernel.txt"
+		tee -a "$MEASURE/bisect-kernel.txt"
 	return $rc
 }
 
@@ -59,7 +60,7 @@ if [ ! -x "$I/world" ] || [ ! -f "$EXPECT" ] || ! command -v qemu-system-x86_64 
 	test_done
 	exit 0
 fi
-mkdir -p "$RESULTS"
+mkdir -p "$MEASURE"
 export TIDE_KERNEL_TESTS=${TIDE_KERNEL_TESTS:-$TOP/kernel-tests}
 
 test_expect_success 'setup: days 2 and 3 of the kernel world integrated' '

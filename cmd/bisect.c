@@ -23,15 +23,15 @@ enum {
 };
 
 static const char usage[] =
-	"usage: tide bisect DATE [--build | --boot | --test NAME | --cmd CMD]\n"
-	"                   [--since GOOD-DATE] [--retries N]\n"
+	"usage: tide bisect DATE [--build [--target OBJ] | --boot | --test NAME |\n"
+	"                         --cmd CMD] [--since GOOD-DATE] [--retries N]\n"
 	"       tide bisect --continue\n"
 	"       tide bisect --status\n";
 
 /* What the user asked for; also what state.json keeps for --continue. */
 struct spec {
 	const char *kind;	/* "cmd", "build", "boot", "test" */
-	const char *arg;	/* the command or the test name */
+	const char *arg;	/* the command, the test name, or --build's make target */
 };
 
 struct checker {
@@ -194,6 +194,8 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 		ck->bopts.jobs = 2;
 		ck->bopts.nice = 10;
 		ck->check.run = build_check;
+		if (!strcmp(sp->kind, "build"))
+			ck->bopts.target = sp->arg;
 		if (strcmp(sp->kind, "build")) {
 			ck->test = sp->arg;
 			boot_ws_paths_init(&ck->paths, wsdir);
@@ -376,6 +378,7 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 		{ "boot", no_argument, NULL, 'b' },
 		{ "test", required_argument, NULL, 't' },
 		{ "cmd", required_argument, NULL, 'c' },
+		{ "target", required_argument, NULL, 'T' },
 		{ "since", required_argument, NULL, 's' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "continue", no_argument, NULL, 'C' },
@@ -384,7 +387,7 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct spec sp = { NULL, NULL };
-	const char *since = NULL;
+	const char *since = NULL, *target = NULL;
 	int c, retries = 1, cont = 0, stat = 0, bad = 0;
 	char *end;
 
@@ -405,6 +408,9 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 			break;
 		case 's':
 			since = optarg;
+			break;
+		case 'T':
+			target = optarg;
 			break;
 		case 'r':
 			retries = (int)strtol(optarg, &end, 10);
@@ -448,5 +454,17 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (!sp.kind)
 		sp.kind = "build";
+	if (target) {
+		if (strcmp(sp.kind, "build")) {
+			cmd_error("--target goes with --build (a boot needs the whole kernel)");
+			return EXIT_USAGE;
+		}
+		if (!*target || *target == '-' || strpbrk(target, " \t\n=")) {
+			cmd_error("--target wants one make target such as kernel/smp.o, not '%s'",
+				  target);
+			return EXIT_USAGE;
+		}
+		sp.arg = target;
+	}
 	return run(ctx, argv[optind], &sp, since, retries, 0);
 }

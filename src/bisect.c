@@ -1289,8 +1289,11 @@ char *bisect_record_summary(const json_t *rec)
 
 	if (!json_is_object(rec))
 		return NULL;
+	/* --build's argument is its make target; the others' follow the option. */
 	buf_printf(&b, "--%s%s%s", jstr(check, "kind", "?"),
-		   json_object_get(check, "arg") ? " " : "", jstr(check, "arg", ""));
+		   !json_object_get(check, "arg") ? "" :
+		   !strcmp(jstr(check, "kind", ""), "build") ? " --target " : " ",
+		   jstr(check, "arg", ""));
 	if (json_object_get(rec, "since"))
 		buf_printf(&b, " --since %s", jstr(rec, "since", "?"));
 	buf_printf(&b, ": %s", jstr(rec, "outcome", "?"));

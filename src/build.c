@@ -1426,7 +1426,8 @@ static int build_steps(struct build_ctx *b)
 	res->make_seconds = time_now() - t;
 	if (rc < 0)
 		return rc;
-	if (rc == 0 && !(res->kernel = find_kernel(b->opts)))
+	/* A named target (an object file) builds no image; the default must. */
+	if (rc == 0 && !b->opts->target && !(res->kernel = find_kernel(b->opts)))
 		fail(b, BUILD_DIAG_MAKE, NULL, 0, "make succeeded but left no kernel image");
 	res->ok = !res->failure;
 	return 0;

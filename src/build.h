@@ -114,7 +114,7 @@ struct build_opts {
 	const char *log_path;	/* full log, replaced */
 	const char *ccache_basedir;	/* CCACHE_BASEDIR, usually DIR */
 	const char *cc;		/* compiler, default "gcc" */
-	const char *target;	/* make target, NULL for the default */
+	const char *target;	/* make target (no image expected), NULL for the default */
 	const char *arch;	/* ARCH=, NULL for the host's */
 	int jobs;		/* 0: the number of online CPUs */
 	int no_ccache;

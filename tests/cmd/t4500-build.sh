@@ -34,6 +34,7 @@ test_expect_success 'setup: a fake kernel and two days' '
 	O ?= .
 	OBJS = $(O)/a.o $(O)/drv/b.o
 	all: $(O)/arch/x86/boot/bzImage
+	drv/b.o: $(O)/drv/b.o
 	$(O)/%.o: %.c
 	> @mkdir -p $(dir $@)
 	> $(CC) -Wall -c $(CURDIR)/$< -o $@
@@ -140,6 +141,35 @@ test_expect_success 'a compile error is recorded with its file and line' '
 	test "$(build_key 2026-01-03 errors 0 file)" = a.c &&
 	test "$(build_key 2026-01-03 errors 0 line)" = 1 &&
 	grep -q "^error: a.c:1:.*nope" out
+'
+
+test_expect_success 'bisect --build --target makes one object per step and finds the break' '
+	: "mainline" here is the broken day: a whole build fails on every state &&
+	git -C "$K" checkout -q -b drv broken &&
+	echo "int b(void) { return 1; }" > "$K/drv/b.c" &&
+	git -C "$K" commit -qam "drv: return 1" &&
+	echo "int b(void) { return nope; }" > "$K/drv/b.c" &&
+	git -C "$K" commit -qam "drv: break b" &&
+	echo "/* more */" >> "$K/drv/b.c" &&
+	git -C "$K" commit -qam "drv: more" &&
+	git -C "$K" checkout -q -b day4 broken &&
+	git -C "$K" merge -q --no-ff drv -m "Merge drv" -m "Tide-Tree: drv" &&
+	git -C "$K" push -q "$WS/repo.git" day4 drv &&
+	write_day 2026-01-04 "$(git -C "$K" rev-parse day4)" "$(git -C "$K" rev-parse broken)" &&
+	test_must_fail --status=7 tide -C "$WS" bisect 2026-01-04 --build >out 2>err &&
+	grep -q "^mainline is broken" out &&
+	tide -C "$WS" bisect 2026-01-04 --build --target drv/b.o >out 2>err &&
+	grep -q "^tree: drv$" out &&
+	grep -q "^first bad commit: [0-9a-f]* drv: break b$" out &&
+	grep -q "b.c -o" "$WS/bisect/check.log" &&
+	tide -C "$WS" show 2026-01-04 | grep -q "^bisect  --build --target drv/b.o: found drv"
+'
+
+test_expect_success 'bisect --target: only with --build, one target' '
+	test_must_fail --status=2 tide -C "$WS" bisect 2026-01-04 --boot --target drv/b.o 2>err &&
+	grep -q "with --build" err &&
+	test_must_fail --status=2 tide -C "$WS" bisect 2026-01-04 --target "a.o b.o" 2>err &&
+	grep -q "one make target" err
 '
 
 test_expect_success 'bad input: unknown day, unknown revision, missing fragment, bad options' '

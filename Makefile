@@ -68,7 +68,7 @@ $(A)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -c -o $@ $<
 
-$(A)/tests/%: tests/unit/%.c tests/unit/t.h $(A)/libtide.a
+$(A)/tests/%: tests/unit/%.c tests/unit/t.h tests/unit/t_files.h $(A)/libtide.a
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Isrc -o $@ $< $(A)/libtide.a $(LIBS)
 

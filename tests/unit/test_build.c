@@ -5,6 +5,7 @@
 #include <git2.h>
 
 #include "t.h"
+#include "t_files.h"
 #include "build.h"
 #include "buf.h"
 #include "error.h"
@@ -24,15 +25,6 @@ static int sh(const char *fmt, ...)
 	rc = system(b.ptr);
 	buf_release(&b);
 	return rc;
-}
-
-static char *tmpdir(void)
-{
-	char tmpl[] = "/tmp/tide-test-build-XXXXXX";
-
-	if (!mkdtemp(tmpl))
-		abort();
-	return xstrdup(tmpl);
 }
 
 static const char *const git_env =
@@ -192,7 +184,7 @@ static int make_history(const char *dir)
 
 TEST(build__attributes_warnings_to_the_merging_tree)
 {
-	char *dir = tmpdir(), *path = path_join(dir, "r");
+	char *dir = t_tmpdir("build"), *path = path_join(dir, "r");
 	git_repository *repo = NULL;
 	struct build_diags w = { 0 };
 	git_oid tip, base;
@@ -255,7 +247,7 @@ static int make_versions(const char *dir)
 
 TEST(build__checkout_rewrites_only_changed_files)
 {
-	char *dir = tmpdir(), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
+	char *dir = t_tmpdir("build"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
 	char *state = path_join(dir, "src.tree"), *p;
 	struct build_checkout_stats st = { 0 };
 	git_repository *repo = NULL;
@@ -317,7 +309,7 @@ TEST(build__checkout_rewrites_only_changed_files)
 
 TEST(build__interrupted_checkout_is_redone_in_full)
 {
-	char *dir = tmpdir(), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
+	char *dir = t_tmpdir("build"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
 	char *state = path_join(dir, "src.tree"), *p;
 	struct build_checkout_stats st = { 0 };
 	git_repository *repo = NULL;
@@ -393,7 +385,7 @@ static int fake_open(struct fake *f)
 {
 	memset(f, 0, sizeof(*f));
 	git_libgit2_init();
-	f->dir = tmpdir();
+	f->dir = t_tmpdir("build");
 	f->opts.srcdir = path_join(f->dir, "build/src");
 	f->opts.outdir = path_join(f->dir, "build/out");
 	f->opts.state_path = path_join(f->dir, "build/src.tree");

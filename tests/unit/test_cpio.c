@@ -4,16 +4,10 @@
 #include <unistd.h>
 
 #include "t.h"
+#include "t_files.h"
 #include "cpio.h"
 #include "error.h"
 #include "util.h"
-
-static char *tmpdir(void)
-{
-	char tmpl[] = "/tmp/tide-test-cpio.XXXXXX";
-
-	return xstrdup(mkdtemp(tmpl));
-}
 
 TEST(cpio__entries_read_back)
 {
@@ -60,7 +54,7 @@ TEST(cpio__truncated_archive_is_einval)
 /* Compare with GNU cpio when it is installed (it is the reference reader). */
 TEST(cpio__gnu_cpio_lists_the_initramfs)
 {
-	char *dir = tmpdir(), *init = path_join(dir, "init-bin"), *cfg = path_join(dir, "config");
+	char *dir = t_tmpdir("cpio"), *init = path_join(dir, "init-bin"), *cfg = path_join(dir, "config");
 	char *cache = path_join(dir, "cache"), *img = NULL, *cmd = NULL;
 	struct buf listing = BUF_INIT;
 	int reused = -1;

@@ -11,27 +11,7 @@
 #include "mail.h"
 #include "util.h"
 #include "t.h"
-
-static char *tmpdir(void)
-{
-	char tmpl[] = "/tmp/tide-mail.XXXXXX";
-
-	return xstrdup(mkdtemp(tmpl));
-}
-
-static char *slurp(const char *dir, const char *name)
-{
-	struct buf b = BUF_INIT;
-	char *path = path_join(dir, name);
-
-	if (file_read(&b, path) < 0) {
-		free(path);
-		buf_release(&b);
-		return NULL;
-	}
-	free(path);
-	return buf_detach(&b);
-}
+#include "t_files.h"
 
 static void make_msg(struct mail_msg *m)
 {
@@ -71,7 +51,7 @@ TEST(mail__format_has_the_headers)
 
 TEST(mail__credentials_file_must_be_private)
 {
-	char *dir = tmpdir(), *path = path_join(dir, "creds");
+	char *dir = t_tmpdir("mail"), *path = path_join(dir, "creds");
 	struct mail_server s = { 0 };
 	const char *text = "user=next\npassword=s3cret-pw\n";
 
@@ -127,7 +107,7 @@ static int sink_start(struct sink *k, const char *dir, const char *extra1, const
 		       extra1 ? extra2 : k->dir, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 100 && !(port = slurp(dir, "port")); i++)
+	for (i = 0; i < 100 && !(port = t_slurp(dir, "port")); i++)
 		usleep(50000);
 	unlink(portfile);
 	free(portfile);
@@ -149,7 +129,7 @@ static void sink_stop(struct sink *k)
 
 TEST(mail__sends_to_the_sink_with_to_and_cc)
 {
-	char *dir = tmpdir(), *eml = NULL, *env = NULL;
+	char *dir = t_tmpdir("mail"), *eml = NULL, *env = NULL;
 	struct sink k = { 0, NULL, NULL };
 	struct mail_server s = { 0 };
 	struct mail_msg m;
@@ -159,8 +139,8 @@ TEST(mail__sends_to_the_sink_with_to_and_cc)
 	s.url = xstrdup(k.url);
 	s.timeout = 5;
 	CHECK_INT(mail_send(&s, &m), 0);
-	eml = slurp(k.dir, "1.eml");
-	env = slurp(k.dir, "1.env");
+	eml = t_slurp(k.dir, "1.eml");
+	env = t_slurp(k.dir, "1.env");
 	REQUIRE(eml && env);
 	CHECK_STR(env, "from next@tide.invalid\nto gpio@ex.org\nto fixes@ex.org\n");
 	CHECK(strstr(eml, "Subject: linux-next: manual merge of the gpio tree") != NULL);
@@ -174,7 +154,7 @@ TEST(mail__sends_to_the_sink_with_to_and_cc)
 
 TEST(mail__authenticates_and_never_shows_the_password)
 {
-	char *dir = tmpdir(), *env = NULL;
+	char *dir = t_tmpdir("mail"), *env = NULL;
 	struct sink k = { 0, NULL, NULL };
 	struct mail_server s = { 0 };
 	struct mail_msg m;
@@ -191,7 +171,7 @@ TEST(mail__authenticates_and_never_shows_the_password)
 	free(s.password);
 	s.password = xstrdup("right-pw");
 	CHECK_INT(mail_send(&s, &m), 0);
-	env = slurp(k.dir, "1.env");
+	env = t_slurp(k.dir, "1.env");
 	CHECK(env && strstr(env, "auth next\n"));
 	sink_stop(&k);
 	mail_server_release(&s);
@@ -202,7 +182,7 @@ TEST(mail__authenticates_and_never_shows_the_password)
 
 TEST(mail__refused_mail_and_missing_starttls_are_errors)
 {
-	char *dir = tmpdir();
+	char *dir = t_tmpdir("mail");
 	struct sink k = { 0, NULL, NULL };
 	struct mail_server s = { 0 };
 	struct mail_msg m;
@@ -215,7 +195,7 @@ TEST(mail__refused_mail_and_missing_starttls_are_errors)
 	CHECK(strstr(tide_error_last(), "550") != NULL);
 	s.starttls = 1;
 	CHECK(mail_send(&s, &m) < 0);
-	CHECK(!path_exists(k.dir) || !slurp(k.dir, "1.eml"));
+	CHECK(!path_exists(k.dir) || !t_slurp(k.dir, "1.eml"));
 	sink_stop(&k);
 	mail_server_release(&s);
 	mail_msg_release(&m);

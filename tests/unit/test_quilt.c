@@ -13,45 +13,16 @@
 #include "quilt.h"
 #include "util.h"
 #include "t.h"
+#include "t_files.h"
 
-#define GITENV "export GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent GIT_AUTHOR_NAME=T " \
-	"GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@t; "
-
+/* A scratch directory; libgit2 is initialised on first use. */
 static char *tmpdir(void)
 {
-	char tmpl[] = "/tmp/tide-quilt.XXXXXX";
 	static int inited;
 
 	if (!inited++)
 		git_libgit2_init();
-	return xstrdup(mkdtemp(tmpl));
-}
-
-static int sh(const char *dir, const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT;
-	va_list ap;
-	int rc;
-
-	buf_printf(&cmd, "cd '%s' && { ", dir);
-	va_start(ap, fmt);
-	buf_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	buf_puts(&cmd, "; } >/dev/null 2>&1");
-	rc = system(cmd.ptr);
-	buf_release(&cmd);
-	return rc;
-}
-
-static char *slurp(const char *path)
-{
-	struct buf b = BUF_INIT;
-
-	if (file_read(&b, path) < 0) {
-		buf_release(&b);
-		return NULL;
-	}
-	return buf_detach(&b);
+	return t_tmpdir("quilt");
 }
 
 /*
@@ -61,7 +32,7 @@ static char *slurp(const char *path)
  */
 static int make_series(const char *dir)
 {
-	return sh(dir, GITENV
+	return t_sh_in(dir, T_GITENV
 		  "git init -q -b main src && cd src && "
 		  "printf 'a\\nb\\nc\\n' >f && mkdir d && echo x >d/g && git add . && "
 		  "git commit -qm base && git tag base && "
@@ -170,7 +141,7 @@ TEST(quilt__local_series_matches_git_am)
 	git_object_free(base);
 	git_object_free(want);
 	git_repository_free(repo);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(gitdir), free(url), free(cache), free(dir);
 }
 
@@ -183,7 +154,7 @@ TEST(quilt__patch_that_does_not_apply_names_patch_and_file)
 	git_oid tip;
 
 	REQUIRE(make_series(dir) == 0);
-	REQUIRE(sh(dir, "sed -i 's/^ b$/ changed/' series/0001-*.patch") == 0);
+	REQUIRE(t_sh_in(dir, "sed -i 's/^ b$/ changed/' series/0001-*.patch") == 0);
 	REQUIRE(git_repository_open(&repo, gitdir) == 0);
 	REQUIRE(git_revparse_single(&base, repo, "base") == 0);
 	CHECK_INT(quilt_prepare(&tip, NULL, repo, "mm", url, cache, git_object_id(base), NULL),
@@ -195,7 +166,7 @@ TEST(quilt__patch_that_does_not_apply_names_patch_and_file)
 	CHECK(git_reference_name_to_id(&tip, repo, "refs/quilt/mm") < 0);
 	git_object_free(base);
 	git_repository_free(repo);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(gitdir), free(url), free(cache), free(dir);
 }
 
@@ -219,7 +190,7 @@ static int server_start(struct server *s, const char *dir, const char *root)
 		       "--control", s->control, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 100 && !(port = slurp(portfile)); i++)
+	for (i = 0; i < 100 && !(port = t_slurp(NULL, portfile)); i++)
 		usleep(50000);
 	free(portfile);
 	if (!port)
@@ -240,7 +211,7 @@ static void server_stop(struct server *s)
 
 static int count_in(const char *path, const char *needle)
 {
-	char *text = slurp(path), *p = text;
+	char *text = t_slurp(NULL, path), *p = text;
 	int n = 0;
 
 	while (p && (p = strstr(p, needle)))
@@ -274,25 +245,25 @@ TEST(quilt__http_fetch_is_conditional_and_reports_bad_servers)
 	CHECK_INT(count_in(srv.log, " 304\n"), 3);
 	/* A changed patch is downloaded again, the rest are not. */
 	memset(&st, 0, sizeof(st));
-	REQUIRE(sh(dir, "echo '# tweak' >>series/0002-d-add-new.patch") == 0);
+	REQUIRE(t_sh_in(dir, "echo '# tweak' >>series/0002-d-add-new.patch") == 0);
 	CHECK_INT(quilt_fetch(&s, &st, srv.url, cache, NULL), 0);
 	quilt_series_release(&s);
 	CHECK_INT((int)st.downloaded, 1);
 	/* A missing patch, a server error, a hanging server. */
-	REQUIRE(sh(dir, "echo '404 0002-*' >control") == 0);
+	REQUIRE(t_sh_in(dir, "echo '404 0002-*' >control") == 0);
 	CHECK_INT(quilt_fetch(&s, &st, srv.url, cache, NULL), TIDE_ENOTFOUND);
 	CHECK(strstr(tide_error_last(), "'0002-d-add-new.patch'") != NULL);
 	CHECK(strstr(tide_error_last(), "HTTP 404") != NULL);
-	REQUIRE(sh(dir, "echo '500 series' >control") == 0);
+	REQUIRE(t_sh_in(dir, "echo '500 series' >control") == 0);
 	CHECK_INT(quilt_fetch(&s, &st, srv.url, cache, NULL), TIDE_ERROR);
 	CHECK(strstr(tide_error_last(), "HTTP 500") != NULL);
-	REQUIRE(sh(dir, "echo 'hang *' >control") == 0);
+	REQUIRE(t_sh_in(dir, "echo 'hang *' >control") == 0);
 	opts.low_speed_time = 1;
 	t0 = time_now();
 	CHECK_INT(quilt_fetch(&s, &st, srv.url, cache, &opts), TIDE_ETIMEOUT);
 	CHECK(time_now() - t0 < 10);
 	server_stop(&srv);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(root), free(cache), free(dir);
 }
 

@@ -13,51 +13,17 @@
 #include "rerere.h"
 #include "util.h"
 #include "t.h"
+#include "t_files.h"
 
+/* A scratch directory; libgit2 is initialised on first use. */
 static char *tmpdir(void)
 {
-	char tmpl[] = "/tmp/tide-rerere.XXXXXX";
 	static int inited;
 
 	if (!inited++)
 		git_libgit2_init();
-
-	return xstrdup(mkdtemp(tmpl));
+	return t_tmpdir("rerere");
 }
-
-/* Run a shell command line in dir; returns its exit status. */
-static int sh(const char *dir, const char *fmt, ...)
-{
-	struct buf cmd = BUF_INIT;
-	va_list ap;
-	int rc;
-
-	buf_printf(&cmd, "cd '%s' && { ", dir);
-	va_start(ap, fmt);
-	buf_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	buf_puts(&cmd, "; } >/dev/null 2>&1");
-	rc = system(cmd.ptr);
-	buf_release(&cmd);
-	return rc;
-}
-
-static char *slurp(const char *dir, const char *name)
-{
-	struct buf b = BUF_INIT;
-	char *path = path_join(dir, name);
-
-	if (file_read(&b, path) < 0) {
-		free(path);
-		buf_release(&b);
-		return NULL;
-	}
-	free(path);
-	return buf_detach(&b);
-}
-
-#define GITENV "export GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent GIT_AUTHOR_NAME=T " \
-	"GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@t; "
 
 /*
  * A repository whose branches "a" and "b" both change line 3 of f.txt;
@@ -65,7 +31,7 @@ static char *slurp(const char *dir, const char *name)
  */
 static int make_conflict_repo(const char *dir)
 {
-	return sh(dir, GITENV
+	return t_sh_in(dir, T_GITENV
 		  "git init -q -b main r && cd r && git config rerere.enabled true && "
 		  "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n8\\n9\\n' >f.txt && git add f.txt && "
 		  "git commit -qm base && git checkout -qb a && "
@@ -133,15 +99,15 @@ TEST(rerere__replays_resolution_recorded_by_git)
 	char id[41], id2[41], *name = NULL;
 
 	REQUIRE(make_conflict_repo(dir) == 0);
-	CHECK(sh(dir, GITENV "cd r && git merge -q b") != 0);
-	conflicted = slurp(dir, "r/f.txt");
+	CHECK(t_sh_in(dir, T_GITENV "cd r && git merge -q b") != 0);
+	conflicted = t_slurp(dir, "r/f.txt");
 	REQUIRE(conflicted);
 	CHECK_INT(rerere_normalize(&pre, id, conflicted, strlen(conflicted)), 1);
 	name = xasprintf("r/.git/rr-cache/%s/preimage", id);
-	gitpre = slurp(dir, name);
+	gitpre = t_slurp(dir, name);
 	REQUIRE(gitpre);
 	CHECK_STR(pre.ptr, gitpre);
-	CHECK_INT(sh(dir, GITENV "cd r && printf '1\\n2\\nthree-both\\n4\\n5\\n6\\n7\\n8\\n9\\n' >f.txt && "
+	CHECK_INT(t_sh_in(dir, T_GITENV "cd r && printf '1\\n2\\nthree-both\\n4\\n5\\n6\\n7\\n8\\n9\\n' >f.txt && "
 		     "git add f.txt && git commit -qm merged && "
 		     "test -f .git/rr-cache/%s/postimage", id), 0);
 	store = path_join(dir, "r/.git/rr-cache");
@@ -150,7 +116,7 @@ TEST(rerere__replays_resolution_recorded_by_git)
 		fprintf(stderr, "%s\n", tide_error_last());
 	CHECK_STR(id2, id);
 	CHECK_STR(out.ptr, "1\n2\nthree-both\n4\n5\n6\n7\n8\n9\n");
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(name), free(store), free(conflicted), free(gitpre), free(dir);
 	buf_release(&pre);
 	buf_release(&out);
@@ -165,19 +131,19 @@ TEST(rerere__resolution_recorded_by_tide_is_used_by_git)
 	int variant = -1;
 
 	REQUIRE(make_conflict_repo(dir) == 0);
-	CHECK(sh(dir, GITENV "cd r && git config rerere.enabled false && git merge -q b") != 0);
-	conflicted = slurp(dir, "r/f.txt");
+	CHECK(t_sh_in(dir, T_GITENV "cd r && git config rerere.enabled false && git merge -q b") != 0);
+	conflicted = t_slurp(dir, "r/f.txt");
 	REQUIRE(conflicted);
 	store = path_join(dir, "store");
 	CHECK_INT(rerere_record(store, conflicted, strlen(conflicted), fix, strlen(fix),
 				id, &variant), 0);
 	CHECK_INT(variant, 0);
-	CHECK_INT(sh(dir, GITENV "cd r && git merge --abort && git config rerere.enabled true && "
+	CHECK_INT(t_sh_in(dir, T_GITENV "cd r && git merge --abort && git config rerere.enabled true && "
 		     "mkdir -p .git/rr-cache && cp -r ../store/* .git/rr-cache/ && "
 		     "{ git merge -q b; true; } && ! grep -q '<<<<<<<' f.txt"), 0);
-	merged = slurp(dir, "r/f.txt");
+	merged = t_slurp(dir, "r/f.txt");
 	CHECK_STR(merged, fix);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(merged), free(store), free(conflicted), free(dir);
 }
 
@@ -288,18 +254,18 @@ TEST(rerere__store_is_shared_through_a_git_branch)
 	const char *c1 = "<<<<<<< x\nl\n=======\nr\n>>>>>>> y\n";
 	char id[41];
 
-	REQUIRE(sh(dir, "git init -q --bare shared.git") == 0);
+	REQUIRE(t_sh_in(dir, "git init -q --bare shared.git") == 0);
 	CHECK_INT(rerere_record(a, c1, strlen(c1), "lr\n", 3, id, NULL), 0);
 	CHECK_INT(rerere_share_push(a, ca, bare, "rerere-cache"), 0);
-	CHECK_INT(sh(dir, "test \"$(git --git-dir=shared.git ls-tree -r --name-only rerere-cache)\" = "
+	CHECK_INT(t_sh_in(dir, "test \"$(git --git-dir=shared.git ls-tree -r --name-only rerere-cache)\" = "
 		     "\"$(printf '%%s/postimage\\n%%s/preimage' %s %s)\"", id, id), 0);
 	/* Nothing changed: no new commit. */
 	CHECK_INT(rerere_share_push(a, ca, bare, "rerere-cache"), 0);
-	CHECK_INT(sh(dir, "test $(git --git-dir=shared.git rev-list --count rerere-cache) = 1"), 0);
+	CHECK_INT(t_sh_in(dir, "test $(git --git-dir=shared.git rev-list --count rerere-cache) = 1"), 0);
 	CHECK_INT(rerere_share_fetch(b, cb, bare, "rerere-cache"), 0);
 	p = xasprintf("%s/postimage", id);
-	got = slurp(b, p);
-	want = slurp(a, p);
+	got = t_slurp(b, p);
+	want = t_slurp(a, p);
 	CHECK(got && want && !strcmp(got, want));
 	/* b adds an entry and pushes; a fetches it. */
 	free(got), free(p);
@@ -307,12 +273,12 @@ TEST(rerere__store_is_shared_through_a_git_branch)
 	CHECK_INT(rerere_share_push(b, cb, bare, "rerere-cache"), 0);
 	CHECK_INT(rerere_share_fetch(a, ca, bare, "rerere-cache"), 0);
 	p = xasprintf("%s/postimage", id);
-	got = slurp(a, p);
+	got = t_slurp(a, p);
 	CHECK_STR(got, "mn\n");
-	CHECK_INT(sh(dir, "test $(git --git-dir=shared.git rev-list --count rerere-cache) = 2"), 0);
+	CHECK_INT(t_sh_in(dir, "test $(git --git-dir=shared.git rev-list --count rerere-cache) = 2"), 0);
 	/* A URL that is no repository is an error, not a crash. */
 	CHECK(rerere_share_fetch(a, ca, "/nonexistent/repo.git", "x") < 0);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(got), free(want), free(p), free(a), free(b), free(bare), free(ca), free(cb), free(dir);
 }
 
@@ -324,17 +290,17 @@ TEST(rerere__sync_reads_rerere_conf)
 	struct buf done = BUF_INIT;
 	char id[41];
 
-	REQUIRE(sh(dir, "git init -q --bare shared.git && mkdir ws") == 0);
+	REQUIRE(t_sh_in(dir, "git init -q --bare shared.git && mkdir ws") == 0);
 	text = xasprintf("share=%s/shared.git#rr\nexpire-days=30\n", dir);
 	REQUIRE(file_write_atomic(conf, text, strlen(text)) == 0);
 	CHECK_INT(rerere_sync_before(ws, &done), 0);
 	CHECK_INT(rerere_record(store, c1, strlen(c1), "lr\n", 3, id, NULL), 0);
 	CHECK_INT(rerere_sync_after(ws, &done), 0);
 	CHECK(strstr(buf_cstr(&done), "pushed recorded resolutions to") != NULL);
-	CHECK_INT(sh(dir, "git --git-dir=shared.git rev-parse -q --verify rr"), 0);
+	CHECK_INT(t_sh_in(dir, "git --git-dir=shared.git rev-parse -q --verify rr"), 0);
 	REQUIRE(file_write_atomic(conf, "bogus\n", 6) == 0);
 	CHECK_INT(rerere_sync_before(ws, NULL), TIDE_EINVAL);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	buf_release(&done);
 	free(text), free(conf), free(ws), free(store), free(dir);
 }
@@ -362,7 +328,7 @@ TEST(rerere__worktree_record_then_resolve_merge)
 	REQUIRE(git_revparse_single(&a, repo, "a") == 0 && git_revparse_single(&b, repo, "b") == 0);
 	CHECK_INT(rerere_worktree_prepare(&n, repo, wt, git_object_id(a), git_object_id(b), "A", "B"), 0);
 	CHECK_INT((int)n, 1);
-	text = slurp(wt, "f.txt");
+	text = t_slurp(wt, "f.txt");
 	CHECK(text && strstr(text, "<<<<<<< A\n"));
 	free(text);
 	CHECK_INT(rerere_worktree_record(&ids, wt, store), TIDE_EINVAL);
@@ -393,7 +359,7 @@ TEST(rerere__worktree_record_then_resolve_merge)
 	git_object_free(b);
 	git_repository_free(repo);
 	buf_release(&ids);
-	sh(dir, "rm -rf '%s'", dir);
+	t_sh_in(dir, "rm -rf '%s'", dir);
 	free(store), free(wt), free(gitdir), free(dir);
 }
 

@@ -100,19 +100,6 @@ static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *cons
 	return status;
 }
 
-static char *newest_day(const char *wsdir)
-{
-	char *days = path_join(wsdir, "days"), **dates = NULL, *date = NULL;
-	int n = day_list(&dates, days);
-
-	if (n > 0)
-		date = xstrdup(dates[n - 1]);
-	tide_error_clear();
-	day_list_free(dates, n < 0 ? 0 : n);
-	free(days);
-	return date;
-}
-
 /* Boot the day's kernel and put "boot" into its day.json. */
 static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date)
 {
@@ -179,7 +166,14 @@ static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const cha
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	if (!(date = arg ? xstrdup(arg) : newest_day(ws->dir))) {
+	if (!arg) {
+		char *days = workspace_path(ws, "days");
+
+		date = day_newest(days);
+		tide_error_clear();
+		free(days);
+	}
+	if (!(date = arg ? xstrdup(arg) : date)) {
 		cmd_error("no day to boot yet; run 'tide run' first");
 		status = EXIT_BADINPUT;
 		goto done;

@@ -53,20 +53,6 @@ static void print_result(const struct build_result *res, const char *log)
 	printf("log: %s\n", log);
 }
 
-/* The newest day's date, or NULL if there is none. */
-static char *newest_day(struct workspace *ws)
-{
-	char *days = workspace_path(ws, "days"), **dates = NULL, *date = NULL;
-	int n = day_list(&dates, days);
-
-	if (n > 0)
-		date = xstrdup(dates[n - 1]);
-	tide_error_clear();
-	day_list_free(dates, n < 0 ? 0 : n);
-	free(days);
-	return date;
-}
-
 static int build_one_day(struct cmd_ctx *ctx, const char *date,
 			 const struct build_day_opts *o)
 {
@@ -185,7 +171,15 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (optind < argc && !day_date_is_valid(argv[optind]))
 		return build_one_rev(ctx, argv[optind], &o);
-	date = optind < argc ? xstrdup(argv[optind]) : newest_day(ctx->ws);
+	if (optind < argc) {
+		date = xstrdup(argv[optind]);
+	} else {
+		char *days = workspace_path(ctx->ws, "days");
+
+		date = day_newest(days);
+		tide_error_clear();
+		free(days);
+	}
 	if (!date) {
 		cmd_error("no day to build yet; run 'tide run' or name a revision");
 		return EXIT_BADINPUT;

@@ -17,8 +17,7 @@ static const char usage[] = "usage: tide show [--json] [DATE]\n";
 /* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
 static char *find_date(struct workspace *ws, const char *arg)
 {
-	char *days, **dates = NULL, *date = NULL;
-	int n;
+	char *days, *date;
 
 	if (arg && str_starts_with(arg, "next-") && strlen(arg) == 13) {
 		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
@@ -34,12 +33,9 @@ static char *find_date(struct workspace *ws, const char *arg)
 		return NULL;
 	}
 	days = workspace_path(ws, "days");
-	n = day_list(&dates, days);
-	if (n > 0)
-		date = xstrdup(dates[n - 1]);
-	else if (n == 0)
+	date = day_newest(days);
+	if (!date && tide_error_code() == TIDE_ENOTFOUND)
 		tide_error_set(TIDE_ENOTFOUND, "no day in workspace '%s' yet", ws->dir);
-	day_list_free(dates, n > 0 ? n : 0);
 	free(days);
 	return date;
 }

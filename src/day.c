@@ -435,6 +435,19 @@ void day_list_free(char **dates, int n)
 	free(dates);
 }
 
+char *day_newest(const char *days_dir)
+{
+	char **dates = NULL, *date = NULL;
+	int n = day_list(&dates, days_dir);
+
+	if (n > 0)
+		date = xstrdup(dates[n - 1]);
+	else if (n == 0)
+		tide_error_set(TIDE_ENOTFOUND, "no day under '%s' yet", days_dir);
+	day_list_free(dates, n > 0 ? n : 0);
+	return date;
+}
+
 int day_install(const char *days_dir, const char *date, const char *tmp_dir)
 {
 	char *final = path_join(days_dir, date);

@@ -77,6 +77,11 @@ char *day_tag_for(const char *date);
  */
 int day_list(char ***out, const char *days_dir);
 void day_list_free(char **dates, int n);
+/*
+ * The newest date under days_dir, or NULL: TIDE_ENOTFOUND when there is
+ * no day yet, else day_list()'s error.  The caller frees it.
+ */
+char *day_newest(const char *days_dir);
 
 /*
  * Put the finished directory tmp_dir into place as days_dir/date: an

@@ -110,7 +110,7 @@ check-kernel: all asan
 	@mkdir -p $(R)
 	integration/check
 
-# Also the plain-make builds and boots of days 1-3 (long).
+# Also the plain-make builds and boots of days 1-3 and of each series (long).
 check-kernel-full: all asan
 	@mkdir -p $(R)
 	TIDE_CHECK_FULL=1 integration/check

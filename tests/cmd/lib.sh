@@ -63,7 +63,12 @@ commit_file() {
 test_done() {
 	results=${TIDE_RESULTS:-$TOP/build/results}
 	mkdir -p "$results"
-	echo "$t_passed $t_failed" > "$results/cmd-$test_name"
+	# The kernel tests (integration/tests) share numbers with command tests.
+	case "$0" in
+	*integration/tests/*) kind=kernel ;;
+	*) kind=cmd ;;
+	esac
+	echo "$t_passed $t_failed" > "$results/$kind-$test_name"
 	echo "$test_name: $t_passed passed, $t_failed failed"
 	rm -rf "$TRASH"
 	[ $t_failed = 0 ]

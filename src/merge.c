@@ -1406,7 +1406,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			int depth)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1 };
+				 "Temporary merge branch 2", 1, NULL };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
@@ -1459,24 +1459,29 @@ static int base_tree(git_tree **out, git_repository *repo, const git_oid *a,
 		     const git_oid *b, const struct merge_opts *opts, int depth)
 {
 	git_oidarray bases = { NULL, 0 };
+	const git_oidarray *use = &bases;
 	git_commit *c = NULL;
-	int error;
+	int error = 0;
 
 	*out = NULL;
-	error = git_merge_bases(&bases, repo, a, b);
-	if (error == GIT_ENOTFOUND) {
-		git_error_clear();
-		return 0;
+	if (depth == 0 && opts && opts->bases) {
+		use = opts->bases;
+	} else {
+		error = git_merge_bases(&bases, repo, a, b);
+		if (error == GIT_ENOTFOUND) {
+			git_error_clear();
+			return 0;
+		}
+		if (error < 0)
+			return tide_error_git(TIDE_ERROR, "cannot compute merge bases");
 	}
-	if (error < 0)
-		return tide_error_git(TIDE_ERROR, "cannot compute merge bases");
-	if (bases.count == 1) {
-		if (git_commit_lookup(&c, repo, &bases.ids[0]) < 0 ||
+	if (use->count == 1) {
+		if (git_commit_lookup(&c, repo, &use->ids[0]) < 0 ||
 		    git_commit_tree(out, c) < 0)
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
 		git_commit_free(c);
-	} else if (bases.count > 1) {
-		error = virtual_base(out, repo, &bases, opts, depth);
+	} else if (use->count > 1) {
+		error = virtual_base(out, repo, use, opts, depth);
 	}
 	git_oidarray_dispose(&bases);
 	return error;

@@ -36,9 +36,17 @@ struct merge_opts {
 	const char *ours_label;		/* conflict marker labels; default "ours" */
 	const char *theirs_label;	/* default "theirs" */
 	int find_renames;		/* default 1: like merge-ort */
+	/*
+	 * The merge bases of ours and theirs when the caller has them (count
+	 * 0: unrelated histories), else NULL.  Finding them walks the history
+	 * back to the common ancestors: in an integration tree that is every
+	 * earlier merge of the day, so a caller that needs them anyway passes
+	 * them rather than walking twice.
+	 */
+	const git_oidarray *bases;
 };
 
-#define MERGE_OPTS_INIT { NULL, NULL, 1 }
+#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL }
 
 struct merge_result {
 	git_oid tree;			/* the written result tree */

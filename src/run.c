@@ -974,7 +974,9 @@ done:
 	return error;
 }
 
-static int run_merge(struct run *r, const struct tree *t, struct day_tree *dt, const git_oid *tip)
+/* bases: the merge bases of the state and tip (run_tree() found them). */
+static int run_merge(struct run *r, const struct tree *t, struct day_tree *dt, const git_oid *tip,
+		     const git_oidarray *bases)
 {
 	struct merge_result res;
 	struct merge_opts mopts = MERGE_OPTS_INIT;
@@ -986,8 +988,11 @@ static int run_merge(struct run *r, const struct tree *t, struct day_tree *dt, c
 	memset(&res, 0, sizeof(res));
 	mopts.ours_label = r->sum->tag;
 	mopts.theirs_label = label;
-	if (git_merge_base(&mb, r->repo, &r->state, tip) == 0)
+	mopts.bases = bases;
+	if (bases->count) {
+		git_oid_cpy(&mb, &bases->ids[0]);
 		dt->merge_base = oid_str(&mb);
+	}
 	if (git_commit_lookup(&ours, r->repo, &r->state) < 0 ||
 	    git_commit_lookup(&theirs, r->repo, tip) < 0) {
 		error = tide_error_git(TIDE_ERROR, "%s: cannot read commits to merge", t->name);
@@ -1085,6 +1090,7 @@ static int run_tree(struct run *r, const struct tree *t)
 {
 	struct day_tree *dt = day_add_tree(r->day);
 	double start = time_now();
+	git_oidarray bases = { NULL, 0 };
 	git_oid tip, before;
 	int have, error = 0;
 
@@ -1101,7 +1107,21 @@ static int run_tree(struct run *r, const struct tree *t)
 	}
 	dt->sha = oid_str(&tip);
 	log_merging(r, t, &tip);
-	if (git_oid_equal(&tip, &r->state) || git_graph_descendant_of(r->repo, &r->state, &tip) == 1) {
+	/*
+	 * One walk of the history finds the merge bases, for the merge and for
+	 * "up to date" (the tip is then the only base): each walk goes back
+	 * through every earlier merge of the day, so it is done once a tree.
+	 */
+	error = git_merge_bases(&bases, r->repo, &r->state, &tip);
+	if (error == GIT_ENOTFOUND) {
+		git_error_clear();
+		error = 0;
+	} else if (error < 0) {
+		error = tide_error_git(TIDE_ERROR, "%s: cannot find merge bases", t->name);
+		goto done;
+	}
+	if (git_oid_equal(&tip, &r->state) ||
+	    (bases.count == 1 && git_oid_equal(&bases.ids[0], &tip))) {
 		dt->status = xstrdup("up-to-date");
 		r->sum->merged++;
 		nextfiles_log_outcome(&r->mergelog, "Already up to date.");
@@ -1109,11 +1129,12 @@ static int run_tree(struct run *r, const struct tree *t)
 		goto done;
 	}
 	git_oid_cpy(&before, &r->state);
-	error = run_merge(r, t, dt, &tip);
+	error = run_merge(r, t, dt, &tip, &bases);
 	if (!error && dt->status && !strcmp(dt->status, "merged") && tree_opt(t, "build-each-merge"))
 		error = run_build_merge(r, t, dt, &before, &tip);
 	run_die_point("merge", ++r->nmerges);
 done:
+	git_oidarray_dispose(&bases);
 	dt->seconds = time_now() - start;
 	r->ndone++;
 	return error;

@@ -166,14 +166,7 @@ static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const cha
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	if (!arg) {
-		char *days = workspace_path(ws, "days");
-
-		date = day_newest(days);
-		tide_error_clear();
-		free(days);
-	}
-	if (!(date = arg ? xstrdup(arg) : date)) {
+	if (!(date = arg ? xstrdup(arg) : cmd_newest_day(ws))) {
 		cmd_error("no day to boot yet; run 'tide run' first");
 		status = EXIT_BADINPUT;
 		goto done;

@@ -171,15 +171,7 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (optind < argc && !day_date_is_valid(argv[optind]))
 		return build_one_rev(ctx, argv[optind], &o);
-	if (optind < argc) {
-		date = xstrdup(argv[optind]);
-	} else {
-		char *days = workspace_path(ctx->ws, "days");
-
-		date = day_newest(days);
-		tide_error_clear();
-		free(days);
-	}
+	date = optind < argc ? xstrdup(argv[optind]) : cmd_newest_day(ctx->ws);
 	if (!date) {
 		cmd_error("no day to build yet; run 'tide run' or name a revision");
 		return EXIT_BADINPUT;

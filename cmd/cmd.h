@@ -55,6 +55,8 @@ int cmd_finish_stdout(int status);
 /* Implemented in cmd/common.c. */
 int cmd_open(struct cmd_ctx *ctx, unsigned flags);
 void cmd_close(struct cmd_ctx *ctx);
+/* The newest day of the workspace, or NULL with the error set (caller frees). */
+char *cmd_newest_day(struct workspace *ws);
 
 int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);

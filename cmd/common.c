@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "../src/conf.h"
+#include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
@@ -61,4 +62,14 @@ void cmd_close(struct cmd_ctx *ctx)
 	ctx->ws = NULL;
 	trees_conf_free(ctx->conf);
 	ctx->conf = NULL;
+}
+
+char *cmd_newest_day(struct workspace *ws)
+{
+	char *days = workspace_path(ws, "days"), *date = day_newest(days);
+
+	if (!date && tide_error_code() == TIDE_ENOTFOUND)
+		tide_error_set(TIDE_ENOTFOUND, "no day in workspace '%s' yet", ws->dir);
+	free(days);
+	return date;
 }

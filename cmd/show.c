@@ -17,8 +17,6 @@ static const char usage[] = "usage: tide show [--json] [DATE]\n";
 /* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
 static char *find_date(struct workspace *ws, const char *arg)
 {
-	char *days, *date;
-
 	if (arg && str_starts_with(arg, "next-") && strlen(arg) == 13) {
 		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
 
@@ -32,12 +30,7 @@ static char *find_date(struct workspace *ws, const char *arg)
 		tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
 		return NULL;
 	}
-	days = workspace_path(ws, "days");
-	date = day_newest(days);
-	if (!date && tide_error_code() == TIDE_ENOTFOUND)
-		tide_error_set(TIDE_ENOTFOUND, "no day in workspace '%s' yet", ws->dir);
-	free(days);
-	return date;
+	return cmd_newest_day(ws);
 }
 
 static void print_tree(const struct day_tree *t)

@@ -316,6 +316,16 @@ static int find_previous_sha(struct run *r, const struct tree *t, git_oid *out, 
 	return found;
 }
 
+/* A file named in trees.conf: as given when absolute, else relative to trees.conf. */
+static char *conf_relative_path(const struct run *r, const char *name)
+{
+	const char *slash = strrchr(r->conf->path, '/');
+
+	if (name[0] == '/' || !slash)
+		return xstrdup(name);
+	return xasprintf("%.*s/%s", (int)(slash - r->conf->path), r->conf->path, name);
+}
+
 /*
  * Quilt and mmotm trees: the series applied onto the base as commits
  * (refs/quilt/<tree>).  The one place a quilt tree becomes a commit.
@@ -327,14 +337,12 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
 	char *rel = xasprintf("quilt/%s", t->name);
 	char *cachedir = workspace_path(r->ws, rel);
 	const char *timeout = tree_opt(t, "timeout"), *cainfo = tree_opt(t, "cainfo");
-	char *confdir = xstrdup(r->conf->path), *slash = strrchr(confdir, '/'), *ca = NULL;
+	char *ca = NULL;
 	int error;
 
 	/* "#tide NAME cainfo=FILE": CA bundle for https://, relative to trees.conf. */
-	if (slash)
-		*slash = '\0';
 	if (cainfo)
-		qopts.cainfo = ca = cainfo[0] == '/' || !slash ? xstrdup(cainfo) : path_join(confdir, cainfo);
+		qopts.cainfo = ca = conf_relative_path(r, cainfo);
 
 	/* "#tide NAME timeout=SECONDS": connect and stalled-transfer limit. */
 	if (timeout && atol(timeout) > 0)
@@ -344,7 +352,6 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
 	run_event(r, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",
 		  t->name, stats.requests, stats.downloaded, stats.not_modified);
 	free(ca);
-	free(confdir);
 	free(cachedir);
 	free(rel);
 	return error;
@@ -762,13 +769,10 @@ done:
  */
 static void fixup_series(struct run *r, const struct tree *t, struct quilt_series *out)
 {
-	char *rel = xasprintf("fixups/%s", t->name), *dir = workspace_path(r->ws, rel);
-	char *confdir = xstrdup(r->conf->path), *slash = strrchr(confdir, '/'), *abs;
+	char *rel = xasprintf("fixups/%s", t->name), *dir = workspace_path(r->ws, rel), *abs;
 	const char *v;
 	size_t i;
 
-	if (slash)
-		*slash = '\0';
 	if (quilt_series_from_dir(out, dir) < 0)
 		tide_error_clear();
 	for (i = 0; i < out->npatches; i++) {
@@ -781,11 +785,10 @@ static void fixup_series(struct run *r, const struct tree *t, struct quilt_serie
 		if (strcmp(t->opts[i].key, "fixup") || !*(v = t->opts[i].value))
 			continue;
 		out->patches = xrealloc(out->patches, (out->npatches + 1) * sizeof(char *));
-		abs = v[0] == '/' || !slash ? xstrdup(v) : path_join(confdir, v);
+		abs = conf_relative_path(r, v);
 		out->patches[out->npatches++] = path_absolute(abs);
 		free(abs);
 	}
-	free(confdir);
 	free(dir);
 	free(rel);
 }

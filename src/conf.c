@@ -1,3 +1,5 @@
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +210,60 @@ static int set_base(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
-/* "#tide<TAB>..." lines: the base now, per-tree extras at the end. */
+long conf_parse_seconds(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	/* strtoul alone takes " 5", "-1" (as a huge number) and "5x". */
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > (unsigned long)CONF_MAX_SECONDS)
+		return -1;
+	return (long)v;
+}
+
+long long conf_parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	/* Compare before shifting, so a huge count cannot wrap. */
+	if (*end || v < 1 || v > (unsigned long long)CONF_MAX_SIZE >> shift)
+		return -1;
+	return (long long)(v << shift);
+}
+
+static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
+{
+	const char *v = f[1] + strlen("fetch-deadline=");
+
+	if (n != 2)
+		return conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
+	if (p->conf->fetch_deadline)
+		return conf_err(p, line, "%s", "fetch-deadline given twice");
+	if ((p->conf->fetch_deadline = conf_parse_seconds(v)) < 0)
+		return conf_err(p, line, "bad fetch-deadline '%s' (whole seconds, 1 to %ld)",
+				v, CONF_MAX_SECONDS);
+	return 0;
+}
+
+/* "#tide<TAB>..." lines: the base and global options now, per-tree extras at the end. */
 static int parse_tide_line(struct parser *p, const char *text, int line)
 {
 	struct pending_extra *e;
@@ -220,6 +275,8 @@ static int parse_tide_line(struct parser *p, const char *text, int line)
 		error = conf_err(p, line, "%s", "'#tide' line needs a tree name or 'base'");
 	} else if (!strcmp(f[1], "base")) {
 		error = set_base(p, f, n, line);
+	} else if (str_starts_with(f[1], "fetch-deadline=")) {
+		error = set_fetch_deadline(p, f, n, line);
 	} else {
 		array_grow(&p->extras, &p->extras_alloc, p->nextras + 1, sizeof(*p->extras));
 		e = &p->extras[p->nextras++];
@@ -243,6 +300,19 @@ static void tree_add_opt(struct tree *t, const char *field)
 	o->value = xstrdup(eq ? eq + 1 : "");
 }
 
+/* Options tide acts on are checked here, so a typo is not a silent default. */
+static int check_opt(struct parser *p, int line, const struct tree *t, const struct tree_opt *o)
+{
+	if ((!strcmp(o->key, "timeout") || !strcmp(o->key, "stall")) &&
+	    conf_parse_seconds(o->value) < 0)
+		return conf_err(p, line, "tree '%s': bad %s '%s' (whole seconds, 1 to %ld)",
+				t->name, o->key, o->value, CONF_MAX_SECONDS);
+	if (!strcmp(o->key, "max-size") && conf_parse_size(o->value) < 0)
+		return conf_err(p, line, "tree '%s': bad max-size '%s' "
+				"(bytes, or a number with K, M or G, up to 64G)", t->name, o->value);
+	return 0;
+}
+
 static int apply_extra(struct parser *p, const struct pending_extra *e)
 {
 	struct tree *t = (struct tree *)trees_conf_find(p->conf, e->fields[1]);
@@ -260,6 +330,8 @@ static int apply_extra(struct parser *p, const struct pending_extra *e)
 			t->contact = xstrdup(f + strlen("contact="));
 		} else {
 			tree_add_opt(t, f);
+			if (check_opt(p, e->line, t, &t->opts[t->nopts - 1]) < 0)
+				return TIDE_EINVAL;
 		}
 	}
 	return 0;
@@ -403,6 +475,22 @@ const char *tree_opt(const struct tree *t, const char *key)
 		if (!strcmp(t->opts[i].key, key))
 			return t->opts[i].value;
 	return NULL;
+}
+
+long tree_opt_seconds(const struct tree *t, const char *key, long dflt)
+{
+	const char *v = tree_opt(t, key);
+	long n = v ? conf_parse_seconds(v) : -1;
+
+	return n > 0 ? n : dflt;
+}
+
+long long tree_opt_size(const struct tree *t, const char *key, long long dflt)
+{
+	const char *v = tree_opt(t, key);
+	long long n = v ? conf_parse_size(v) : -1;
+
+	return n > 0 ? n : dflt;
 }
 
 const char *tree_type_name(enum tree_type type)

@@ -38,6 +38,7 @@ struct trees_conf {
 	char *base_tag;
 	struct tree *trees;	/* in merge order (file order) */
 	size_t ntrees;
+	long fetch_deadline;	/* "#tide fetch-deadline=SECONDS"; 0: none */
 };
 
 /* Parse path.  On bad input returns TIDE_EINVAL with "FILE:LINE: what". */
@@ -50,5 +51,19 @@ const struct tree *trees_conf_find(const struct trees_conf *conf, const char *na
 /* The value of option key for t, or NULL if not given. */
 const char *tree_opt(const struct tree *t, const char *key);
 const char *tree_type_name(enum tree_type type);
+
+/*
+ * The values of the checked options (timeout=, stall=, max-size=), or
+ * dflt when not given.  trees_conf_parse() has rejected bad values, so
+ * these cannot fail on a loaded conf.
+ */
+long tree_opt_seconds(const struct tree *t, const char *key, long dflt);
+long long tree_opt_size(const struct tree *t, const char *key, long long dflt);
+
+/* "SECONDS" (1 to CONF_MAX_SECONDS) and "BYTES[K|M|G]"; -1 when bad. */
+#define CONF_MAX_SECONDS 86400L
+#define CONF_MAX_SIZE (64LL << 30)
+long conf_parse_seconds(const char *s);
+long long conf_parse_size(const char *s);
 
 #endif

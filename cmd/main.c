@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "../src/error.h"
+#include "../src/fetch.h"
 
 #define TIDE_VERSION "0.1"
 
@@ -150,6 +151,8 @@ int main(int argc, char **argv)
 	if ((status = cmd_open(&ctx, wants_help(argc - i, argv + i) ? 0 : cmd->flags)) == 0)
 		status = cmd->fn(&ctx, argc - i, argv + i);
 	cmd_close(&ctx);
-	git_libgit2_shutdown();
+	/* An abandoned fetch thread may still be inside libgit2: leave it its state. */
+	if (!fetch_abandoned_threads())
+		git_libgit2_shutdown();
 	return cmd_finish_stdout(status);
 }

@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,9 +20,14 @@ struct slot {
 	struct fetch_job job;	/* strings owned by the pool */
 	struct pool *pool;
 	enum slot_state state;
-	double started, last_activity;
+	double started, last_data;
+	size_t last_bytes;	/* pack bytes received at last_data */
+	char *why;		/* the limit a callback found passed, or NULL */
 	int worker;		/* index in pool->threads, -1 in the caller's thread */
 };
+
+/* Workers given up while maybe still inside libgit2 (fetch_abandoned_threads()). */
+static atomic_int abandoned_threads;
 
 struct pool {
 	pthread_mutex_t lock;
@@ -80,29 +86,81 @@ static int find_remote_ref(git_oid *out, git_remote *remote, const struct fetch_
 	return tide_error_set(TIDE_ENOTFOUND, "'%s' not found in '%s'", job->src_ref, job->location);
 }
 
-/* Any sign of life from the remote; a nonzero return cancels an abandoned fetch. */
-static int touch(struct slot *slot)
+/* Called with pool->lock held: why the slot must stop now, or NULL. */
+static char *slot_over_limit(const struct slot *slot, double now)
 {
-	int abandoned;
+	const struct fetch_job *job = &slot->job;
+
+	if (job->timeout > 0 && now - slot->started >= job->timeout)
+		return xasprintf("'%s': timed out after %.0f s", job->location, job->timeout);
+	if (job->stall > 0 && now - slot->last_data >= job->stall)
+		return xasprintf("'%s': no data for %.0f s, given up", job->location, job->stall);
+	if (job->deadline > 0 && now >= job->deadline)
+		return xasprintf("'%s': fetch-deadline reached after %.0f s", job->location,
+				 now - slot->started);
+	return NULL;
+}
+
+/*
+ * Every libgit2 callback of a fetch ends here.  Only new pack bytes count
+ * as data; the limits are checked on every call, so a server that talks
+ * without sending anything is cut off by libgit2 itself, not only by the
+ * watchdog.  Nonzero makes libgit2 abort the fetch.
+ */
+static int on_progress(struct slot *slot, size_t bytes)
+{
+	struct pool *pool = slot->pool;
+	double now = time_now();
+	int stop;
+
+	pthread_mutex_lock(&pool->lock);
+	if (bytes != slot->last_bytes) {
+		slot->last_bytes = bytes;
+		slot->last_data = now;
+	}
+	if (slot->state == SLOT_RUNNING && !slot->why)
+		slot->why = slot_over_limit(slot, now);
+	stop = slot->state == SLOT_ABANDONED || slot->why;
+	pthread_mutex_unlock(&pool->lock);
+	return stop ? -1 : 0;
+}
+
+static size_t slot_bytes(struct slot *slot)
+{
+	size_t bytes;
 
 	pthread_mutex_lock(&slot->pool->lock);
-	slot->last_activity = time_now();
-	abandoned = slot->state == SLOT_ABANDONED;
+	bytes = slot->last_bytes;
 	pthread_mutex_unlock(&slot->pool->lock);
-	return abandoned ? -1 : 0;
+	return bytes;
 }
 
 static int on_sideband(const char *str, int len, void *payload)
 {
 	(void)str;
 	(void)len;
-	return touch(payload);
+	return on_progress(payload, slot_bytes(payload));
 }
 
 static int on_transfer(const git_indexer_progress *stats, void *payload)
 {
-	(void)stats;
-	return touch(payload);
+	return on_progress(payload, stats->received_bytes);
+}
+
+static int on_update_tips(const char *refname, const git_oid *a, const git_oid *b, void *payload)
+{
+	(void)refname;
+	(void)a;
+	(void)b;
+	return on_progress(payload, slot_bytes(payload));
+}
+
+/* Connected and refs listed: that was data from the remote. */
+static void mark_data(struct slot *slot)
+{
+	pthread_mutex_lock(&slot->pool->lock);
+	slot->last_data = time_now();
+	pthread_mutex_unlock(&slot->pool->lock);
 }
 
 static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
@@ -122,6 +180,7 @@ static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	opts.callbacks.sideband_progress = on_sideband;
 	opts.callbacks.transfer_progress = on_transfer;
+	opts.callbacks.update_tips = on_update_tips;
 	opts.callbacks.payload = slot;
 	/*
 	 * Like git_remote_create_anonymous(), without the url.*.insteadOf
@@ -142,7 +201,7 @@ static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
 		error = tide_error_git(TIDE_ERROR, "cannot reach '%s'", job->location);
 		goto done;
 	}
-	touch(slot);
+	mark_data(slot);
 	if ((error = find_remote_ref(out, remote, job)) < 0)
 		goto done;
 	if (git_remote_fetch(remote, &refspecs, &opts, NULL) < 0) {
@@ -175,6 +234,7 @@ static void pool_unref(struct pool *pool)
 		fetch_job_clear(&pool->slots[i].job);
 		free((char *)pool->slots[i].job.name);
 		free((char *)pool->slots[i].job.location);
+		free(pool->slots[i].why);
 	}
 	free(pool->slots);
 	free(pool->threads);
@@ -190,11 +250,14 @@ static struct slot *take_slot(struct pool *pool, int index)
 	struct slot *slot = NULL;
 
 	pthread_mutex_lock(&pool->lock);
+	/* Slots that reached their deadline in the queue are done already. */
+	while (pool->next < pool->nslots && pool->slots[pool->next].state != SLOT_QUEUED)
+		pool->next++;
 	if (pool->next < pool->nslots) {
 		slot = &pool->slots[pool->next++];
 		slot->state = SLOT_RUNNING;
 		slot->worker = index;
-		slot->started = slot->last_activity = time_now();
+		slot->started = slot->last_data = time_now();
 	}
 	pthread_mutex_unlock(&pool->lock);
 	return slot;
@@ -209,8 +272,10 @@ static int finish_slot(struct slot *slot, int error, const git_oid *oid)
 	pthread_mutex_lock(&pool->lock);
 	abandoned = slot->state == SLOT_ABANDONED;
 	if (!abandoned) {
-		slot->job.error = error;
-		slot->job.message = error ? xstrdup(tide_error_last()) : NULL;
+		/* libgit2's message for a cancelled fetch does not say why. */
+		slot->job.error = error && slot->why ? TIDE_ETIMEOUT : error;
+		slot->job.message = !error ? NULL :
+			xstrdup(slot->why ? slot->why : tide_error_last());
 		git_oid_cpy(&slot->job.oid, oid);
 		slot->job.seconds = time_now() - slot->started;
 		slot->state = SLOT_DONE;
@@ -277,6 +342,8 @@ static struct pool *pool_new(const char *repo_path, const struct fetch_job *jobs
 		slot->job.location = xstrdup(jobs[i].location);
 		slot->job.name = xstrdup(jobs[i].name);
 		slot->job.timeout = jobs[i].timeout;
+		slot->job.stall = jobs[i].stall;
+		slot->job.deadline = jobs[i].deadline;
 		slot->pool = pool;
 	}
 	return pool;
@@ -315,7 +382,28 @@ static void join_workers(struct pool *pool)
 			pthread_join(pool->threads[i], NULL);
 }
 
-/* Called with pool->lock held: give up slots silent for longer than their timeout. */
+/* Called with pool->lock held: the caller stops waiting for a running slot. */
+static void abandon_slot(struct pool *pool, struct slot *slot, char *why, double now)
+{
+	slot->state = SLOT_ABANDONED;
+	if (slot->worker >= 0) {
+		pthread_detach(pool->threads[slot->worker]);
+		pool->detached[slot->worker] = 1;
+		atomic_fetch_add(&abandoned_threads, 1);
+	}
+	slot->job.error = TIDE_ETIMEOUT;
+	slot->job.message = why;
+	slot->job.seconds = now - slot->started;
+	pool->ndone++;
+	if (pool->next < pool->nslots)
+		start_worker(pool);
+}
+
+/*
+ * Called with pool->lock held: give up slots past a limit, even when
+ * their worker is blocked in a read and no callback runs, and queued
+ * slots past their deadline.
+ */
 static void expire_slots(struct pool *pool)
 {
 	double now = time_now();
@@ -323,23 +411,24 @@ static void expire_slots(struct pool *pool)
 
 	for (i = 0; i < pool->nslots; i++) {
 		struct slot *slot = &pool->slots[i];
+		char *why;
 
-		if (slot->state != SLOT_RUNNING || slot->job.timeout <= 0 ||
-		    now - slot->last_activity < slot->job.timeout)
-			continue;
-		slot->state = SLOT_ABANDONED;
-		if (slot->worker >= 0) {
-			pthread_detach(pool->threads[slot->worker]);
-			pool->detached[slot->worker] = 1;
+		if (slot->state == SLOT_RUNNING && (why = slot_over_limit(slot, now))) {
+			abandon_slot(pool, slot, why, now);
+		} else if (slot->state == SLOT_QUEUED && slot->job.deadline > 0 &&
+			   now >= slot->job.deadline) {
+			slot->state = SLOT_DONE;
+			slot->job.error = TIDE_ETIMEOUT;
+			slot->job.message = xasprintf("'%s': fetch-deadline reached before the fetch started",
+						      slot->job.location);
+			pool->ndone++;
 		}
-		slot->job.error = TIDE_ETIMEOUT;
-		slot->job.message = xasprintf("'%s': no progress for %.0f s, given up",
-					      slot->job.location, slot->job.timeout);
-		slot->job.seconds = now - slot->started;
-		pool->ndone++;
-		if (pool->next < pool->nslots)
-			start_worker(pool);
 	}
+}
+
+int fetch_abandoned_threads(void)
+{
+	return atomic_load(&abandoned_threads);
 }
 
 static void wait_for_slots(struct pool *pool)

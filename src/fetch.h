@@ -17,11 +17,17 @@ struct fetch_job {
 	char *src_ref;		/* "refs/heads/for-next", "refs/tags/v6.1" */
 	char *dst_ref;		/* "refs/remotes/gpio/for-next" */
 	/*
-	 * Seconds without progress (connecting, listing refs, receiving
-	 * data) after which the fetch is given up as TIDE_ETIMEOUT; 0: no
-	 * limit.  libgit2 1.5 has no network timeouts of its own.
+	 * Limits, each giving the fetch up as TIDE_ETIMEOUT; 0: none.
+	 * libgit2 1.5 has no network timeouts of its own, and a server can
+	 * keep a fetch alive for ever with progress messages, so `timeout`
+	 * counts from the fetch's start and nothing the server sends extends
+	 * it.  `stall` is the longest wait for pack data (progress messages
+	 * do not count as data); `deadline` is a time_now() by which the
+	 * fetch must be done, queued or not (the fetch stage's deadline).
 	 */
 	double timeout;
+	double stall;
+	double deadline;
 	/* results */
 	int error;		/* 0 or a TIDE_E* code */
 	char *message;		/* why it failed, or NULL */
@@ -38,8 +44,16 @@ void fetch_job_clear(struct fetch_job *job);
  * repository handle.  Every job records its own result; the return value
  * is 0 unless the pool itself could not run.  A job that times out is
  * abandoned: its thread is left to end on its own (its late result is
- * dropped) and a new thread takes the remaining jobs.
+ * dropped) and a new thread takes the remaining jobs.  Jobs still queued
+ * at their deadline fail without starting.
  */
 int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nthreads);
+
+/*
+ * How many worker threads were abandoned, still maybe blocked in a read
+ * inside libgit2: the caller must then not git_libgit2_shutdown() under
+ * them, and just exits.
+ */
+int fetch_abandoned_threads(void);
 
 #endif

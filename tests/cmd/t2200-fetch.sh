@@ -93,7 +93,7 @@ test_expect_success 'a server that hangs is given up after its timeout; the day 
 	test $(($(date +%s) - start)) -lt 30 &&
 	grep -q "2 of 3 trees merged, 1 left out" out &&
 	WS=wsto && test "$(day_field 2026-12-01 "d[\"trees\"][0][\"status\"]")" = fetch-failed &&
-	day_field 2026-12-01 "d[\"trees\"][0][\"fetch\"][\"error\"]" | grep -q "no progress for 2 s" &&
+	day_field 2026-12-01 "d[\"trees\"][0][\"fetch\"][\"error\"]" | grep -q "timed out after 2 s" &&
 	! grep -q "Sanitizer" err
 '
 

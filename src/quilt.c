@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <git2.h>
@@ -89,17 +90,33 @@ static int is_http(const char *url)
 }
 
 struct response {
-	struct buf body;
+	struct buf body;	/* local files only: HTTP bodies go to `out` */
 	char *etag;
 	char *last_modified;
+	FILE *out;		/* the temporary file beside the destination */
+	long long size, max;	/* bytes written so far, and the limit */
+	int too_large, write_errno;
 };
 
 static size_t on_body(char *data, size_t size, size_t n, void *payload)
 {
 	struct response *r = payload;
+	size_t len = size * n;
 
-	buf_put(&r->body, data, size * n);
-	return size * n;
+	/*
+	 * curl 7.88 stops at CURLOPT_MAXFILESIZE only when the length is
+	 * announced; a chunked or close-delimited body is counted here.
+	 */
+	if ((long long)len > r->max - r->size) {
+		r->too_large = 1;
+		return 0;
+	}
+	if (fwrite(data, 1, len, r->out) != len) {
+		r->write_errno = errno;
+		return 0;
+	}
+	r->size += (long long)len;
+	return len;
 }
 
 static char *header_value(const char *data, size_t len, const char *name)
@@ -212,43 +229,180 @@ static int store_file(const char *file, const char *meta, const struct response 
 	return error;
 }
 
-/* GET dir/name into cachedir/name, conditionally when a copy is cached. */
+/* "256M" for 268435456: sizes as trees.conf(5) writes them. */
+static char *size_str(long long n)
+{
+	if (n % (1LL << 30) == 0)
+		return xasprintf("%lldG", n >> 30);
+	if (n % (1LL << 20) == 0)
+		return xasprintf("%lldM", n >> 20);
+	if (n % (1LL << 10) == 0)
+		return xasprintf("%lldK", n >> 10);
+	return xasprintf("%lld", n);
+}
+
+/*
+ * The time one transfer may take: its timeout=, cut short by the run's
+ * fetch-deadline.  0 when the deadline has passed already.
+ */
+static long transfer_ms(const struct quilt_opts *o, int *by_deadline)
+{
+	double left;
+
+	*by_deadline = 0;
+	if (o->deadline <= 0)
+		return o->timeout * 1000L;
+	left = o->deadline - time_now();
+	if (left <= 0)
+		return 0;
+	if (left * 1000 < (double)o->timeout * 1000) {
+		*by_deadline = 1;
+		return left * 1000 < 1 ? 1 : (long)(left * 1000);
+	}
+	return o->timeout * 1000L;
+}
+
+/* A failed transfer, said in trees.conf(5)'s terms where a limit stopped it. */
+static int transfer_error(CURL *curl, CURLcode rc, const struct response *r, const char *errbuf,
+			  const char *name, const char *url, const struct quilt_opts *o,
+			  int by_deadline)
+{
+	char *size;
+	double connect = 0;
+	int error;
+
+	if (r->too_large || rc == CURLE_FILESIZE_EXCEEDED) {
+		size = size_str(o->max_size);
+		error = tide_error_set(TIDE_ERROR, "'%s': larger than max-size %s", url, size);
+		free(size);
+		return error;
+	}
+	if (r->write_errno) {
+		errno = r->write_errno;
+		return tide_error_errno(TIDE_EIO, "cannot store '%s' from '%s'", name, url);
+	}
+	if (rc != CURLE_OPERATION_TIMEDOUT)
+		return tide_error_set(TIDE_ERROR, "cannot fetch '%s' from '%s': %s", name, url,
+				      *errbuf ? errbuf : curl_easy_strerror(rc));
+	curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME, &connect);
+	if (by_deadline)
+		return tide_error_set(TIDE_ETIMEOUT, "'%s': fetch-deadline reached", url);
+	if (str_starts_with(errbuf, "Operation too slow"))
+		return tide_error_set(TIDE_ETIMEOUT, "'%s': no data for %ld s", url, o->low_speed_time);
+	if (connect <= 0 && o->connect_timeout < o->timeout)
+		return tide_error_set(TIDE_ETIMEOUT, "'%s': cannot connect within %ld s", url,
+				      o->connect_timeout);
+	return tide_error_set(TIDE_ETIMEOUT, "'%s': timed out after %ld s", url, o->timeout);
+}
+
+/*
+ * The limits every transfer has: size, time, redirects, and only http(s)
+ * even after a redirect (a server must not send curl to file:// or smb://).
+ */
+static int set_limits(CURL *curl, const struct quilt_opts *o, long ms)
+{
+	if (curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK ||
+	    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK)
+		return tide_error_set(TIDE_ERROR, "%s", "libcurl cannot restrict protocols");
+	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(curl, CURLOPT_MAXREDIRS, QUILT_MAX_REDIRS);
+	curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_size);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, o->connect_timeout);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, o->low_speed_time);
+	return 0;
+}
+
+/* A temporary file beside file, for the body; *tmp gets its name. */
+static int open_temp(FILE **out, char **tmp, const char *file)
+{
+	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
+	int fd, error;
+
+	*slash = '\0';
+	*out = NULL;
+	*tmp = xasprintf("%s.tmp-XXXXXX", file);
+	if ((error = mkdir_p(dir, 0777)) == 0) {
+		if ((fd = mkstemp(*tmp)) < 0 || !(*out = fdopen(fd, "wb"))) {
+			error = tide_error_errno(TIDE_EIO, "cannot create '%s'", *tmp);
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	free(dir);
+	if (error < 0) {
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return error;
+}
+
+/* The body is complete: put it in place, then its validators. */
+static int commit_temp(struct response *r, const char *tmp, const char *file, const char *meta)
+{
+	FILE *f = r->out;
+
+	r->out = NULL;
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
+		fclose(f);
+		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+	}
+	if (fclose(f) != 0)
+		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+	if (rename(tmp, file) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot replace '%s'", file);
+	return meta_write(meta, r);
+}
+
+static void setup_transfer(CURL *curl, const char *url, char *errbuf, struct response *r,
+			   struct curl_slist *hdrs, const struct quilt_opts *o)
+{
+	curl_easy_setopt(curl, CURLOPT_URL, url);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "tide");
+	if (o->cainfo)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, o->cainfo);
+}
+
+/*
+ * GET dir/name into cachedir/name, conditionally when a copy is cached.
+ * The body streams into a temporary file that replaces the copy only
+ * when the whole transfer succeeded: a failed, oversized or slow
+ * transfer leaves the previous copy and its ETag as they were.
+ */
 static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		    const char *cachedir, const struct quilt_opts *o)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct response r = { BUF_INIT, NULL, NULL };
+	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0 };
 	char *url = xasprintf("%s%s%s", dir, str_ends_with(dir, "/") ? "" : "/", name);
-	char *file = path_join(cachedir, name);
+	char *file = path_join(cachedir, name), *tmp = NULL;
 	char *metaname = xasprintf(".meta/%s", name);
 	char *meta = path_join(cachedir, metaname);
 	struct curl_slist *hdrs = conditional_headers(file, meta);
 	CURL *curl = curl_easy_init();
 	CURLcode rc;
-	long code = 0;
-	int error;
+	long code = 0, ms;
+	int error, by_deadline;
 
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, o->connect_timeout);
-	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, o->low_speed_time);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r);
-	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "tide");
-	if (o->cainfo)
-		curl_easy_setopt(curl, CURLOPT_CAINFO, o->cainfo);
+	if (!(ms = transfer_ms(o, &by_deadline))) {
+		error = tide_error_set(TIDE_ETIMEOUT, "'%s': fetch-deadline reached", url);
+		goto done;
+	}
+	if ((error = set_limits(curl, o, ms)) < 0 || (error = open_temp(&r.out, &tmp, file)) < 0)
+		goto done;
+	setup_transfer(curl, url, errbuf, &r, hdrs, o);
 	st->requests++;
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK) {
-		error = tide_error_set(rc == CURLE_OPERATION_TIMEDOUT ? TIDE_ETIMEOUT : TIDE_ERROR,
-				       "cannot fetch '%s' from '%s': %s", name, url,
-				       *errbuf ? errbuf : curl_easy_strerror(rc));
+		error = transfer_error(curl, rc, &r, errbuf, name, url, o, by_deadline);
 		goto done;
 	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
@@ -257,20 +411,20 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		error = 0;
 	} else if (code == 200) {
 		st->downloaded++;
-		error = store_file(file, meta, &r);
+		error = commit_temp(&r, tmp, file, meta);
 	} else {
 		error = http_status(code, name, url);
 	}
 done:
+	if (r.out)
+		fclose(r.out);
+	if (tmp)
+		unlink(tmp);	/* after a rename, nothing is there any more */
 	curl_easy_cleanup(curl);
 	curl_slist_free_all(hdrs);
-	buf_release(&r.body);
 	free(r.etag);
 	free(r.last_modified);
-	free(url);
-	free(file);
-	free(metaname);
-	free(meta);
+	free(url), free(file), free(tmp), free(metaname), free(meta);
 	return error;
 }
 
@@ -278,7 +432,7 @@ done:
 static int local_get(struct quilt_stats *st, const char *dir, const char *name,
 		     const char *cachedir)
 {
-	struct response r = { BUF_INIT, NULL, NULL };
+	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0 };
 	struct buf old = BUF_INIT;
 	char *src = path_join(dir, name), *file = path_join(cachedir, name);
 	char *metaname = xasprintf(".meta/%s", name), *meta = path_join(cachedir, metaname);
@@ -318,7 +472,7 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 		const char *url, const char *cachedir, const struct quilt_opts *opts)
 {
 	struct quilt_opts defaults = QUILT_OPTS_INIT;
-	struct quilt_stats ignored = { 0, 0, 0 };
+	struct quilt_stats ignored = { 0 };
 	struct buf text = BUF_INIT;
 	char *series = path_join(cachedir, "series");
 	size_t i;
@@ -337,6 +491,7 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 	for (i = 0; i < out->npatches; i++)
 		if ((error = get_file(stats, url, out->patches[i], cachedir, opts)) < 0)
 			goto done;
+	stats->fetched = 1;
 done:
 	if (error < 0)
 		quilt_series_release(out);

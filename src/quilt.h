@@ -14,21 +14,33 @@
  * patch's mail headers, and refs/quilt/<tree> points at the last one.
  */
 
+/* The defaults of man/trees.conf.5. */
+#define QUILT_MAX_SIZE (256LL << 20)
+#define QUILT_MAX_REDIRS 5L
+
+/*
+ * Limits of each HTTP transfer; every one fails the transfer (TIDE_ETIMEOUT
+ * for time, TIDE_ERROR otherwise) and leaves the cached copy as it was.
+ */
 struct quilt_opts {
 	long connect_timeout;	/* seconds; default 10 */
-	long low_speed_time;	/* abort a transfer stalled this many seconds; default 30 */
+	long low_speed_time;	/* abort a transfer stalled this many seconds; default 300 */
+	long timeout;		/* seconds for one whole transfer; default 300 */
+	long long max_size;	/* bytes of one file; default QUILT_MAX_SIZE */
+	double deadline;	/* a time_now() no transfer may pass; 0: none */
 	const char *committer_name;	/* default: the patch's author */
 	const char *committer_email;
 	const char *trailer;	/* appended to each commit message, e.g. "Tide-Tree: x" */
 	const char *cainfo;	/* CA bundle for https://; NULL: the system's */
 };
 
-#define QUILT_OPTS_INIT { 10, 30, NULL, NULL, NULL, NULL }
+#define QUILT_OPTS_INIT { 10, 300, 300, QUILT_MAX_SIZE, 0, NULL, NULL, NULL, NULL }
 
 struct quilt_stats {
 	size_t requests;	/* HTTP requests sent */
 	size_t downloaded;	/* files whose body was transferred (200) */
 	size_t not_modified;	/* files answered 304 Not Modified */
+	int fetched;		/* 1 once every file is cached: a later failure is applying */
 };
 
 struct quilt_series {

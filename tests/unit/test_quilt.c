@@ -102,7 +102,7 @@ TEST(quilt__local_series_matches_git_am)
 {
 	char *dir = tmpdir(), *cache = path_join(dir, "cache"), *url = path_join(dir, "series");
 	char *gitdir = path_join(dir, "am");
-	struct quilt_stats st = { 0, 0, 0 };
+	struct quilt_stats st = { 0 };
 	git_repository *repo = NULL;
 	git_object *base = NULL, *want = NULL;
 	git_commit *got = NULL, *ref = NULL;
@@ -224,7 +224,7 @@ TEST(quilt__http_fetch_is_conditional_and_reports_bad_servers)
 {
 	char *dir = tmpdir(), *cache = path_join(dir, "cache"), *root = path_join(dir, "series");
 	struct quilt_opts opts = QUILT_OPTS_INIT;
-	struct quilt_stats st = { 0, 0, 0 };
+	struct quilt_stats st = { 0 };
 	struct quilt_series s;
 	struct server srv = { 0, NULL, NULL, NULL };
 	double t0;

@@ -114,10 +114,12 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		printf(", %zu left out", sum.left_out);
 	if (sum.stale)
 		printf(", %zu not fetched (older commit used)", sum.stale);
+	if (sum.unapplied)
+		printf(", %zu with a patch that does not apply (older commit used)", sum.unapplied);
 	if (sum.previous)
 		printf(", %zu at an earlier day's version", sum.previous);
 	printf("\n");
-	if (sum.left_out || sum.stale || sum.previous || sum.stage_failed) {
+	if (sum.left_out || sum.stale || sum.unapplied || sum.previous || sum.stage_failed) {
 		printf("see 'tide show %s'\n", sum.date);
 		return EXIT_PROBLEMS;
 	}

@@ -40,7 +40,10 @@
 
 #define MAX_SIDE_COMMITS 50	/* commits recorded per side of a conflict */
 #define MAX_WALK 5000		/* commits examined per side */
-#define FETCH_TIMEOUT 300	/* seconds without progress before a fetch is given up */
+/* The defaults of man/trees.conf.5, in seconds. */
+#define FETCH_TIMEOUT 1800	/* a git tree's whole fetch ("timeout=") */
+#define FETCH_STALL 300		/* no data, git and quilt ("stall=") */
+#define QUILT_TIMEOUT 300	/* one quilt file's transfer ("timeout=") */
 
 /* A merge made today: bisect and reports map commits to trees with it. */
 struct merged_tree {
@@ -60,6 +63,12 @@ struct run {
 	git_oid base, state;
 	struct fetch_job *jobs;	/* [0] the base, then the git trees */
 	size_t njobs;
+	/*
+	 * "#tide fetch-deadline=": the git fetch stage's end (a time_now(),
+	 * 0: none), and the fetching time spent so far, which quilt trees,
+	 * fetched one by one later, add to.
+	 */
+	double fetch_deadline, fetch_spent;
 	struct merged_tree *merged;
 	size_t nmerged;
 	size_t ndone;
@@ -201,16 +210,27 @@ static struct fetch_job *job_for_tree(struct run *r, const struct tree *t)
 	return NULL;
 }
 
+/* "#tide NAME timeout=SECONDS stall=SECONDS" (checked by conf.c), and the stage's deadline. */
+static void set_fetch_limits(struct run *r, struct fetch_job *job, const struct tree *t)
+{
+	job->timeout = (double)(t ? tree_opt_seconds(t, "timeout", FETCH_TIMEOUT) : FETCH_TIMEOUT);
+	job->stall = (double)(t ? tree_opt_seconds(t, "stall", FETCH_STALL) : FETCH_STALL);
+	job->deadline = r->fetch_deadline;
+}
+
 static int run_fetch(struct run *r)
 {
 	const struct trees_conf *conf = r->conf;
 	char *tagref = xasprintf("refs/tags/%s", conf->base_tag);
+	double start;
 	size_t i;
 	int error;
 
 	r->jobs = xcalloc(conf->ntrees + 1, sizeof(*r->jobs));
+	if (conf->fetch_deadline)
+		r->fetch_deadline = time_now() + (double)conf->fetch_deadline;
 	fetch_job_init(&r->jobs[r->njobs], "base", conf->base_location, tagref, tagref);
-	r->jobs[r->njobs++].timeout = FETCH_TIMEOUT;
+	set_fetch_limits(r, &r->jobs[r->njobs++], NULL);
 	for (i = 0; i < conf->ntrees; i++) {
 		const struct tree *t = &conf->trees[i];
 		char *src, *dst;
@@ -220,16 +240,16 @@ static int run_fetch(struct run *r)
 		src = xasprintf("refs/heads/%s", t->branch);
 		dst = xasprintf("refs/remotes/%s/%s", t->name, t->branch);
 		fetch_job_init(&r->jobs[r->njobs], t->name, t->location, src, dst);
-		/* "#tide NAME timeout=SECONDS", as for quilt trees. */
-		r->jobs[r->njobs++].timeout = tree_opt(t, "timeout") && atol(tree_opt(t, "timeout")) > 0 ?
-			(double)atol(tree_opt(t, "timeout")) : FETCH_TIMEOUT;
+		set_fetch_limits(r, &r->jobs[r->njobs++], t);
 		free(src);
 		free(dst);
 	}
 	free(tagref);
 	run_event(r, "fetching %zu repositories (%d at a time)", r->njobs, r->opts->jobs);
+	start = time_now();
 	if ((error = fetch_run(r->ws, r->jobs, r->njobs, r->opts->jobs)) < 0)
 		return error;
+	r->fetch_spent = time_now() - start;
 	r->repo = r->ws->repo;	/* reopened by fetch_run */
 	for (i = 0; i < r->njobs; i++) {
 		if (r->jobs[i].error)
@@ -330,25 +350,33 @@ static char *conf_relative_path(const struct run *r, const char *name)
  * Quilt and mmotm trees: the series applied onto the base as commits
  * (refs/quilt/<tree>).  The one place a quilt tree becomes a commit.
  */
-static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
+/* *applying: 1 when the files were fetched and the series did not apply. */
+static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip, int *applying)
 {
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
 	struct quilt_stats stats = { 0 };
 	char *rel = xasprintf("quilt/%s", t->name);
 	char *cachedir = workspace_path(r->ws, rel);
-	const char *timeout = tree_opt(t, "timeout"), *cainfo = tree_opt(t, "cainfo");
+	const char *cainfo = tree_opt(t, "cainfo");
 	char *ca = NULL;
+	double start;
 	int error;
 
 	/* "#tide NAME cainfo=FILE": CA bundle for https://, relative to trees.conf. */
 	if (cainfo)
 		qopts.cainfo = ca = conf_relative_path(r, cainfo);
 
-	/* "#tide NAME timeout=SECONDS": connect and stalled-transfer limit. */
-	if (timeout && atol(timeout) > 0)
-		qopts.connect_timeout = qopts.low_speed_time = atol(timeout);
+	/* "#tide NAME timeout= stall= max-size=", checked by conf.c. */
+	qopts.timeout = tree_opt_seconds(t, "timeout", QUILT_TIMEOUT);
+	qopts.low_speed_time = tree_opt_seconds(t, "stall", FETCH_STALL);
+	qopts.max_size = tree_opt_size(t, "max-size", QUILT_MAX_SIZE);
+	if (r->conf->fetch_deadline)
+		qopts.deadline = time_now() + (double)r->conf->fetch_deadline - r->fetch_spent;
+	start = time_now();
 	error = quilt_prepare(tip, &stats, r->repo, t->name, t->location, cachedir,
 			      &r->base, &qopts);
+	r->fetch_spent += time_now() - start;
+	*applying = error < 0 && stats.fetched;
 	run_event(r, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",
 		  t->name, stats.requests, stats.downloaded, stats.not_modified);
 	free(ca);
@@ -364,7 +392,7 @@ static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt
 	const struct fetch_job *job = t->type == TREE_GIT ? job_for_tree(r, t) : NULL;
 	double start = time_now();
 	char *from = NULL;
-	int error = 0;
+	int error = 0, applying = 0;
 
 	*have = 0;
 	if (job) {
@@ -374,7 +402,7 @@ static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt
 		else
 			dt->fetch_error = xstrdup(job->message);
 	} else {
-		error = run_prepare_quilt(r, t, tip);
+		error = run_prepare_quilt(r, t, tip, &applying);
 		dt->fetch_seconds = time_now() - start;
 		if (error < 0)
 			dt->fetch_error = xstrdup(tide_error_last());
@@ -384,12 +412,16 @@ static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt
 		*have = 1;
 	} else if (find_previous_sha(r, t, tip, &from)) {
 		dt->fetch_status = xstrdup("stale");
-		run_event(r, "%s: fetch failed, using its commit of %s", t->name, from);
-		r->sum->stale++;
+		run_event(r, "%s: %s, using its commit of %s", t->name,
+			  applying ? "a patch failed to apply" : "fetch failed", from);
+		if (applying)
+			r->sum->unapplied++;
+		else
+			r->sum->stale++;
 		*have = 1;
 	} else {
 		dt->fetch_status = xstrdup("failed");
-		dt->status = xstrdup("fetch-failed");
+		dt->status = xstrdup(applying ? "patch-failed" : "fetch-failed");
 	}
 	free(from);
 	return 0;
@@ -1105,7 +1137,9 @@ static int run_tree(struct run *r, const struct tree *t)
 	run_tree_tip(r, t, dt, &tip, &have);
 	if (!have) {
 		r->sum->left_out++;
-		run_event(r, "%s: not fetched, left out: %s", t->name, dt->fetch_error);
+		run_event(r, "%s: %s, left out: %s", t->name,
+			  strcmp(dt->status, "patch-failed") ? "not fetched" : "patch failed to apply",
+			  dt->fetch_error);
 		goto done;
 	}
 	dt->sha = oid_str(&tip);

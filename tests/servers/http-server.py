@@ -5,7 +5,15 @@ Serves --root on 127.0.0.1 at a free port (written to --port-file), sends
 an ETag with every file and honours If-None-Match (http.server itself
 answers If-Modified-Since), and logs "METHOD PATH STATUS" per request to
 --log.  A --control file, re-read on every request, can make paths fail:
-lines "404 GLOB", "500 GLOB" or "hang GLOB" (GLOB as fnmatch, e.g. "*").
+lines "MODE GLOB" (GLOB as fnmatch, e.g. "*"), MODE one of
+  404, 500  that error
+  hang      accept and never answer
+  huge      announce Content-Length: 5368709120 and stream zeros
+  chunked   a chunked body of zeros without a length
+  loop      a redirect to the same path, for ever
+  dribble   announce 1000 bytes and send one a second
+The streaming modes stop when the client hangs up or after --stream-limit
+seconds, and log "sent N PATH", so no test really sends gigabytes.
 --cert/--key serve HTTPS instead.
 """
 import argparse
@@ -42,10 +50,54 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         with open(fspath, "rb") as f:
             return '"%s"' % hashlib.sha1(f.read()).hexdigest()
 
+    def stream(self, chunk, pause, chunked):
+        """Send chunk until the client hangs up or the time is up."""
+        sent, end = 0, time.time() + self.server.stream_limit
+        try:
+            while time.time() < end:
+                if chunked:
+                    self.wfile.write(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+                else:
+                    self.wfile.write(chunk)
+                sent += len(chunk)
+                if pause:
+                    self.wfile.flush()
+                    time.sleep(pause)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+        with open(self.server.logfile, "a") as f:
+            f.write("sent %d %s\n" % (sent, self.path))
+
+    def hostile(self, mode):
+        if mode == "loop":
+            self.send_response(302)
+            self.send_header("Location", self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "chunked":
+            # http.server answers HTTP/1.0, which has no chunked bodies.
+            self.log_request(200)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+                             b"Connection: close\r\n\r\n")
+            self.stream(b"\0" * 65536, 0, True)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", "5368709120" if mode == "huge" else "1000")
+        self.end_headers()
+        if mode == "huge":
+            self.stream(b"\0" * 65536, 0, False)
+        else:
+            self.stream(b"x", 1.0, False)
+
     def send_head(self):
         mode = control_mode(self.path, self.server.control) if self.server.control else None
         if mode == "hang":
             time.sleep(3600)
+        if mode in ("huge", "chunked", "loop", "dribble"):
+            self.hostile(mode)
+            return None
         if mode in ("404", "500"):
             self.send_error(int(mode))
             return None
@@ -76,6 +128,8 @@ def main():
     ap.add_argument("--control")
     ap.add_argument("--cert", help="serve HTTPS with this certificate (and --key)")
     ap.add_argument("--key")
+    ap.add_argument("--stream-limit", type=float, default=60.0,
+                    help="seconds a streaming mode goes on at most")
     a = ap.parse_args()
     log, port_file = os.path.abspath(a.log), os.path.abspath(a.port_file)
     control = os.path.abspath(a.control) if a.control else None
@@ -90,6 +144,7 @@ def main():
         srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     srv.logfile = log
     srv.control = control
+    srv.stream_limit = a.stream_limit
     tmp = port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write("%d\n" % srv.server_address[1])

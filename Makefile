@@ -17,7 +17,7 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 # Debian packages tide and its tests need (see deps).
 DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	libcurl4-openssl-dev git python3 linux-source-6.1 qemu-system-x86 \
-	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod
+	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))

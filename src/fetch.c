@@ -245,13 +245,29 @@ static void pool_unref(struct pool *pool)
 	free(pool);
 }
 
+/* Called with pool->lock held: a queued slot reached its deadline. */
+static int queued_too_late(struct pool *pool, struct slot *slot, double now)
+{
+	if (slot->state != SLOT_QUEUED || slot->job.deadline <= 0 || now < slot->job.deadline)
+		return 0;
+	slot->state = SLOT_DONE;
+	slot->job.error = TIDE_ETIMEOUT;
+	slot->job.message = xasprintf("'%s': fetch-deadline reached before the fetch started",
+				      slot->job.location);
+	pool->ndone++;
+	pthread_cond_signal(&pool->cond);
+	return 1;
+}
+
 static struct slot *take_slot(struct pool *pool, int index)
 {
 	struct slot *slot = NULL;
 
 	pthread_mutex_lock(&pool->lock);
 	/* Slots that reached their deadline in the queue are done already. */
-	while (pool->next < pool->nslots && pool->slots[pool->next].state != SLOT_QUEUED)
+	while (pool->next < pool->nslots &&
+	       (pool->slots[pool->next].state != SLOT_QUEUED ||
+		queued_too_late(pool, &pool->slots[pool->next], time_now())))
 		pool->next++;
 	if (pool->next < pool->nslots) {
 		slot = &pool->slots[pool->next++];
@@ -413,16 +429,10 @@ static void expire_slots(struct pool *pool)
 		struct slot *slot = &pool->slots[i];
 		char *why;
 
-		if (slot->state == SLOT_RUNNING && (why = slot_over_limit(slot, now))) {
+		if (slot->state == SLOT_RUNNING && (why = slot_over_limit(slot, now)))
 			abandon_slot(pool, slot, why, now);
-		} else if (slot->state == SLOT_QUEUED && slot->job.deadline > 0 &&
-			   now >= slot->job.deadline) {
-			slot->state = SLOT_DONE;
-			slot->job.error = TIDE_ETIMEOUT;
-			slot->job.message = xasprintf("'%s': fetch-deadline reached before the fetch started",
-						      slot->job.location);
-			pool->ndone++;
-		}
+		else
+			queued_too_late(pool, slot, now);
 	}
 }
 

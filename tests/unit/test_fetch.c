@@ -73,10 +73,45 @@ TEST(fetch__local_trees_in_parallel_and_failures_named)
 	free(wsdir);
 }
 
+TEST(fetch__queued_past_the_deadline_never_starts)
+{
+	char dir[] = "/tmp/tide-test-fetch-XXXXXX";
+	struct workspace *ws = NULL;
+	struct fetch_job jobs[2];
+	git_reference *ref = NULL;
+	git_oid tip;
+	char *src, *wsdir;
+	size_t i;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	src = path_join(dir, "src.git");
+	wsdir = path_join(dir, "ws");
+	make_source(src, &tip);
+	REQUIRE(workspace_open(&ws, wsdir, WORKSPACE_CREATE) == 0);
+	fetch_job_init(&jobs[0], "a", src, "refs/heads/for-next", "refs/remotes/a/for-next");
+	fetch_job_init(&jobs[1], "late", src, "refs/heads/for-next", "refs/remotes/late/for-next");
+	jobs[0].timeout = jobs[1].timeout = 30;
+	jobs[1].deadline = time_now() - 1;
+	CHECK(fetch_run(ws, jobs, 2, 1) == 0);
+	CHECK_INT(jobs[0].error, 0);
+	CHECK_INT(jobs[1].error, TIDE_ETIMEOUT);
+	CHECK(jobs[1].message && strstr(jobs[1].message, "fetch-deadline reached before the fetch started"));
+	CHECK(git_reference_lookup(&ref, ws->repo, "refs/remotes/late/for-next") == GIT_ENOTFOUND);
+	CHECK_INT(fetch_abandoned_threads(), 0);
+	git_reference_free(ref);
+	for (i = 0; i < ARRAY_SIZE(jobs); i++)
+		fetch_job_clear(&jobs[i]);
+	workspace_free(ws);
+	rm_rf(dir);
+	free(src);
+	free(wsdir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct t_case cases[] = {
 		T_CASE(fetch__local_trees_in_parallel_and_failures_named)
+		T_CASE(fetch__queued_past_the_deadline_never_starts)
 	};
 	int rc;
 

@@ -17,7 +17,8 @@ while ! test -s "$TRASH/http.port" && [ $i -lt 100 ]; do
 done
 URL=http://127.0.0.1:$(cat "$TRASH/http.port")/mm/
 PATCH=0001-mm-first-patch.patch
-# Peak RSS (KB) allowed for a whole ASan run: its own baseline is ~30 MB.
+# Peak RSS (KB) allowed for a whole ASan run: its own baseline is ~30 MB, so
+# a 96 MB body held in memory (the chunked test) would pass it.
 MAX_RSS_KB=102400
 
 # run_day DATE: in workspace ${WS:-ws}, exit status 1 expected (a tree had problems).
@@ -81,12 +82,12 @@ test_expect_success 'a 5 GB Content-Length: refused at once by max-size, memory 
 
 test_expect_success 'a chunked body without a length stops at max-size; streamed, not held' '
 	echo "chunked mm/$PATCH" >control &&
-	conf max-size=64M &&
+	conf max-size=96M &&
 	run_day 2026-12-03 &&
-	mm_field 2026-12-03 "t[\"fetch\"][\"error\"]" | grep -q "larger than max-size 64M" &&
+	mm_field 2026-12-03 "t[\"fetch\"][\"error\"]" | grep -q "larger than max-size 96M" &&
 	day_ok 2026-12-03 && cache_intact &&
 	sent=$(sed -n "s|^sent \([0-9]*\) /mm/$PATCH$|\1|p" http.log | tail -n 1) &&
-	echo "server sent $sent bytes" && test "$sent" -ge 67108864
+	echo "server sent $sent bytes" && test "$sent" -ge 100663296
 '
 
 test_expect_success 'a redirect loop stops after 5 redirects' '
@@ -106,6 +107,17 @@ test_expect_success 'a body dribbled a byte a second is given up at timeout=' '
 	run_day 2026-12-05 &&
 	took=$(($(date +%s) - start)) && echo "took $took s" && test $took -lt 30 &&
 	mm_field 2026-12-05 "t[\"fetch\"][\"error\"]" | grep -q "/mm/$PATCH.: timed out after 3 s" &&
+	day_ok 2026-12-05 && cache_intact
+'
+
+test_expect_success 'fetch-deadline cuts a quilt transfer short of its timeout=' '
+	echo "dribble mm/$PATCH" >control &&
+	conf &&
+	printf "#tide\tfetch-deadline=4\n" >>trees.conf &&
+	start=$(date +%s) &&
+	run_day 2026-12-05 &&
+	took=$(($(date +%s) - start)) && echo "took $took s" && test $took -lt 30 &&
+	mm_field 2026-12-05 "t[\"fetch\"][\"error\"]" | grep -q "/mm/$PATCH.: fetch-deadline reached" &&
 	day_ok 2026-12-05 && cache_intact
 '
 

@@ -183,6 +183,38 @@ TEST(conf__crlf_and_spaces_are_tolerated)
 	trees_conf_free(conf);
 }
 
+TEST(conf__limits_are_numbers_in_range)
+{
+	struct trees_conf *conf = NULL;
+
+	CHECK_INT(conf_parse_seconds("86400"), 86400);
+	CHECK_INT(conf_parse_seconds("1"), 1);
+	CHECK_INT(conf_parse_seconds("86401"), -1);
+	CHECK_INT(conf_parse_seconds("0"), -1);
+	CHECK_INT(conf_parse_seconds("-1"), -1);
+	CHECK_INT(conf_parse_seconds(" 5"), -1);
+	CHECK_INT(conf_parse_seconds("5s"), -1);
+	CHECK_INT(conf_parse_seconds(""), -1);
+	CHECK_INT(conf_parse_seconds("18446744073709551617"), -1);
+	CHECK(conf_parse_size("256M") == 256LL << 20);
+	CHECK(conf_parse_size("3k") == 3072);
+	CHECK(conf_parse_size("64G") == 64LL << 30);
+	CHECK(conf_parse_size("65G") == -1);
+	CHECK(conf_parse_size("17179869184G") == -1);	/* wraps to 0 when shifted */
+	CHECK(conf_parse_size("1T") == -1);
+	CHECK(conf_parse_size("M") == -1);
+	REQUIRE(parse(&conf, "#tide\tfetch-deadline=60\nmm\tquilt\tx\n"
+			     "#tide\tmm\ttimeout=7\tmax-size=2K\n") == 0);
+	CHECK_INT(conf->fetch_deadline, 60);
+	CHECK_INT(tree_opt_seconds(&conf->trees[0], "timeout", 300), 7);
+	CHECK_INT(tree_opt_seconds(&conf->trees[0], "stall", 300), 300);
+	CHECK(tree_opt_size(&conf->trees[0], "max-size", 1) == 2048);
+	trees_conf_free(conf);
+	CHECK_INT(parse(&conf, "mm\tquilt\tx\n#tide\tmm\ttimeout=abc\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":2: tree 'mm': bad timeout 'abc'") != NULL);
+}
+
 TESTS(conf__parses_linux_next_sample, conf__tide_lines_give_base_and_extras,
       conf__urls_are_kept_as_written, conf__bad_input_names_file_and_line,
-      conf__missing_file_is_bad_input, conf__crlf_and_spaces_are_tolerated)
+      conf__missing_file_is_bad_input, conf__crlf_and_spaces_are_tolerated,
+      conf__limits_are_numbers_in_range)

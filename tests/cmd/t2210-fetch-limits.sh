@@ -44,6 +44,18 @@ test_expect_success 'a server sending progress every 2 s is given up at timeout=
 	! grep -q Sanitizer err
 '
 
+test_expect_success 'a server gone silent: the blocked fetch is left behind, the run ends' '
+	conf "quiet git '"$STALL"'/silent/q.git#for-next" "t1 git t1#for-next" &&
+	printf "#tide\tquiet\ttimeout=3\n" >>world/trees.conf &&
+	start=$(date +%s) &&
+	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-build --no-boot \
+		--date 2026-12-01 >out 2>err &&
+	took=$(($(date +%s) - start)) && echo "took $took s" && test $took -lt $LIMIT &&
+	grep -q "POST /silent/q.git/git-upload-pack done" stall.log &&
+	day_field 2026-12-01 "d[\"trees\"][0][\"fetch\"][\"error\"]" | grep -q "q.git.: timed out after 3 s" &&
+	! grep -q Sanitizer err
+'
+
 test_expect_success 'the lock was released: the next run is not refused' '
 	conf "t1 git t1#for-next" "t2 git t2#for-next" &&
 	tide -C ws -f world/trees.conf run --no-build --no-boot --date 2026-12-02 >out 2>err ||

@@ -8,6 +8,8 @@ round; to the request that ends in "done" it answers NAK and then a
 side-band channel 2 (progress) packet every --interval seconds, for ever:
 until the client hangs up or --lifetime seconds after the server started.
 A client whose stall timer is reset by progress messages never ends.
+Under a path containing "/silent" it sends nothing after the NAK, so the
+client is left blocked in a read.
 
 Listens on 127.0.0.1 at a free port (written to --port-file); logs one
 line per request and "progress N" per packet sent to --log.
@@ -90,6 +92,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             self.wfile.write(pkt("NAK\n"))
             self.wfile.flush()
+            while "/silent" in self.path and time.time() < self.server.end:
+                time.sleep(0.2)
             while time.time() < self.server.end:
                 n += 1
                 self.wfile.write(pkt(b"\x02Counting objects: %d\r" % n))

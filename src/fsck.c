@@ -413,7 +413,7 @@ void fsck_seen_release(struct fsck_seen *seen)
  * A name as it may be shown and stored (day.json is UTF-8 JSON): control
  * bytes, bytes above 0x7e, the quote and the backslash as \xNN.
  */
-static void put_quoted(struct buf *out, const char *s, size_t len)
+void fsck_quote(struct buf *out, const char *s, size_t len)
 {
 	size_t i;
 
@@ -451,7 +451,7 @@ static int refuse(const struct buf *dir, const char *name, size_t len, unsigned 
 	int error;
 
 	buf_put(&path, dir->ptr ? dir->ptr : "", dir->len);
-	put_quoted(&path, name, len);
+	fsck_quote(&path, name, len);
 	if (why == why_bad_mode)
 		error = tide_error_set(TIDE_EINVAL, "refusing path '%s': %s %06o",
 				       buf_cstr(&path), why, mode);
@@ -474,12 +474,12 @@ static int check_entry(struct fsck_seen *seen, git_repository *repo, const git_t
 
 	if (fsck_entry_name(name, len, mode, &why) < 0)
 		return refuse(dir, name, len, mode, why);
-	if (prev && (error = entry_order(prev, e)) <= 0)
+	if (prev && (error = entry_order(prev, e)) >= 0)
 		return refuse(dir, name, len, mode, error ? "tree entries out of order" :
 			      "duplicate tree entry");
 	if (mode != MODE_TREE || fsck_seen_has(seen, git_tree_entry_id(e)))
 		return 0;
-	put_quoted(dir, name, len);
+	fsck_quote(dir, name, len);
 	buf_putc(dir, '/');
 	error = walk(seen, repo, git_tree_entry_id(e), dir);
 	buf_truncate(dir, at);

@@ -24,6 +24,14 @@
 int fsck_entry_name(const char *name, size_t len, unsigned int mode, const char **why);
 
 /*
+ * Append name (len bytes) as it may be shown and stored in day.json (UTF-8
+ * JSON): control bytes, bytes above 0x7e, the quote and the backslash as
+ * \xNN.
+ */
+struct buf;
+void fsck_quote(struct buf *out, const char *name, size_t len);
+
+/*
  * The tree objects already found good.  A tree's OID names its content,
  * and a tree is only added once everything below it was checked, so a
  * tree in the set needs no second look, today or on any later day.

@@ -67,12 +67,25 @@ static int step(int *out, int fd, const char *name, size_t len, int create, size
 		const char *shown)
 {
 	char *one = xstrndup(name, len);
-	int error;
+	int error = create ? safefs_mkdir(out, fd, one, removed, shown)
+			   : open_existing(out, fd, one, shown);
 
-	if ((error = check_name(name, len, 040000, shown)) == 0)
-		error = create ? safefs_mkdir(out, fd, one, removed, shown)
-			       : open_existing(out, fd, one, shown);
 	free(one);
+	return error;
+}
+
+/* Every component first: a refused path leaves no directory made for it. */
+static int check_all(const char *rel, size_t len, const char *shown)
+{
+	const char *p = rel, *end = rel + len, *slash;
+	int error = 0;
+
+	while (p < end && !error) {
+		if (!(slash = memchr(p, '/', (size_t)(end - p))))
+			slash = end;
+		error = check_name(p, (size_t)(slash - p), 040000, shown);
+		p = slash + 1;
+	}
 	return error;
 }
 
@@ -83,6 +96,8 @@ static int open_dir(int *out, int rootfd, const char *rel, size_t len, int creat
 	int fd, next = -1, error = 0;
 
 	*out = -1;
+	if ((error = check_all(rel, len, shown)) < 0)
+		return error;
 	if ((fd = openat(rootfd, ".", DIR_FLAGS)) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot open the checkout directory");
 		goto done;

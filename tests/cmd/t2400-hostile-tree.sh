@@ -211,6 +211,23 @@ test_expect_success 'tide show names the refused path' '
 	grep -q "refusing path" ws/days/2026-01-02/merge.log
 '
 
+test_expect_success 'tide report lists refused trees after the conflicts' '
+	a=$(git -C world/dotdot rev-parse HEAD | cut -c1-12) &&
+	c=$(git -C world/prev rev-parse HEAD | cut -c1-12) &&
+	tide -C ws report 2026-01-02 >actual &&
+	cat >expect <<-EOF &&
+	no conflicts on 2026-01-02
+	tree '\''dotdot'\'' commit $a: refusing path '\''..'\'': name is '\''..'\'' (left out)
+	EOF
+	test_cmp expect actual &&
+	tide -C ws report 2026-01-13 --tree prev >actual &&
+	cat >expect <<-EOF &&
+	no conflicts on 2026-01-13 for prev
+	tree '\''prev'\'' commit $c: refusing path '\''..'\'': name is '\''..'\'' (merged at its version of next-20260101)
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'a refused base leaves no day (exit 3)' '
 	evil_tree evilbase "100644	..	$(pwned_blob)" &&
 	git -C world/evilbase tag v2.0 &&

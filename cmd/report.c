@@ -59,6 +59,29 @@ done:
 	return error;
 }
 
+/*
+ * Trees whose tip tide refused (src/run.c run_check_tip()): no conflict
+ * to report, but as much the maintainer's to fix, so they are listed.
+ */
+static void print_refused(const struct day *d, const struct report_args *a)
+{
+	const char *why, *from;
+	size_t i;
+
+	for (i = 0; i < d->ntrees; i++) {
+		const struct day_tree *t = &d->trees[i];
+
+		if ((a->tree && strcmp(t->name, a->tree)) ||
+		    !(why = json_string_value(json_object_get(t->extra, "rejected"))))
+			continue;
+		from = json_string_value(json_object_get(t->extra, "version_from"));
+		if (from)
+			printf("%s (merged at its version of %s)\n", why, from);
+		else
+			printf("%s (left out)\n", why);
+	}
+}
+
 static int print_reports(const struct day *d, const struct day *prev,
 			 const struct report_args *a)
 {
@@ -90,6 +113,8 @@ static int print_reports(const struct day *d, const struct day *prev,
 	} else {
 		fputs(text.ptr, stdout);
 	}
+	if (!a->json)
+		print_refused(d, a);
 	json_decref(all);
 	buf_release(&text);
 	return EXIT_OK;

@@ -22,7 +22,8 @@ struct progress {
 /* Problems stay on screen; everything else only redraws the status line. */
 static int is_problem(const char *line)
 {
-	return strstr(line, "failed") || strstr(line, "conflict") || strstr(line, "left out");
+	return strstr(line, "failed") || strstr(line, "conflict") || strstr(line, "left out") ||
+	       strstr(line, "refus");
 }
 
 static void on_event(void *arg, const char *line, size_t done, size_t total)

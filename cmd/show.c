@@ -35,7 +35,7 @@ static char *find_date(struct workspace *ws, const char *arg)
 
 static void print_tree(const struct day_tree *t)
 {
-	const char *from;
+	const char *from, *why;
 	size_t i;
 
 	printf("  %-20s %-12s %.12s", t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
@@ -44,6 +44,9 @@ static void print_tree(const struct day_tree *t)
 	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
 		printf("  fetch %s: %s", t->fetch_status, t->fetch_error ? t->fetch_error : "");
 	putchar('\n');
+	/* src/run.c run_check_tip(): why fsck refused today's commit */
+	if ((why = json_string_value(json_object_get(t->extra, "rejected"))))
+		printf("      %s\n", why);
 	for (i = 0; i < t->nconflicts; i++)
 		printf("      %s (%s)\n", t->conflicts[i].path, t->conflicts[i].kind);
 }

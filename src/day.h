@@ -29,7 +29,7 @@ struct day_tree {
 	char *fetch_status;	/* "ok", "failed", "stale" */
 	char *fetch_error;	/* or NULL */
 	double fetch_seconds;
-	char *status;		/* merged, up-to-date, conflict, fetch-failed, patch-failed, previous, dropped */
+	char *status;		/* merged, up-to-date, conflict, fetch-failed, patch-failed, previous, dropped, rejected */
 	char *merge_commit;	/* or NULL */
 	char *merge_base;	/* or NULL */
 	double seconds;

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "error.h"
 #include "merge.h"
 #include "rerere.h"
+#include "safefs.h"
 #include "util.h"
 
 #define MARKER_SIZE 7
@@ -495,18 +497,26 @@ done:
 	return 0;
 }
 
-/* Write text to dir/rel, creating parent directories. */
+/*
+ * Write text to dir/rel, creating parent directories.  rel comes from a
+ * tree (a conflicted path, a shared rr-cache entry): it is opened below
+ * dir one component at a time (src/safefs.h), so neither ".." nor a
+ * symlink already in the worktree can lead the write out of dir.
+ */
 static int write_under(const char *dir, const char *rel, const void *text, size_t len)
 {
-	char *path = path_join(dir, rel), *slash = strrchr(path, '/');
-	int error;
+	const char *name;
+	int rootfd, fd, error;
 
-	*slash = '\0';
-	error = mkdir_p(path, 0777);
-	*slash = '/';
-	if (!error)
-		error = file_write_atomic(path, text, len);
-	free(path);
+	if ((error = mkdir_p(dir, 0777)) < 0)
+		return error;
+	if ((rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot open '%s'", dir);
+	if ((error = safefs_open_parent(&fd, &name, rootfd, rel, 1, NULL)) == 0) {
+		error = safefs_write(fd, name, text, len, SAFEFS_ATOMIC, rel);
+		close(fd);
+	}
+	close(rootfd);
 	return error;
 }
 

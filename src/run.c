@@ -29,6 +29,7 @@
 #include "day.h"
 #include "error.h"
 #include "fetch.h"
+#include "fsck.h"
 #include "merge.h"
 #include "nextfiles.h"
 #include "quilt.h"
@@ -75,6 +76,7 @@ struct run {
 	int nmerges;		/* merge attempts, for TIDE_TEST_DIE_AFTER */
 	struct buf mergelog;
 	const char *version_from;	/* set while merging a tree's previous version */
+	struct fsck_seen fsck;	/* tree objects found good, DIR/repo.git/tide-fsck-trees */
 };
 
 static void run_event(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -294,6 +296,25 @@ done:
 	return error;
 }
 
+/*
+ * The base is checked like every tree (once: its trees are then in the
+ * set), but a refused base leaves nothing to make a day from.
+ */
+static int run_check_base(struct run *r)
+{
+	char *path = workspace_path(r->ws, "repo.git/tide-fsck-trees");
+	char abbrev[13];
+	int error;
+
+	fsck_seen_load(&r->fsck, path);
+	free(path);
+	if ((error = fsck_tree(&r->fsck, r->repo, &r->base)) == TIDE_EINVAL) {
+		oid_abbrev(abbrev, &r->base);
+		tide_error_wrap(error, "base tag '%s' commit %s", r->conf->base_tag, abbrev);
+	}
+	return error;
+}
+
 /* ---- one tree ---- */
 
 static int commit_exists(git_repository *repo, const git_oid *id)
@@ -303,6 +324,18 @@ static int commit_exists(git_repository *repo, const git_oid *id)
 
 	git_commit_free(c);
 	return ok;
+}
+
+/*
+ * Every commit that can reach a merge is checked first (src/fsck.h): a
+ * tree entry named "..", "a/b" or ".git" would otherwise be written
+ * outside DIR/build/src by the checkout, or into a resolution worktree.
+ * The set of trees found good makes this a walk of today's new trees.
+ * TIDE_EINVAL (message: the path and why) when the commit is refused.
+ */
+static int run_fsck(struct run *r, const git_oid *commit)
+{
+	return fsck_tree(&r->fsck, r->repo, commit);
 }
 
 /*
@@ -763,6 +796,12 @@ static int run_try_previous(struct run *r, const struct tree *t, struct day_tree
 	memset(&res, 0, sizeof(res));
 	if (!find_previous_sha(r, t, &prev, &from) || git_oid_equal(&prev, tip))
 		goto done;
+	if (run_fsck(r, &prev) < 0) {	/* merged before tide checked trees */
+		run_event(r, "%s: its version of %s is refused too: %s", t->name, from,
+			  tide_error_last());
+		tide_error_clear();
+		goto done;
+	}
 	mopts.ours_label = r->sum->tag;
 	mopts.theirs_label = label;
 	if (git_commit_lookup(&ours, r->repo, &r->state) < 0 ||
@@ -792,6 +831,36 @@ done:
 	free(label);
 	free(from);
 	return rc;
+}
+
+/*
+ * A tip fsck refuses never reaches a merge: the tree is merged at its
+ * last good day's version (status "previous", as for a conflict) or left
+ * out with status "rejected"; the record keeps the reason either way.
+ * Returns 0 when tip is fine, 1 when the tree was handled here, or a
+ * TIDE_E* code when tide could not tell.
+ */
+static int run_check_tip(struct run *r, const struct tree *t, struct day_tree *dt,
+			 const git_oid *tip)
+{
+	char abbrev[13], *why;
+	int rc;
+
+	if ((rc = run_fsck(r, tip)) != TIDE_EINVAL)
+		return rc;
+	oid_abbrev(abbrev, tip);
+	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, tide_error_last());
+	tide_error_clear();
+	json_object_set_new(tree_extra(dt), "rejected", json_string(why));
+	nextfiles_log_outcome(&r->mergelog, why);
+	run_event(r, "%s", why);
+	if ((rc = run_try_previous(r, t, dt, tip)) == 0) {
+		dt->status = xstrdup("rejected");
+		r->sum->left_out++;
+		run_event(r, "%s: refused, left out", t->name);
+	}
+	free(why);
+	return rc < 0 ? rc : 1;
 }
 
 /*
@@ -842,7 +911,8 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	fixup_series(r, t, &s);
 	if (!s.npatches)
 		goto done;
-	if (quilt_apply(&tip, r->repo, &r->state, &s, "/", &qopts) < 0) {
+	if (quilt_apply(&tip, r->repo, &r->state, &s, "/", &qopts) < 0 ||
+	    run_fsck(r, &tip) < 0) {
 		json_object_set_new(tree_extra(dt), "fixup_error", json_string(tide_error_last()));
 		run_event(r, "%s: fixup failed: %s", t->name, tide_error_last());
 		goto done;
@@ -1144,6 +1214,10 @@ static int run_tree(struct run *r, const struct tree *t)
 	}
 	dt->sha = oid_str(&tip);
 	log_merging(r, t, &tip);
+	if ((error = run_check_tip(r, t, dt, &tip)) != 0) {
+		error = error < 0 ? error : 0;
+		goto done;
+	}
 	/*
 	 * One walk of the history finds the merge bases, for the merge and for
 	 * "up to date" (the tip is then the only base): each walk goes back
@@ -1429,6 +1503,7 @@ static void run_release(struct run *r)
 		fetch_job_clear(&r->jobs[i]);
 	free(r->jobs);
 	free(r->merged);
+	fsck_seen_release(&r->fsck);
 	if (r->tmp_dir && path_exists(r->tmp_dir))
 		rm_rf(r->tmp_dir);
 	free(r->tmp_dir);
@@ -1472,7 +1547,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	r.sum = out;
 	out->ntrees = conf->ntrees;
 	if ((error = run_setup(&r)) < 0 || (error = run_fetch(&r)) < 0 ||
-	    (error = run_resolve_base(&r)) < 0)
+	    (error = run_resolve_base(&r)) < 0 || (error = run_check_base(&r)) < 0)
 		goto done;
 	log_start(&r);
 	run_rerere_sync(&r, 0);
@@ -1486,6 +1561,10 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 		goto done;
 	if ((error = run_install(&r)) == 0)
 		run_rerere_sync(&r, 1);
+	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */
+		run_event(&r, "cannot keep the trees checked: %s", tide_error_last());
+		tide_error_clear();
+	}
 done:
 	if (error < 0)
 		workspace_log(ws, "run %s failed: %s", out->date, tide_error_last());

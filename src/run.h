@@ -34,7 +34,7 @@ struct run_summary {
 	char tag[16];
 	size_t ntrees;
 	size_t merged;		/* merged or contained already (up-to-date) */
-	size_t left_out;	/* conflict, fetch failure, dropped */
+	size_t left_out;	/* conflict, fetch failure, dropped, rejected */
 	size_t stale;		/* merged an older SHA because the fetch failed */
 	size_t unapplied;	/* merged an older SHA because a quilt patch did not apply */
 	size_t previous;	/* merged at an earlier day's version: today's conflicted */

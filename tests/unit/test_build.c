@@ -307,6 +307,149 @@ TEST(build__checkout_rewrites_only_changed_files)
 	free(dir);
 }
 
+/*
+ * v1: a symlink "a" to dir/outside; v2: "a" a directory holding "f";
+ * v3: "b/keep"; v4: without it.
+ */
+static int make_link_versions(const char *dir)
+{
+	return sh("%s cd %s && mkdir outside && echo keep > outside/keep && git init -q r && cd r &&"
+		  "ln -s %s/outside a && git add . && git commit -qm v1 && git tag v1 &&"
+		  "rm a && mkdir a && echo f > a/f && git add -A . && git commit -qm v2 && git tag v2 &&"
+		  "mkdir b && echo keep > b/keep && git add . && git commit -qm v3 && git tag v3 &&"
+		  "git rm -q b/keep && git commit -qm v4 && git tag v4",
+		  git_env, dir, dir);
+}
+
+/* Only "keep", with its content: nothing was written or removed there. */
+static int outside_untouched(const char *dir)
+{
+	return sh("cd %s/outside && test \"$(ls -A)\" = keep && test \"$(cat keep)\" = keep", dir) == 0;
+}
+
+TEST(build__checkout_never_follows_a_symlink_of_the_tree)
+{
+	char *dir = t_tmpdir("build-link"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
+	char *state = path_join(dir, "src.tree");
+	struct build_checkout_stats st = { 0 };
+	git_repository *repo = NULL;
+	git_oid v1, v2, v3, v4;
+
+	git_libgit2_init();
+	REQUIRE(make_link_versions(dir) == 0);
+	REQUIRE(git_repository_open(&repo, rpath) == 0);
+	REQUIRE(commit_id(&v1, repo, "v1") == 0 && commit_id(&v2, repo, "v2") == 0 &&
+		commit_id(&v3, repo, "v3") == 0 && commit_id(&v4, repo, "v4") == 0);
+	/* incremental: the link is replaced by a directory, not followed */
+	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	build_checkout_stats_release(&st);
+	CHECK(build_checkout(&st, repo, &v2, src, state) == 0);
+	CHECK(!st.full);
+	build_checkout_stats_release(&st);
+	CHECK(outside_untouched(dir));
+	CHECK(sh("test -d %s/src/a && ! test -L %s/src/a && test -f %s/src/a/f", dir, dir, dir) == 0);
+	/* full (no state): the same */
+	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	build_checkout_stats_release(&st);
+	REQUIRE(unlink(state) == 0);
+	CHECK(build_checkout(&st, repo, &v2, src, state) == 0);
+	CHECK(st.full);
+	build_checkout_stats_release(&st);
+	CHECK(outside_untouched(dir));
+	CHECK(sh("test -d %s/src/a && ! test -L %s/src/a && test -f %s/src/a/f", dir, dir, dir) == 0);
+	/* a removal under a directory that became a link does not follow it */
+	REQUIRE(build_checkout(&st, repo, &v3, src, state) == 0);
+	build_checkout_stats_release(&st);
+	REQUIRE(sh("rm -r %s/src/b && ln -s %s/outside %s/src/b", dir, dir, dir) == 0);
+	CHECK(build_checkout(&st, repo, &v4, src, state) == 0);
+	build_checkout_stats_release(&st);
+	CHECK(outside_untouched(dir));
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	rm_rf(dir);
+	free(rpath);
+	free(src);
+	free(state);
+	free(dir);
+}
+
+/* Objects written as raw bytes, unchecked, the way a hostile tree arrives. */
+static int write_raw(git_oid *out, git_repository *repo, const struct buf *b, git_object_t type)
+{
+	git_odb *odb = NULL;
+	int rc;
+
+	if ((rc = git_repository_odb(&odb, repo)) == 0)
+		rc = git_odb_write(out, odb, b->ptr, b->len, type);
+	git_odb_free(odb);
+	return rc;
+}
+
+/* A commit of the tree "..": { "pwned" }, which would land beside src. */
+static int make_dotdot_commit(git_oid *out, git_repository *repo)
+{
+	struct buf b = BUF_INIT;
+	git_oid blob, inner, top;
+	int rc;
+
+	if ((rc = git_blob_create_from_buffer(&blob, repo, "x\n", 2)) < 0)
+		return rc;
+	buf_puts(&b, "100644 pwned");
+	buf_put(&b, "", 1);
+	buf_put(&b, blob.id, GIT_OID_RAWSZ);
+	if ((rc = write_raw(&inner, repo, &b, GIT_OBJECT_TREE)) < 0)
+		goto done;
+	buf_clear(&b);
+	buf_puts(&b, "40000 ..");
+	buf_put(&b, "", 1);
+	buf_put(&b, inner.id, GIT_OID_RAWSZ);
+	if ((rc = write_raw(&top, repo, &b, GIT_OBJECT_TREE)) < 0)
+		goto done;
+	buf_clear(&b);
+	buf_printf(&b, "tree %s\nauthor T <t@t> 1 +0000\ncommitter T <t@t> 1 +0000\n\nevil\n",
+		   git_oid_tostr_s(&top));
+	rc = write_raw(out, repo, &b, GIT_OBJECT_COMMIT);
+done:
+	buf_release(&b);
+	return rc;
+}
+
+TEST(build__checkout_refuses_a_bad_name_whatever_reaches_it)
+{
+	char *dir = t_tmpdir("build-dotdot"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
+	char *state = path_join(dir, "src.tree"), *pwned = path_join(dir, "pwned");
+	struct build_checkout_stats st = { 0 };
+	git_repository *repo = NULL;
+	git_oid v1, evil;
+
+	git_libgit2_init();
+	REQUIRE(make_link_versions(dir) == 0);
+	REQUIRE(git_repository_open(&repo, rpath) == 0);
+	REQUIRE(commit_id(&v1, repo, "v2") == 0 && make_dotdot_commit(&evil, repo) == 0);
+	/* full */
+	CHECK_INT(build_checkout(&st, repo, &evil, src, state), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "refusing path '..': name is '..'");
+	build_checkout_stats_release(&st);
+	CHECK(!path_exists(pwned));
+	CHECK(!path_exists(state));
+	/* incremental */
+	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	build_checkout_stats_release(&st);
+	CHECK_INT(build_checkout(&st, repo, &evil, src, state), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "refusing path '../pwned': name is '..'");
+	build_checkout_stats_release(&st);
+	CHECK(!path_exists(pwned));
+	CHECK(outside_untouched(dir));
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	rm_rf(dir);
+	free(pwned);
+	free(rpath);
+	free(src);
+	free(state);
+	free(dir);
+}
+
 TEST(build__interrupted_checkout_is_redone_in_full)
 {
 	char *dir = t_tmpdir("build"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
@@ -546,5 +689,7 @@ TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
       build__parses_kconfig_and_tool_errors, build__keeps_the_first_errors_and_counts_all,
       build__new_warnings_ignore_line_moves, build__attributes_warnings_to_the_merging_tree,
       build__checkout_rewrites_only_changed_files, build__interrupted_checkout_is_redone_in_full,
+      build__checkout_never_follows_a_symlink_of_the_tree,
+      build__checkout_refuses_a_bad_name_whatever_reaches_it,
       build__run_builds_incrementally, build__run_records_compile_errors,
       build__run_names_bad_input, build__summaries_for_show)

@@ -1027,8 +1027,12 @@ static int conf_load(struct rerere_conf *c, const char *wsdir)
 
 	memset(c, 0, sizeof(*c));
 	c->expire_days = 60;	/* git's rerere.resolved default */
-	if (file_read(&text, path) < 0) {
-		tide_error_clear();
+	if ((error = file_read_text(&text, path)) < 0) {
+		/* No rerere.conf is no sharing; a broken one is an error. */
+		if (error == TIDE_ENOTFOUND) {
+			error = 0;
+			tide_error_clear();
+		}
 		goto done;
 	}
 	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

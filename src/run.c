@@ -35,6 +35,7 @@
 #include "report.h"
 #include "rerere.h"
 #include "run.h"
+#include "text.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -397,18 +398,15 @@ static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt
 
 /* ---- conflicts ---- */
 
+/* Decoded from the commit's encoding: a Latin-1 subject must not vanish from a report. */
 static char *commit_subject(const git_commit *c)
 {
-	const char *s = git_commit_summary((git_commit *)c);
-
-	return xstrdup(s ? s : "");
+	return commit_summary_utf8((git_commit *)c);
 }
 
 static char *commit_author(const git_commit *c)
 {
-	const git_signature *a = git_commit_author(c);
-
-	return xasprintf("%s <%s>", a->name, a->email);
+	return commit_author_utf8(c);
 }
 
 /* The conflicted regions of the merged file, markers included. */
@@ -665,11 +663,14 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 
 	for (i = 0; i < n; i++) {
 		if (o[i].resolved) {
-			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "path", o[i].path,
-							      "id", o[i].id, "diff", o[i].diff));
+			json_array_append_new(list, json_pack("{s:o, s:o, s:o}",
+							      "path", json_text(o[i].path),
+							      "id", json_text(o[i].id),
+							      "diff", json_text(o[i].diff)));
 			buf_printf(outcome, "Resolved '%s' using previous resolution.\n", o[i].path);
 		} else if (!o[i].missing) {
-			json_array_append_new(errors, json_sprintf("%s: %s", o[i].path, o[i].error));
+			json_array_append_new(errors, json_text_printf("%s: %s", o[i].path,
+								       o[i].error));
 		}
 	}
 	if (json_array_size(errors))
@@ -698,12 +699,12 @@ static int run_try_recorded(struct run *r, const struct tree *t, struct day_tree
 				  res->nconflicts, store);
 	if (rc < 0) {	/* a broken store must not stop the day */
 		json_object_set_new(tree_extra(dt), "resolution_errors",
-				    json_pack("[s]", tide_error_last()));
+				    json_pack("[o]", json_text(tide_error_last())));
 		rc = 0;
 	}
 	note_outcomes(dt, o, n, outcome);
 	if (rc == 1) {
-		json_object_set_new(tree_extra(dt), "handled", json_string("recorded"));
+		json_object_set_new(tree_extra(dt), "handled", json_text("recorded"));
 		nextfiles_log_outcome(&r->mergelog, outcome->ptr);
 		run_event(r, "%s: conflict resolved from recorded resolutions", t->name);
 		if ((rc = run_merge_clean(r, t, dt, &resolved, tip)) == 0)
@@ -746,11 +747,11 @@ static int run_try_previous(struct run *r, const struct tree *t, struct day_tree
 		goto done;
 	free(dt->status);
 	dt->status = xstrdup("previous");
-	json_object_set_new(tree_extra(dt), "attempted_sha", json_string(dt->sha));
+	json_object_set_new(tree_extra(dt), "attempted_sha", json_text(dt->sha));
 	free(dt->sha);
 	dt->sha = oid_str(&prev);
-	json_object_set_new(tree_extra(dt), "handled", json_string("previous"));
-	json_object_set_new(tree_extra(dt), "version_from", json_string(from));
+	json_object_set_new(tree_extra(dt), "handled", json_text("previous"));
+	json_object_set_new(tree_extra(dt), "version_from", json_text(from));
 	run_event(r, "%s: used the version from %s", t->name, from);
 	rc = 1;
 done:
@@ -811,7 +812,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	if (!s.npatches)
 		goto done;
 	if (quilt_apply(&tip, r->repo, &r->state, &s, "/", &qopts) < 0) {
-		json_object_set_new(tree_extra(dt), "fixup_error", json_string(tide_error_last()));
+		json_object_set_new(tree_extra(dt), "fixup_error", json_text(tide_error_last()));
 		run_event(r, "%s: fixup failed: %s", t->name, tide_error_last());
 		goto done;
 	}
@@ -820,7 +821,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));
 	names = json_array();
 	for (i = 0; i < s.npatches; i++)
-		json_array_append_new(names, json_string(strrchr(s.patches[i], '/') + 1));
+		json_array_append_new(names, json_text(strrchr(s.patches[i], '/') + 1));
 	json_object_set_new(tree_extra(dt), "fixups", names);
 	run_event(r, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
 done:
@@ -862,7 +863,7 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 	if ((rc = run_try_previous(r, t, dt, tip)) != 0)
 		goto done;
 	dt->status = xstrdup("conflict");
-	json_object_set_new(tree_extra(dt), "handled", json_string("dropped"));
+	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
 	r->sum->left_out++;
 	run_event(r, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
@@ -1024,8 +1025,12 @@ static void log_merging(struct run *r, const struct tree *t, const git_oid *tip)
 	char abbrev[13];
 
 	oid_abbrev(abbrev, tip);
-	if (git_commit_lookup(&c, r->repo, tip) == 0)
-		nextfiles_log_merging(&r->mergelog, label, abbrev, git_commit_summary(c));
+	if (git_commit_lookup(&c, r->repo, tip) == 0) {
+		char *subject = commit_summary_utf8(c);
+
+		nextfiles_log_merging(&r->mergelog, label, abbrev, subject);
+		free(subject);
+	}
 	git_commit_free(c);
 	free(label);
 }
@@ -1036,8 +1041,8 @@ static void record_failure(json_t **obj, const char *key, const char *status)
 {
 	if (!*obj)
 		*obj = json_object();
-	json_object_set_new(*obj, key, json_pack("{s:s, s:s}", "status", status,
-						 "failure", tide_error_last()));
+	json_object_set_new(*obj, key, json_pack("{s:s, s:o}", "status", status,
+						 "failure", json_text(tide_error_last())));
 	tide_error_clear();
 }
 
@@ -1079,7 +1084,7 @@ static int run_build_merge(struct run *r, const struct tree *t, struct day_tree 
 	if ((error = run_try_previous(r, t, dt, tip)) != 0)
 		goto done;
 	dt->status = xstrdup("dropped");
-	json_object_set_new(tree_extra(dt), "handled", json_string("dropped"));
+	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
 	r->sum->left_out++;
 done:
 	build_result_release(&res);
@@ -1382,8 +1387,12 @@ static void log_start(struct run *r)
 	char abbrev[13];
 
 	oid_abbrev(abbrev, &r->base);
-	if (git_commit_lookup(&c, r->repo, &r->base) == 0)
-		nextfiles_log_start(&r->mergelog, r->conf->base_tag, abbrev, git_commit_summary(c));
+	if (git_commit_lookup(&c, r->repo, &r->base) == 0) {
+		char *subject = commit_summary_utf8(c);
+
+		nextfiles_log_start(&r->mergelog, r->conf->base_tag, abbrev, subject);
+		free(subject);
+	}
 	git_commit_free(c);
 }
 

@@ -1,7 +1,10 @@
 #include <errno.h>
+#include <stdarg.h>
 #include <iconv.h>
 #include <string.h>
 #include <strings.h>
+
+#include <git2.h>
 
 #include "text.h"
 #include "util.h"
@@ -88,6 +91,20 @@ json_t *json_text(const char *s)
 	return json_textn(s, s ? strlen(s) : 0);
 }
 
+json_t *json_text_printf(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+	json_t *j;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	j = json_textn(buf_cstr(&b), b.len);
+	buf_release(&b);
+	return j;
+}
+
 static int is_utf8_name(const char *charset)
 {
 	return !charset || !*charset || !strcasecmp(charset, "UTF-8") ||
@@ -126,6 +143,29 @@ void text_decode(struct buf *out, const char *s, size_t len, const char *charset
 	else
 		utf8_lossy(out, s, len);
 	buf_release(&conv);
+}
+
+char *commit_summary_utf8(git_commit *c)
+{
+	const char *s = git_commit_summary(c);
+	struct buf b = BUF_INIT;
+
+	if (s)
+		text_decode(&b, s, strlen(s), git_commit_message_encoding(c));
+	return buf_detach(&b);
+}
+
+char *commit_author_utf8(const git_commit *c)
+{
+	const git_signature *a = git_commit_author(c);
+	const char *enc = git_commit_message_encoding(c);
+	struct buf raw = BUF_INIT, b = BUF_INIT;
+
+	/* git re-encodes the whole commit, author included, from that header. */
+	buf_printf(&raw, "%s <%s>", a && a->name ? a->name : "", a && a->email ? a->email : "");
+	text_decode(&b, raw.ptr, raw.len, enc);
+	buf_release(&raw);
+	return buf_detach(&b);
 }
 
 /*
@@ -199,6 +239,18 @@ void text_redact(struct buf *out, const char *text)
 		p = ui + n;
 	}
 	buf_puts(out, p);
+}
+
+void text_escape(struct buf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			buf_putc(out, (char)c);
+		else
+			buf_printf(out, "\\x%02x", c);
+	}
 }
 
 int ref_component_valid(const char *name)

@@ -28,6 +28,8 @@ void utf8_lossy(struct buf *out, const char *s, size_t len);
 json_t *json_text(const char *s);
 /* The same for s[0..len), which may hold NUL bytes (they become U+FFFD). */
 json_t *json_textn(const char *s, size_t len);
+/* json_text() of a formatted string (jansson's json_sprintf() returns NULL on bad bytes). */
+json_t *json_text_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Append s[0..len), written in charset (a commit's "encoding" header),
@@ -37,12 +39,24 @@ json_t *json_textn(const char *s, size_t len);
  */
 void text_decode(struct buf *out, const char *s, size_t len, const char *charset);
 
+/*
+ * A commit's summary line and "Name <email>" author, in UTF-8 decoded
+ * from the commit's encoding header (git_commit_message_encoding()).
+ * Never NULL; the caller frees.
+ */
+struct git_commit;
+char *commit_summary_utf8(struct git_commit *c);
+char *commit_author_utf8(const struct git_commit *c);
+
 /* "scheme://user:PASSWORD@host/..." -> "scheme://user:***@host/..."; a copy. */
 char *url_redact(const char *url);
 /* The URL without any userinfo ("scheme://host/..."), for Next/Trees; a copy. */
 char *url_strip_userinfo(const char *url);
 /* Append text to out with the password of every URL in it redacted. */
 void text_redact(struct buf *out, const char *text);
+
+/* Append s to out for a message: printable ASCII as is, other bytes as \xNN. */
+void text_escape(struct buf *out, const char *s);
 
 /*
  * Is name one component of a git reference name, in printable ASCII?

@@ -106,6 +106,21 @@ int file_read(struct buf *out, const char *path)
 	return 0;
 }
 
+int file_read_text(struct buf *out, const char *path)
+{
+	size_t start = out->len;
+	const char *nul, *q;
+	int error, line = 1;
+
+	if ((error = file_read(out, path)) < 0)
+		return error;
+	if (!(nul = memchr(out->ptr + start, '\0', out->len - start)))
+		return 0;
+	for (q = out->ptr + start; q < nul; q++)
+		line += *q == '\n';
+	return tide_error_set(TIDE_EINVAL, "%s:%d: NUL byte", path, line);
+}
+
 int fd_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

@@ -22,6 +22,12 @@ void array_grow(void *arr_ptr, size_t *alloc, size_t want, size_t elsz);
 /* Read a whole file into out (appending).  Returns 0 or a TIDE_E* code. */
 int file_read(struct buf *out, const char *path);
 /*
+ * file_read() for a configuration file: a NUL byte in it is an error
+ * ("PATH:LINE: NUL byte", TIDE_EINVAL), since the string functions that
+ * parse it would stop there and lose the rest of the file unseen.
+ */
+int file_read_text(struct buf *out, const char *path);
+/*
  * Write data to path atomically: a temporary file in the same directory,
  * fsync, rename.  A reader sees the old or the new file, never half.
  */

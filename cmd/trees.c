@@ -67,13 +67,19 @@ static int print_table(const struct trees_conf *conf)
 		if ((int)strlen(conf->trees[i].url) > wurl)
 			wurl = (int)strlen(conf->trees[i].url);
 	}
-	if (conf->base_url)
-		printf("base: %s tag %s\n", conf->base_url, conf->base_tag);
+	if (conf->base_url) {
+		char *url = url_redact(conf->base_url);
+
+		printf("base: %s tag %s\n", url, conf->base_tag);
+		free(url);
+	}
 	for (i = 0; i < conf->ntrees; i++) {
 		const struct tree *t = &conf->trees[i];
+		char *url = url_redact(t->url);
 
 		printf("%-*s  %-5s  %-*s  %s", wname, t->name, tree_type_name(t->type), wurl,
-		       t->url, t->branch ? t->branch : "-");
+		       url, t->branch ? t->branch : "-");
+		free(url);
 		if (t->contact)
 			printf("  %s", t->contact);
 		putchar('\n');

@@ -73,12 +73,15 @@ static void run_event(struct run *r, const char *fmt, ...) __attribute__((format
 
 static void run_event(struct run *r, const char *fmt, ...)
 {
-	struct buf line = BUF_INIT;
+	struct buf raw = BUF_INIT, line = BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	buf_vprintf(&line, fmt, ap);
+	buf_vprintf(&raw, fmt, ap);
 	va_end(ap);
+	/* Events name trees and quote messages: no URL password in the log or on screen. */
+	text_redact(&line, buf_cstr(&raw));
+	buf_release(&raw);
 	workspace_log(r->ws, "%s", line.ptr);
 	if (r->opts->progress)
 		r->opts->progress(r->opts->progress_arg, line.ptr, r->ndone, r->conf->ntrees);

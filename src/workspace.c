@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "text.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -200,7 +201,7 @@ int workspace_reopen(struct workspace *ws)
 
 void workspace_log(struct workspace *ws, const char *fmt, ...)
 {
-	struct buf line = BUF_INIT;
+	struct buf raw = BUF_INIT, line = BUF_INIT;
 	char *path = workspace_path(ws, "tide.log");
 	char stamp[32];
 	time_t now = time(NULL);
@@ -212,11 +213,17 @@ void workspace_log(struct workspace *ws, const char *fmt, ...)
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	buf_printf(&line, "%s [%ld] ", stamp, (long)getpid());
 	va_start(ap, fmt);
-	buf_vprintf(&line, fmt, ap);
+	buf_vprintf(&raw, fmt, ap);
 	va_end(ap);
+	text_redact(&line, buf_cstr(&raw));
+	buf_release(&raw);
 	buf_putc(&line, '\n');
-	/* O_APPEND: one write() per line keeps lines whole. Best effort. */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/*
+	 * O_APPEND: one write() per line keeps lines whole. Best effort.
+	 * O_NOFOLLOW: a symlink planted in the workspace must not make a
+	 * cron run append to a file elsewhere.
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd >= 0) {
 		if (write(fd, line.ptr, line.len) < 0)
 			(void)0;

@@ -1718,7 +1718,7 @@ static void run_child(const struct bisect_cmd *bc, const char *hex)
 	if (chdir(bc->srcdir) < 0)
 		_exit(126);
 	fd = open(bc->log_path ? bc->log_path : "/dev/null",
-		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd >= 0) {
 		dup2(fd, 1);
 		dup2(fd, 2);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,11 +97,23 @@ int workspace_lock(struct workspace *ws)
 {
 	char *path = workspace_path(ws, "lock");
 	char pid[32];
+	struct stat st;
 	int fd, error = 0, len;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* The pid is written into it: a planted symlink must not aim that write elsewhere. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == ELOOP) {
+		error = tide_error_set(TIDE_EIO, "'%s' is a symbolic link; not following it "
+				       "(remove it: tide creates the lock)", path);
+		goto done;
+	}
 	if (fd < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot open '%s'", path);
+		goto done;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error = tide_error_set(TIDE_EIO, "'%s' is not a regular file", path);
+		close(fd);
 		goto done;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {

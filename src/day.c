@@ -465,15 +465,21 @@ int day_install(const char *days_dir, const char *date, const char *tmp_dir)
 	char *final = path_join(days_dir, date);
 	int error = 0;
 
+	/* The new day's own entries first, then the rename that installs it. */
+	if ((error = dir_fsync(tmp_dir)) < 0)
+		goto done;
 	if (!path_exists(final)) {
 		if (rename(tmp_dir, final) < 0)
 			error = tide_error_errno(TIDE_EIO, "cannot rename '%s' to '%s'", tmp_dir, final);
 	} else if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", final);
-	} else {
-		/* tmp_dir now holds the old day. */
-		error = rm_rf(tmp_dir);
 	}
+	if (error)
+		goto done;
+	/* Until days/ is synced, a crash may bring back the old day or none. */
+	if ((error = dir_fsync(days_dir)) == 0 && path_exists(tmp_dir))
+		error = rm_rf(tmp_dir);	/* the old day, after the exchange */
+done:
 	free(final);
 	return error;
 }

@@ -13,6 +13,7 @@
  *     run_install        day directory, refs/heads/master, then the tag
  */
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -895,9 +896,12 @@ static int make_commit(struct run *r, git_oid *out, const git_oid *tree_id,
 			error = tide_error_git(TIDE_ERROR, "cannot read a parent commit");
 			goto done;
 		}
+	errno = 0;
 	if (git_commit_create(out, r->repo, NULL, r->sig, r->sig, NULL, message, tree,
 			      nparents, (const git_commit **)parents) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot write a commit");
+	else
+		error = merge_object_written(r->repo, out, errno, "a commit");
 done:
 	for (i = 0; i < nparents; i++)
 		git_commit_free(parents[i]);
@@ -1157,9 +1161,14 @@ static int insert_blob(git_treebuilder *tb, git_repository *repo, const char *na
 		       const struct buf *content)
 {
 	git_oid blob;
+	int error;
 
-	if (git_blob_create_from_buffer(&blob, repo, buf_cstr(content), content->len) < 0 ||
-	    git_treebuilder_insert(NULL, tb, name, &blob, GIT_FILEMODE_BLOB) < 0)
+	errno = 0;
+	if (git_blob_create_from_buffer(&blob, repo, buf_cstr(content), content->len) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write '%s'", name);
+	if ((error = merge_object_written(repo, &blob, errno, "a Next/ file")) < 0)
+		return error;
+	if (git_treebuilder_insert(NULL, tb, name, &blob, GIT_FILEMODE_BLOB) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot write '%s'", name);
 	return 0;
 }
@@ -1185,8 +1194,11 @@ static int write_next_dir(struct run *r, git_oid *out, const git_tree *root)
 	    (error = insert_blob(tb, r->repo, "SHA1s", &sha1s)) < 0 ||
 	    (error = insert_blob(tb, r->repo, "merge.log", &r->mergelog)) < 0)
 		goto done;
+	errno = 0;
 	if (git_treebuilder_write(out, tb) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot write Next/");
+	else
+		error = merge_object_written(r->repo, out, errno, "the Next/ tree");
 done:
 	buf_release(&trees);
 	buf_release(&sha1s);
@@ -1216,11 +1228,14 @@ static int run_final_commit(struct run *r)
 	if ((error = write_next_dir(r, &next, root)) < 0 ||
 	    (error = insert_blob(tb, r->repo, "localversion-next", &lv)) < 0)
 		goto done;
+	errno = 0;
 	if (git_treebuilder_insert(NULL, tb, "Next", &next, GIT_FILEMODE_TREE) < 0 ||
 	    git_treebuilder_write(&tree, tb) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot write the final tree");
 		goto done;
 	}
+	if ((error = merge_object_written(r->repo, &tree, errno, "the final tree")) < 0)
+		goto done;
 	if ((error = make_commit(r, &commit, &tree, parents, 1, msg)) < 0)
 		goto done;
 	git_oid_cpy(&r->state, &commit);

@@ -34,6 +34,14 @@ int file_read_text(struct buf *out, const char *path);
 int file_write_atomic(const char *path, const void *data, size_t len);
 /* write() all of data, retrying on EINTR and short writes; -1 with errno. */
 int fd_write_all(int fd, const void *data, size_t len);
+/*
+ * fsync() the directory dir, so a rename into it survives a crash (the
+ * rename is in the directory, not in the file).  File systems that cannot
+ * fsync a directory (EINVAL) are not an error.
+ */
+int dir_fsync(const char *dir);
+/* dir_fsync() of the directory holding path. */
+int dir_fsync_parent(const char *path);
 int mkdir_p(const char *path, int mode);
 /* Remove a file or a directory tree; a missing path is not an error. */
 int rm_rf(const char *path);

@@ -986,8 +986,9 @@ static int day_load(struct bday *d, git_repository *repo, const char *wsdir,
 	if (oid_field(&d->tip, d->json, "commit") < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
 				      d->path);
+	/* The record is well formed: a commit it names and the repository lacks is a broken repository. */
 	if (git_commit_lookup(&cm, repo, &d->tip) < 0)
-		return tide_error_git(TIDE_EINVAL, "%s: commit not in the repository", d->path);
+		return tide_error_git(TIDE_ERROR, "%s: commit not in the repository", d->path);
 	git_commit_free(cm);
 	d->has_base = oid_field(&d->base, json_object_get(d->json, "base"), "commit") == 0;
 	return 0;
@@ -1014,7 +1015,7 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain, size
 			char *t;
 
 			if (git_commit_lookup(&cm, c->repo, &cur) < 0)
-				return tide_error_git(TIDE_EINVAL, "%s: cannot walk the day", d->path);
+				return tide_error_git(TIDE_ERROR, "%s: cannot walk the day", d->path);
 			t = tide_tree_trailer(cm);
 			if (!git_oid_equal(&cur, &d->tip) && !t) {
 				git_commit_free(cm);

@@ -786,6 +786,7 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 {
 	git_remote *remote = NULL;
 	git_remote_create_options copts;
+	git_fetch_options fopts;
 	git_strarray specs = { NULL, 1 };
 	char *s = xstrdup(spec);
 	int error = 0;
@@ -795,10 +796,13 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 	git_remote_create_options_init(&copts, GIT_REMOTE_CREATE_OPTIONS_VERSION);
 	copts.repository = repo;
 	copts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	/* FETCH_HEAD would keep the URL, password and all. */
+	git_fetch_options_init(&fopts, GIT_FETCH_OPTIONS_VERSION);
+	fopts.update_fetchhead = 0;
 	if (git_remote_create_with_opts(&remote, url, &copts) < 0)
 		error = tide_error_git(TIDE_EINVAL, "bad rerere share URL '%s'", url);
 	else if ((push ? git_remote_push(remote, &specs, NULL)
-		       : git_remote_fetch(remote, &specs, NULL, NULL)) < 0)
+		       : git_remote_fetch(remote, &specs, &fopts, NULL)) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot %s recorded resolutions %s '%s'",
 				       push ? "push" : "fetch", push ? "to" : "from", url);
 	git_remote_free(remote);

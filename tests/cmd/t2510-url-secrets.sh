@@ -46,4 +46,12 @@ test_expect_success 'Next/Trees names the URL without any userinfo' '
 	! grep SECRETTOKEN history
 '
 
+# FETCH_HEAD keeps the URL exactly as given: a fetch that succeeded with a
+# password would leave it in the workspace.  tide does not write it.
+test_expect_success 'a successful fetch leaves no FETCH_HEAD with the URL in it' '
+	conf "t1 git t1#for-next" &&
+	tide -C ws -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err &&
+	! grep "world/t1" ws/repo.git/FETCH_HEAD 2>/dev/null
+'
+
 test_done

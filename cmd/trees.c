@@ -30,8 +30,14 @@ static json_t *tree_json(const struct tree *t)
 	json_t *opts = json_object();
 	size_t i;
 
-	for (i = 0; i < t->nopts; i++)
-		json_object_set_new(opts, t->opts[i].key, json_text(t->opts[i].value));
+	for (i = 0; i < t->nopts; i++) {
+		struct buf key = BUF_INIT;
+
+		/* jansson drops a key that is not UTF-8: repair it instead. */
+		utf8_lossy(&key, t->opts[i].key, strlen(t->opts[i].key));
+		json_object_set_new(opts, buf_cstr(&key), json_text(t->opts[i].value));
+		buf_release(&key);
+	}
 	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:i}",
 			 "name", json_text(t->name), "type", tree_type_name(t->type),
 			 "url", url_json(t->url), "location", url_json(t->location),

@@ -5,6 +5,7 @@
 . "$(dirname "$0")/lib-world.sh"
 
 test_cmp() { diff -u "$1" "$2"; }
+q="'"
 
 test_expect_success 'setup: mainline, a tree and a conflicting tree' '
 	make_mainline &&
@@ -39,6 +40,14 @@ test_expect_success 'a branch that is not a ref name or not UTF-8 is refused, ex
 		grep -q "bad.conf:1: bad branch name" err ||
 		{ echo "accepted: $branch"; cat err; exit 1; }
 	done
+'
+
+test_expect_success 'trees --json repairs an option that is not UTF-8 instead of dropping it' '
+	printf "t\tgit\tok#for-next\n#tide\tt\tk\377ey=v\377\n" >opt.conf &&
+	tide -f opt.conf trees --json >out.json &&
+	python3 -c "import json; print(json.load(open(\"out.json\"))[\"trees\"][0][\"opts\"])" >actual &&
+	printf "{${q}k\357\277\275ey${q}: ${q}v\357\277\275${q}}\n" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'a NUL byte in trees.conf is an error naming the line, exit 3' '

@@ -13,6 +13,7 @@
 #include "../src/boot.h"
 #include "../src/build.h"
 #include "../src/error.h"
+#include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -274,7 +275,8 @@ static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 	struct bisect_result res;
 	struct bisect_opts o = { 0 };
 	struct checker ck;
-	json_t *spec = json_pack("{s:s, s:s?}", "kind", sp->kind, "arg", sp->arg);
+	json_t *spec = json_pack("{s:o, s:o}", "kind", json_text(sp->kind),
+				  "arg", json_text(sp->arg));
 	int status = checker_init(&ck, sp, ctx->ws->dir);
 
 	if (status)

@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "../src/error.h"
 #include "../src/fetch.h"
+#include "../src/text.h"
 
 #define TIDE_VERSION "0.1"
 
@@ -34,13 +35,17 @@ static const char usage_text[] =
 
 void cmd_error(const char *fmt, ...)
 {
+	struct buf raw = BUF_INIT, msg = BUF_INIT;
 	va_list ap;
 
-	fputs("tide: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	buf_vprintf(&raw, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* cron mails stderr: a URL's password must not be in it. */
+	text_redact(&msg, buf_cstr(&raw));
+	fprintf(stderr, "tide: %s\n", buf_cstr(&msg));
+	buf_release(&raw);
+	buf_release(&msg);
 }
 
 int cmd_exit_for(int code)

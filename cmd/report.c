@@ -12,6 +12,7 @@
 #include "../src/error.h"
 #include "../src/mail.h"
 #include "../src/report.h"
+#include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -138,7 +139,7 @@ static int mailer_load(struct mailer *m, struct workspace *ws)
 	int error, lineno = 0;
 
 	m->max_per_day = 20;
-	if ((error = file_read(&text, path)) < 0)
+	if ((error = file_read_text(&text, path)) < 0)
 		goto done;
 	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		lineno++;
@@ -273,10 +274,10 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 		cmd_error("%s: %s", tree, tide_error_last());
 		workspace_log(ctx->ws, "mail: %s failed: %s", tree, tide_error_last());
 		json_object_set_new(json_object_get(m->state, "failed"), tree,
-				    json_string(tide_error_last()));
+				    json_text(tide_error_last()));
 	} else {
 		json_object_del(json_object_get(m->state, "failed"), tree);
-		json_object_set_new(sent, tree, json_string(msg.message_id));
+		json_object_set_new(sent, tree, json_text(msg.message_id));
 		printf("%s: mailed", tree);
 		print_rcpts(&msg);
 		workspace_log(ctx->ws, "mail: %s report sent to %s", tree, msg.to[0]);

@@ -9,6 +9,7 @@
 #include "../src/build.h"
 #include "../src/day.h"
 #include "../src/error.h"
+#include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -61,12 +62,15 @@ static void print_stage(char *text)
 
 static void print_day(const struct day *d)
 {
-	char *bisect;
+	char *bisect, *base;
 	size_t i;
 
 	printf("%s  %s  %s\n", d->date, d->tag ? d->tag : "-", d->status ? d->status : "-");
-	printf("base    %s %s %.12s\n", d->base_url ? d->base_url : "-",
+	/* Records written before redaction may still hold a password. */
+	base = d->base_url ? url_redact(d->base_url) : xstrdup("-");
+	printf("base    %s %s %.12s\n", base,
 	       d->base_tag ? d->base_tag : "-", d->base_commit ? d->base_commit : "-");
+	free(base);
 	printf("commit  %s\n", d->commit ? d->commit : "-");
 	for (i = 0; i < d->ntrees; i++)
 		print_tree(&d->trees[i]);

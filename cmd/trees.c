@@ -6,12 +6,23 @@
 
 #include "cmd.h"
 #include "../src/conf.h"
+#include "../src/text.h"
 
 static const char usage[] = "usage: tide trees [--json]\n";
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_text(s) : json_null();
+}
+
+/* What tide shows of a URL: its password redacted. */
+static json_t *url_json(const char *url)
+{
+	char *shown = url ? url_redact(url) : NULL;
+	json_t *j = json_text(shown);
+
+	free(shown);
+	return j;
 }
 
 static json_t *tree_json(const struct tree *t)
@@ -19,11 +30,18 @@ static json_t *tree_json(const struct tree *t)
 	json_t *opts = json_object();
 	size_t i;
 
-	for (i = 0; i < t->nopts; i++)
-		json_object_set_new(opts, t->opts[i].key, json_string(t->opts[i].value));
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i}",
-			 "name", t->name, "type", tree_type_name(t->type), "url", t->url,
-			 "location", t->location, "branch", str_or_null(t->branch),
+	for (i = 0; i < t->nopts; i++) {
+		struct buf key = BUF_INIT;
+
+		/* jansson drops a key that is not UTF-8: repair it instead. */
+		utf8_lossy(&key, t->opts[i].key, strlen(t->opts[i].key));
+		json_object_set_new(opts, buf_cstr(&key), json_text(t->opts[i].value));
+		buf_release(&key);
+	}
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:i}",
+			 "name", json_text(t->name), "type", tree_type_name(t->type),
+			 "url", url_json(t->url), "location", url_json(t->location),
+			 "branch", str_or_null(t->branch),
 			 "contact", str_or_null(t->contact), "opts", opts, "line", t->line);
 }
 
@@ -34,9 +52,9 @@ static int print_json(const struct trees_conf *conf)
 
 	for (i = 0; i < conf->ntrees; i++)
 		json_array_append_new(trees, tree_json(&conf->trees[i]));
-	root = json_pack("{s:s, s:{s:o, s:o, s:o}, s:o}", "file", conf->path,
-			 "base", "url", str_or_null(conf->base_url),
-			 "location", str_or_null(conf->base_location),
+	root = json_pack("{s:o, s:{s:o, s:o, s:o}, s:o}", "file", json_text(conf->path),
+			 "base", "url", url_json(conf->base_url),
+			 "location", url_json(conf->base_location),
 			 "tag", str_or_null(conf->base_tag), "trees", trees);
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
@@ -55,13 +73,19 @@ static int print_table(const struct trees_conf *conf)
 		if ((int)strlen(conf->trees[i].url) > wurl)
 			wurl = (int)strlen(conf->trees[i].url);
 	}
-	if (conf->base_url)
-		printf("base: %s tag %s\n", conf->base_url, conf->base_tag);
+	if (conf->base_url) {
+		char *url = url_redact(conf->base_url);
+
+		printf("base: %s tag %s\n", url, conf->base_tag);
+		free(url);
+	}
 	for (i = 0; i < conf->ntrees; i++) {
 		const struct tree *t = &conf->trees[i];
+		char *url = url_redact(t->url);
 
 		printf("%-*s  %-5s  %-*s  %s", wname, t->name, tree_type_name(t->type), wurl,
-		       t->url, t->branch ? t->branch : "-");
+		       url, t->branch ? t->branch : "-");
+		free(url);
 		if (t->contact)
 			printf("  %s", t->contact);
 		putchar('\n');

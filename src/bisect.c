@@ -12,6 +12,7 @@
 #include "build.h"
 #include "error.h"
 #include "merge.h"
+#include "text.h"
 #include "util.h"
 
 /* ---- names and the pure search ---- */
@@ -239,7 +240,7 @@ static int run_check(struct bctx *c, const git_oid *commit, json_t *runs,
 		if (err < 0)
 			return err;
 		c->nruns++;
-		json_array_append_new(runs, json_string(bisect_verdict_name(v)));
+		json_array_append_new(runs, json_text(bisect_verdict_name(v)));
 		*out = v;
 		if (v != BISECT_BAD)
 			break;
@@ -306,12 +307,12 @@ static int test_state(struct bctx *c, const char *stage, const char *label,
 			goto done;
 		}
 	}
-	step = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:f}", "key", key,
-			 "stage", stage, "label", label, "commit", hex,
+	step = json_pack("{s:o, s:o, s:o, s:s, s:s, s:o, s:f}", "key", json_text(key),
+			 "stage", json_text(stage), "label", json_text(label), "commit", hex,
 			 "verdict", bisect_verdict_name(*out), "runs", runs,
 			 "seconds", time_now() - t);
 	if (note)
-		json_object_set_new(step, "note", json_string(note));
+		json_object_set_new(step, "note", json_text(note));
 	json_array_append_new(c->steps, step);
 	progress(c, "step %zu: %s%s%s (%.1fs)", c->nsteps, bisect_verdict_name(*out),
 		 note ? ": " : "", note ? note : "", time_now() - t);
@@ -325,6 +326,16 @@ done:
 
 /* ---- commits, merges, temporary commits ---- */
 
+/* A set member; jansson refuses a key that is not UTF-8, and the path must still count. */
+static void set_text_key(json_t *set, const char *key)
+{
+	struct buf b = BUF_INIT;
+
+	utf8_lossy(&b, key, strlen(key));
+	json_object_set_new(set, buf_cstr(&b), json_true());
+	buf_release(&b);
+}
+
 static char *commit_subject(git_repository *repo, const git_oid *id)
 {
 	git_commit *cm = NULL;
@@ -332,7 +343,7 @@ static char *commit_subject(git_repository *repo, const git_oid *id)
 
 	if (git_commit_lookup(&cm, repo, id) < 0)
 		return xstrdup("");
-	s = xstrdup(git_commit_summary(cm) ? git_commit_summary(cm) : "");
+	s = commit_summary_utf8(cm);
 	git_commit_free(cm);
 	return s;
 }
@@ -643,8 +654,8 @@ static int diff_info(git_repository *repo, const git_oid *a, const git_oid *b,
 	for (i = 0; i < git_diff_num_deltas(diff); i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 
-		json_object_set_new(paths, d->new_file.path, json_true());
-		json_object_set_new(paths, d->old_file.path, json_true());
+		set_text_key(paths, d->new_file.path);
+		set_text_key(paths, d->old_file.path);
 	}
 	bisect_diff_symbols(syms, text.ptr ? text.ptr : "");
 done:
@@ -975,8 +986,9 @@ static int day_load(struct bday *d, git_repository *repo, const char *wsdir,
 	if (oid_field(&d->tip, d->json, "commit") < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
 				      d->path);
+	/* The record is well formed: a commit it names and the repository lacks is a broken repository. */
 	if (git_commit_lookup(&cm, repo, &d->tip) < 0)
-		return tide_error_git(TIDE_EINVAL, "%s: commit not in the repository", d->path);
+		return tide_error_git(TIDE_ERROR, "%s: commit not in the repository", d->path);
 	git_commit_free(cm);
 	d->has_base = oid_field(&d->base, json_object_get(d->json, "base"), "commit") == 0;
 	return 0;
@@ -1003,7 +1015,7 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain, size
 			char *t;
 
 			if (git_commit_lookup(&cm, c->repo, &cur) < 0)
-				return tide_error_git(TIDE_EINVAL, "%s: cannot walk the day", d->path);
+				return tide_error_git(TIDE_ERROR, "%s: cannot walk the day", d->path);
 			t = tide_tree_trailer(cm);
 			if (!git_oid_equal(&cur, &d->tip) && !t) {
 				git_commit_free(cm);
@@ -1217,20 +1229,20 @@ static json_t *result_json(const struct bisect_result *res, const struct bctx *c
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "outcome", json_string(bisect_outcome_name(res->outcome)));
+	json_object_set_new(o, "outcome", json_text(bisect_outcome_name(res->outcome)));
 	if (c->opts->check_spec)
 		json_object_set_new(o, "check", json_deep_copy(c->opts->check_spec));
 	if (c->opts->since)
-		json_object_set_new(o, "since", json_string(c->opts->since));
+		json_object_set_new(o, "since", json_text(c->opts->since));
 	json_object_set_new(o, "retries", json_integer(c->opts->retries));
-	json_object_set_new(o, "tree", res->tree ? json_string(res->tree) : json_null());
-	json_object_set_new(o, "commit", res->commit ? json_string(res->commit) : json_null());
-	json_object_set_new(o, "subject", res->subject ? json_string(res->subject) : json_null());
+	json_object_set_new(o, "tree", res->tree ? json_text(res->tree) : json_null());
+	json_object_set_new(o, "commit", res->commit ? json_text(res->commit) : json_null());
+	json_object_set_new(o, "subject", res->subject ? json_text(res->subject) : json_null());
 	if (res->other_tree)
-		json_object_set_new(o, "conflicts_with", json_string(res->other_tree));
+		json_object_set_new(o, "conflicts_with", json_text(res->other_tree));
 	if (res->range_first) {
-		json_object_set_new(o, "range_first", json_string(res->range_first));
-		json_object_set_new(o, "range_last", json_string(res->range_last));
+		json_object_set_new(o, "range_first", json_text(res->range_first));
+		json_object_set_new(o, "range_last", json_text(res->range_last));
 	}
 	json_object_set_new(o, "builds", json_integer((json_int_t)res->steps));
 	json_object_set_new(o, "runs", json_integer((json_int_t)res->runs));
@@ -1332,8 +1344,8 @@ static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_op
 		c->elapsed_before = json_number_value(json_object_get(old, "seconds"));
 		json_decref(old);
 	}
-	c->state = json_pack("{s:i, s:s, s:s?, s:i, s:O?, s:s, s:[]}", "version", 1,
-			     "date", date, "since", opts->since, "retries", opts->retries,
+	c->state = json_pack("{s:i, s:o, s:o, s:i, s:O?, s:s, s:[]}", "version", 1,
+			     "date", json_text(date), "since", json_text(opts->since), "retries", opts->retries,
 			     "check", opts->check_spec, "status", "running", "steps");
 	if (!c->state)
 		return tide_error_set(TIDE_ERROR, "bisect: cannot make the state");
@@ -1375,12 +1387,12 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	res->seconds = elapsed(&c);
 	if (err < 0) {
 		/* Leave the state "running": --continue picks it up. */
-		json_object_set_new(c.state, "error", json_string(tide_error_last()));
+		json_object_set_new(c.state, "error", json_text(tide_error_last()));
 		state_save(&c);
 		goto done;
 	}
 	res->record = result_json(res, &c);
-	json_object_set_new(c.state, "status", json_string("done"));
+	json_object_set_new(c.state, "status", json_text("done"));
 	json_object_set(c.state, "result", res->record);
 	if ((err = state_save(&c)) == 0)
 		err = record_in_day(&d, res->record);
@@ -1707,7 +1719,7 @@ static void run_child(const struct bisect_cmd *bc, const char *hex)
 	if (chdir(bc->srcdir) < 0)
 		_exit(126);
 	fd = open(bc->log_path ? bc->log_path : "/dev/null",
-		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
 	if (fd >= 0) {
 		dup2(fd, 1);
 		dup2(fd, 2);

@@ -14,6 +14,7 @@
 #include "build.h"
 #include "cpio.h"
 #include "error.h"
+#include "text.h"
 #include "util.h"
 
 #define QEMU_DEFAULT "qemu-system-x86_64"
@@ -609,12 +610,12 @@ static int test_json(const struct ktap_node *n, const char *path, int depth,
 	size_t i;
 
 	for (i = 0; i < n->ndiag; i++)
-		json_array_append_new(diags, json_string(n->diag[i]));
-	t = json_pack("{s:s, s:b, s:o, s:o}", "name", path, "ok", !ktap_node_failed(n),
-		      "directive", dir ? json_string(dir) : json_null(),
+		json_array_append_new(diags, json_text(n->diag[i]));
+	t = json_pack("{s:o, s:b, s:o, s:o}", "name", json_text(path), "ok", !ktap_node_failed(n),
+		      "directive", dir ? json_text(dir) : json_null(),
 		      "diagnostics", diags);
 	if (n->reason)
-		json_object_set_new(t, "reason", json_string(n->reason));
+		json_object_set_new(t, "reason", json_text(n->reason));
 	if (!n->has_result)
 		json_object_set_new(t, "missing_result", json_true());
 	json_array_append_new(tests, t);
@@ -627,7 +628,7 @@ static json_t *strings_json(char **v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_text(v[i]));
 	return a;
 }
 
@@ -637,10 +638,10 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 	json_t *tests = json_array(), *o;
 
 	ktap_walk(&v->ktap, test_json, tests);
-	o = json_pack("{s:s, s:o, s:f, s:s, s:i, s:b, s:i, s:f}",
+	o = json_pack("{s:s, s:o, s:f, s:o, s:i, s:b, s:i, s:f}",
 		      "status", boot_status_name(v->status),
-		      "reason", v->reason ? json_string(v->reason) : json_null(),
-		      "seconds", res->seconds, "accel", res->accel ? res->accel : "",
+		      "reason", v->reason ? json_text(v->reason) : json_null(),
+		      "seconds", res->seconds, "accel", json_text(res->accel ? res->accel : ""),
 		      "smp", res->smp, "timed_out", res->timed_out,
 		      "exit_status", res->exit_status, "timeout", res->timeout);
 	json_object_set_new(o, "counts", json_pack("{s:i, s:i, s:i}", "pass", v->pass,
@@ -648,12 +649,12 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 	json_object_set_new(o, "tests", tests);
 	json_object_set_new(o, "problems", strings_json(v->ktap.problems, v->ktap.nproblems));
 	json_object_set_new(o, "warnings", strings_json(v->warnings, v->nwarnings));
-	json_object_set_new(o, "cmdline", json_string(res->cmdline ? res->cmdline : ""));
+	json_object_set_new(o, "cmdline", json_text(res->cmdline ? res->cmdline : ""));
 	json_object_set_new(o, "initramfs_seconds", json_real(res->initramfs_seconds));
 	if (res->accel_note)
-		json_object_set_new(o, "accel_note", json_string(res->accel_note));
+		json_object_set_new(o, "accel_note", json_text(res->accel_note));
 	if (console_name)
-		json_object_set_new(o, "console", json_string(console_name));
+		json_object_set_new(o, "console", json_text(console_name));
 	return o;
 }
 

@@ -8,6 +8,7 @@
 
 #include "conf.h"
 #include "error.h"
+#include "text.h"
 #include "util.h"
 
 /*
@@ -70,16 +71,22 @@ static int ref_is_valid(const char *prefix, const char *name)
 	return valid;
 }
 
-/* A tree name becomes one component of refs/remotes/<name>/<branch>. */
+/*
+ * A tree name becomes one component of refs/remotes/<name>/<branch>, a
+ * file name under reports/ and resolve/, and a JSON string: printable
+ * ASCII only, so no byte of it can trouble any of them.
+ */
 static int name_is_valid(const char *name)
 {
-	return name[0] && name[0] != '-' && !strchr(name, '/') &&
-	       strcmp(name, "HEAD") && ref_is_valid("refs/remotes/", name);
+	return ref_component_valid(name) && strcmp(name, "HEAD") &&
+	       ref_is_valid("refs/remotes/", name);
 }
 
+/* git allows any bytes >= 0x80 in a branch; the record wants UTF-8. */
 static int branch_is_valid(const char *branch)
 {
-	return branch[0] && branch[0] != '-' && ref_is_valid("refs/heads/", branch);
+	return branch[0] && branch[0] != '-' && utf8_valid(branch, strlen(branch)) &&
+	       ref_is_valid("refs/heads/", branch);
 }
 
 /*
@@ -145,6 +152,19 @@ static int conf_err(struct parser *p, int line, const char *fmt, ...)
 	return error;
 }
 
+/* "FILE:LINE: <before>'name'<after>", the name's bytes shown safely (\\xNN): it may be the bad part. */
+static int conf_err_name(struct parser *p, int line, const char *before, const char *name,
+			 const char *after)
+{
+	struct buf b = BUF_INIT;
+	int error;
+
+	text_escape(&b, name);
+	error = conf_err(p, line, "%s'%s'%s", before, buf_cstr(&b), after);
+	buf_release(&b);
+	return error;
+}
+
 /* Split "URL#branch" at the last '#'. */
 static int split_branch(struct parser *p, struct tree *t, const char *url)
 {
@@ -155,7 +175,7 @@ static int split_branch(struct parser *p, struct tree *t, const char *url)
 	if (!t->url[0])
 		return conf_err(p, t->line, "tree '%s' has no URL", t->name);
 	if (!branch_is_valid(t->branch))
-		return conf_err(p, t->line, "bad branch name '%s'", t->branch);
+		return conf_err_name(p, t->line, "bad branch name ", t->branch, "");
 	return 0;
 }
 
@@ -166,7 +186,8 @@ static int add_tree(struct parser *p, char **f, size_t n, int line)
 	enum tree_type type;
 
 	if (!name_is_valid(f[0]))
-		return conf_err(p, line, "'%s' is not a valid tree name", f[0]);
+		return conf_err_name(p, line, "", f[0], " is not a valid tree name (printable "
+				     "ASCII, one git reference component)");
 	if (n < 2)
 		return conf_err(p, line, "tree '%s' has no type and no URL", f[0]);
 	if (parse_type(&type, f[1]) < 0)
@@ -371,12 +392,28 @@ static char *dir_of(const char *path)
 	return abs;
 }
 
-static int parse_text(struct parser *p, const char *text)
+/* A NUL byte would end the text early and drop the trees after it. */
+static int check_nul(struct parser *p, const char *text, size_t len)
 {
-	char *copy = xstrdup(text), *line, *save = NULL;
-	int lineno = 0, error = 0;
+	const char *nul = memchr(text, '\0', len), *q;
+	int line = 1;
+
+	if (!nul)
+		return 0;
+	for (q = text; q < nul; q++)
+		line += *q == '\n';
+	return conf_err(p, line, "%s", "NUL byte");
+}
+
+static int parse_text(struct parser *p, const char *text, size_t len)
+{
+	char *copy, *line, *save = NULL;
+	int lineno = 0, error;
 	size_t i;
 
+	if ((error = check_nul(p, text, len)) < 0)
+		return error;
+	copy = xstrndup(text, len);
 	/* strtok_r would skip empty lines and lose the line numbers. */
 	for (line = copy; line && !error; line = save) {
 		save = strchr(line, '\n');
@@ -393,6 +430,12 @@ static int parse_text(struct parser *p, const char *text)
 
 int trees_conf_parse(struct trees_conf **out, const char *path, const char *text)
 {
+	return trees_conf_parse_buf(out, path, text, strlen(text));
+}
+
+int trees_conf_parse_buf(struct trees_conf **out, const char *path, const char *text,
+			 size_t len)
+{
 	struct parser p = { 0 };
 	size_t i;
 	int error;
@@ -400,7 +443,7 @@ int trees_conf_parse(struct trees_conf **out, const char *path, const char *text
 	p.conf = xcalloc(1, sizeof(*p.conf));
 	p.conf->path = xstrdup(path);
 	p.dir = dir_of(path);
-	error = parse_text(&p, text);
+	error = parse_text(&p, text, len);
 	for (i = 0; i < p.nextras; i++)
 		fields_free(p.extras[i].fields, p.extras[i].nfields);
 	free(p.extras);
@@ -424,7 +467,7 @@ int trees_conf_load(struct trees_conf **out, const char *path)
 			tide_error_set(TIDE_EINVAL, "cannot read trees.conf '%s': no such file", path) :
 			error;
 	}
-	error = trees_conf_parse(out, path, buf_cstr(&b));
+	error = trees_conf_parse_buf(out, path, buf_cstr(&b), b.len);
 	buf_release(&b);
 	return error;
 }

@@ -45,6 +45,9 @@ struct trees_conf {
 int trees_conf_load(struct trees_conf **out, const char *path);
 /* Parse text as if read from path (for tests and stdin). */
 int trees_conf_parse(struct trees_conf **out, const char *path, const char *text);
+/* The same for text[0..len); a NUL byte in it is an error ("FILE:LINE: NUL byte"). */
+int trees_conf_parse_buf(struct trees_conf **out, const char *path, const char *text,
+			 size_t len);
 void trees_conf_free(struct trees_conf *conf);
 
 const struct tree *trees_conf_find(const struct trees_conf *conf, const char *name);

@@ -8,6 +8,7 @@
 
 #include "day.h"
 #include "error.h"
+#include "text.h"
 #include "util.h"
 
 struct day *day_new(void)
@@ -125,9 +126,20 @@ const struct day_tree *day_find_tree(const struct day *day, const char *name)
 
 /* ---- to JSON ---- */
 
+/* json_text(): a value that is not UTF-8 must not make json_pack() drop the whole tree. */
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return json_text(s);
+}
+
+/* The record is published: a password in a tree's URL stays out of it. */
+static json_t *url_or_null(const char *url)
+{
+	char *shown = url ? url_redact(url) : NULL;
+	json_t *j = json_text(shown);
+
+	free(shown);
+	return j;
 }
 
 static json_t *commits_to_json(const struct day_commit *c, size_t n)
@@ -148,7 +160,7 @@ static json_t *conflict_to_json(const struct day_conflict *c)
 	size_t i;
 
 	for (i = 0; i < c->nhunks; i++)
-		json_array_append_new(hunks, json_string(c->hunks[i]));
+		json_array_append_new(hunks, json_text(c->hunks[i]));
 	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
 			 "path", str_or_null(c->path), "kind", str_or_null(c->kind),
 			 "hunks", hunks,
@@ -166,7 +178,7 @@ static json_t *tree_to_json(const struct day_tree *t)
 		json_array_append_new(conflicts, conflict_to_json(&t->conflicts[i]));
 	json_object_set_new(obj, "name", str_or_null(t->name));
 	json_object_set_new(obj, "type", str_or_null(t->type));
-	json_object_set_new(obj, "url", str_or_null(t->url));
+	json_object_set_new(obj, "url", url_or_null(t->url));
 	json_object_set_new(obj, "branch", str_or_null(t->branch));
 	json_object_set_new(obj, "sha", str_or_null(t->sha));
 	json_object_set_new(obj, "fetch", json_pack("{s:o, s:o, s:f}",
@@ -195,7 +207,7 @@ int day_to_json(json_t **out, const struct day *day)
 	json_object_set_new(obj, "started", str_or_null(day->started));
 	json_object_set_new(obj, "finished", str_or_null(day->finished));
 	json_object_set_new(obj, "base", json_pack("{s:o, s:o, s:o}",
-		"url", str_or_null(day->base_url), "tag", str_or_null(day->base_tag),
+		"url", url_or_null(day->base_url), "tag", str_or_null(day->base_tag),
 		"commit", str_or_null(day->base_commit)));
 	json_object_set_new(obj, "commit", str_or_null(day->commit));
 	json_object_set_new(obj, "trees", trees);
@@ -453,15 +465,21 @@ int day_install(const char *days_dir, const char *date, const char *tmp_dir)
 	char *final = path_join(days_dir, date);
 	int error = 0;
 
+	/* The new day's own entries first, then the rename that installs it. */
+	if ((error = dir_fsync(tmp_dir)) < 0)
+		goto done;
 	if (!path_exists(final)) {
 		if (rename(tmp_dir, final) < 0)
 			error = tide_error_errno(TIDE_EIO, "cannot rename '%s' to '%s'", tmp_dir, final);
 	} else if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", final);
-	} else {
-		/* tmp_dir now holds the old day. */
-		error = rm_rf(tmp_dir);
 	}
+	if (error)
+		goto done;
+	/* Until days/ is synced, a crash may bring back the old day or none. */
+	if ((error = dir_fsync(days_dir)) == 0 && path_exists(tmp_dir))
+		error = rm_rf(tmp_dir);	/* the old day, after the exchange */
+done:
 	free(final);
 	return error;
 }

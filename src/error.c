@@ -6,9 +6,26 @@
 #include <git2.h>
 
 #include "error.h"
+#include "text.h"
 
 static _Thread_local char last_msg[4096];
 static _Thread_local int last_code;
+
+/*
+ * Messages end up on stderr, in tide.log and in day.json, and libgit2's
+ * and curl's messages quote the URL they were given, password and all:
+ * redact it here, once, for every message.
+ */
+static void redact_urls(void)
+{
+	struct buf b = BUF_INIT;
+
+	if (!strstr(last_msg, "://"))
+		return;
+	text_redact(&b, last_msg);
+	snprintf(last_msg, sizeof(last_msg), "%s", buf_cstr(&b));
+	buf_release(&b);
+}
 
 static int record(int code, const char *suffix, const char *fmt, va_list ap)
 {
@@ -17,6 +34,7 @@ static int record(int code, const char *suffix, const char *fmt, va_list ap)
 	/* A suffix that does not fit is cut; the message stays terminated. */
 	if (suffix && *suffix && n >= 0 && (size_t)n < sizeof(last_msg))
 		snprintf(last_msg + n, sizeof(last_msg) - (size_t)n, ": %s", suffix);
+	redact_urls();
 	last_code = code;
 	return code;
 }

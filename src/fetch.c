@@ -178,6 +178,8 @@ static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
 	git_remote_create_options_init(&copts, GIT_REMOTE_CREATE_OPTIONS_VERSION);
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	/* FETCH_HEAD would keep the URL as given, password and all; tide never reads it. */
+	opts.update_fetchhead = 0;
 	opts.callbacks.sideband_progress = on_sideband;
 	opts.callbacks.transfer_progress = on_transfer;
 	opts.callbacks.update_tips = on_update_tips;

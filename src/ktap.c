@@ -387,7 +387,8 @@ static size_t cut_at(const char *s)
 {
 	const char *q = s;
 
-	if (skip_timestamp(s) != s)
+	/* The search below starts after s[0]: an empty line has nothing there. */
+	if (!*s || skip_timestamp(s) != s)
 		return 0;
 	while ((q = strchr(q + 1, '[')))
 		if (skip_timestamp(q) != q)

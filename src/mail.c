@@ -125,7 +125,7 @@ int mail_credentials_load(struct mail_server *s, const char *path)
 		return tide_error_set(TIDE_EINVAL,
 				      "credentials file '%s' is accessible by group or others "
 				      "(mode %03o; chmod 600 it)", path, (unsigned)(st.st_mode & 0777));
-	if ((error = file_read(&text, path)) < 0)
+	if ((error = file_read_text(&text, path)) < 0)
 		goto done;
 	free(s->user);
 	free(s->password);

@@ -10,8 +10,10 @@
  * OIDs of clean merges, conflicted paths) agree with
  * `git merge-tree --write-tree`.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include <git2.h>
 #include <git2/sys/hashsig.h>
@@ -242,6 +244,38 @@ static int out_ent_cmp(const void *pa, const void *pb)
 	return (int)ca - (int)cb;
 }
 
+/* Why a write failed when libgit2 did not say: its errno, or a full disk. */
+static const char *lost_write_reason(const char *dir, int write_errno)
+{
+	struct statvfs st;
+
+	if (write_errno)
+		return strerror(write_errno);
+	if (statvfs(dir, &st) == 0 && st.f_bavail == 0)
+		return strerror(ENOSPC);
+	return "the object is missing after it was written";
+}
+
+int merge_object_written(git_repository *repo, const git_oid *id, int write_errno,
+			 const char *what)
+{
+	git_odb *odb = NULL;
+	char *dir;
+	int there, error = 0;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	there = git_odb_exists(odb, id);
+	git_odb_free(odb);
+	if (there)
+		return 0;
+	dir = path_join(git_repository_path(repo), "objects");
+	error = tide_error_set(TIDE_EIO, "cannot write %s to '%s': %s", what, dir,
+			       lost_write_reason(dir, write_errno));
+	free(dir);
+	return error;
+}
+
 /* Serialize and store a directory; tree objects are simple enough that
  * writing them directly beats a treebuilder's per-entry checks. */
 static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
@@ -257,12 +291,15 @@ static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
 		buf_putc(&raw, '\0');
 		buf_put(&raw, d->v[i].oid.id, GIT_OID_RAWSZ);
 	}
+	errno = 0;
 	error = git_odb_write(out, m->odb, raw.ptr ? raw.ptr : "", raw.len,
 			      GIT_OBJECT_TREE);
 	buf_release(&raw);
 	if (error < 0)
 		return tide_error_git(TIDE_ERROR, "cannot write tree '%s'",
 				      buf_cstr(&m->path));
+	if (errno && (error = merge_object_written(m->repo, out, errno, "a merged tree")) < 0)
+		return error;
 	m->res->trees_written++;
 	return 0;
 }

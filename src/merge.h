@@ -91,4 +91,15 @@ int merge_objects_flush(struct merge_objects *mo);
 void merge_objects_free(struct merge_objects *mo);
 const char *merge_conflict_kind_name(enum merge_conflict_kind kind);
 
+/*
+ * Check that object id, just written to repo, is there.  libgit2 1.5's
+ * git_odb_write() can return success when its loose write failed (the
+ * streaming retry drops the error), and a full disk then surfaced much
+ * later as "object not found".  write_errno is errno right after the
+ * write; the message names the objects directory and the system's error
+ * ("no space left on device").  Returns 0 or TIDE_EIO.
+ */
+int merge_object_written(git_repository *repo, const git_oid *id, int write_errno,
+			 const char *what);
+
 #endif

@@ -4,6 +4,7 @@
 #include "conf.h"
 #include "day.h"
 #include "nextfiles.h"
+#include "text.h"
 
 /* Next/Trees pads the first column with tabs to 16 columns. */
 static void put_name(struct buf *out, const char *name)
@@ -21,8 +22,12 @@ void nextfiles_trees(struct buf *out, const struct trees_conf *conf)
 	for (i = 0; i < conf->ntrees; i++) {
 		const struct tree *t = &conf->trees[i];
 
+		/* Published with the day: no userinfo at all, not even a user name. */
+		char *url = url_strip_userinfo(t->url);
+
 		put_name(out, t->name);
-		buf_printf(out, "%s\t%s", tree_type_name(t->type), t->url);
+		buf_printf(out, "%s\t%s", tree_type_name(t->type), url);
+		free(url);
 		if (t->type == TREE_GIT)
 			buf_printf(out, "#%s", t->branch);
 		buf_putc(out, '\n');

@@ -8,6 +8,7 @@
 #include "mail.h"
 #include "report.h"
 #include "rerere.h"
+#include "text.h"
 #include "util.h"
 
 int report_tree_has_conflict(const struct day_tree *dt)
@@ -26,9 +27,11 @@ static json_t *commits_json(const struct day_commit *c, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:s?, s:s?, s:s?, s:s?}",
-						     "id", c[i].id, "subject", c[i].subject,
-						     "author", c[i].author, "tree", c[i].tree));
+		json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o}",
+						     "id", json_text(c[i].id),
+						     "subject", json_text(c[i].subject),
+						     "author", json_text(c[i].author),
+						     "tree", json_text(c[i].tree)));
 	return arr;
 }
 
@@ -70,10 +73,10 @@ static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c
 	size_t i;
 
 	for (i = 0; i < c->nhunks; i++)
-		json_array_append_new(hunks, json_string(c->hunks[i]));
+		json_array_append_new(hunks, json_text(c->hunks[i]));
 	conflict_id(id, c);
-	f = json_pack("{s:s, s:s?, s:s, s:o, s:o, s:o}", "path", c->path, "kind", c->kind,
-		      "conflict_id", id, "hunks", hunks,
+	f = json_pack("{s:o, s:o, s:s, s:o, s:o, s:o}", "path", json_text(c->path),
+		      "kind", json_text(c->kind), "conflict_id", id, "hunks", hunks,
 		      "ours_commits", commits_json(c->ours, c->nours),
 		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
 	if ((res = find_resolution(dt, c->path)))
@@ -98,10 +101,10 @@ static json_t *other_trees(const struct day_tree *dt)
 			json_array_foreach(with, k, v)
 				seen |= !strcmp(json_string_value(v), t);
 			if (!seen)
-				json_array_append_new(with, json_string(t));
+				json_array_append_new(with, json_text(t));
 		}
 	if (!json_array_size(with))
-		json_array_append_new(with, json_string("mainline"));
+		json_array_append_new(with, json_text("mainline"));
 	return with;
 }
 
@@ -144,18 +147,21 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 				       json_string_value(json_object_get(f, "conflict_id")));
 		json_array_append_new(files, f);
 	}
-	r = json_pack("{s:s?, s:s?, s:s, s:s?, s:o, s:s, s:b, s:o}", "date", day->date,
-		      "tag", day->tag, "tree", dt->name, "status", dt->status,
-		      "with", other_trees(dt), "handled", handled(dt), "new", is_new,
+	r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "date", json_text(day->date),
+		      "tag", json_text(day->tag), "tree", json_text(dt->name),
+		      "status", json_text(dt->status), "with", other_trees(dt),
+		      "handled", json_text(handled(dt)), "new", is_new,
 		      "files", files);
+	if (!r)
+		return tide_error_set(TIDE_ERROR, "cannot build the report of '%s'", dt->name);
 	if (extra_str(dt, "version_from"))
-		json_object_set_new(r, "version_from", json_string(extra_str(dt, "version_from")));
+		json_object_set_new(r, "version_from", json_text(extra_str(dt, "version_from")));
 	if (dt->extra && json_object_get(dt->extra, "resolution_errors"))
 		json_object_set(r, "errors", json_object_get(dt->extra, "resolution_errors"));
 	if (dt->extra && json_object_get(dt->extra, "fixups"))
 		json_object_set(r, "fixups", json_object_get(dt->extra, "fixups"));
 	if (extra_str(dt, "fixup_error"))
-		json_object_set_new(r, "fixup_error", json_string(extra_str(dt, "fixup_error")));
+		json_object_set_new(r, "fixup_error", json_text(extra_str(dt, "fixup_error")));
 	*out = r;
 	return 0;
 }
@@ -285,13 +291,19 @@ static int write_one(const char *dir, const char *tree, const json_t *r)
 	char *name = xasprintf("%s.json", tree), *path = path_join(dir, name);
 	int error;
 
+	/* A value jansson refused would be a bug elsewhere: fail, do not crash. */
+	if (!json) {
+		error = tide_error_set(TIDE_ERROR, "cannot encode the report of '%s'", tree);
+		goto done;
+	}
 	report_text(&text, r);
 	if ((error = file_write_atomic(path, json, strlen(json))) == 0) {
 		free(name), free(path);
 		name = xasprintf("%s.txt", tree);
 		path = path_join(dir, name);
-		error = file_write_atomic(path, text.ptr, text.len);
+		error = file_write_atomic(path, buf_cstr(&text), text.len);
 	}
+done:
 	buf_release(&text);
 	free(json), free(name), free(path);
 	return error;

@@ -796,6 +796,7 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 {
 	git_remote *remote = NULL;
 	git_remote_create_options copts;
+	git_fetch_options fopts;
 	git_strarray specs = { NULL, 1 };
 	char *s = xstrdup(spec);
 	int error = 0;
@@ -805,10 +806,13 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 	git_remote_create_options_init(&copts, GIT_REMOTE_CREATE_OPTIONS_VERSION);
 	copts.repository = repo;
 	copts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	/* FETCH_HEAD would keep the URL, password and all. */
+	git_fetch_options_init(&fopts, GIT_FETCH_OPTIONS_VERSION);
+	fopts.update_fetchhead = 0;
 	if (git_remote_create_with_opts(&remote, url, &copts) < 0)
 		error = tide_error_git(TIDE_EINVAL, "bad rerere share URL '%s'", url);
 	else if ((push ? git_remote_push(remote, &specs, NULL)
-		       : git_remote_fetch(remote, &specs, NULL, NULL)) < 0)
+		       : git_remote_fetch(remote, &specs, &fopts, NULL)) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot %s recorded resolutions %s '%s'",
 				       push ? "push" : "fetch", push ? "to" : "from", url);
 	git_remote_free(remote);
@@ -1037,8 +1041,12 @@ static int conf_load(struct rerere_conf *c, const char *wsdir)
 
 	memset(c, 0, sizeof(*c));
 	c->expire_days = 60;	/* git's rerere.resolved default */
-	if (file_read(&text, path) < 0) {
-		tide_error_clear();
+	if ((error = file_read_text(&text, path)) < 0) {
+		/* No rerere.conf is no sharing; a broken one is an error. */
+		if (error == TIDE_ENOTFOUND) {
+			error = 0;
+			tide_error_clear();
+		}
 		goto done;
 	}
 	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

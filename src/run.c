@@ -13,6 +13,7 @@
  *     run_install        day directory, refs/heads/master, then the tag
  */
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #include "report.h"
 #include "rerere.h"
 #include "run.h"
+#include "text.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -83,12 +85,15 @@ static void run_event(struct run *r, const char *fmt, ...) __attribute__((format
 
 static void run_event(struct run *r, const char *fmt, ...)
 {
-	struct buf line = BUF_INIT;
+	struct buf raw = BUF_INIT, line = BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	buf_vprintf(&line, fmt, ap);
+	buf_vprintf(&raw, fmt, ap);
 	va_end(ap);
+	/* Events name trees and quote messages: no URL password in the log or on screen. */
+	text_redact(&line, buf_cstr(&raw));
+	buf_release(&raw);
 	workspace_log(r->ws, "%s", line.ptr);
 	if (r->opts->progress)
 		r->opts->progress(r->opts->progress_arg, line.ptr, r->ndone, r->conf->ntrees);
@@ -462,18 +467,15 @@ static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt
 
 /* ---- conflicts ---- */
 
+/* Decoded from the commit's encoding: a Latin-1 subject must not vanish from a report. */
 static char *commit_subject(const git_commit *c)
 {
-	const char *s = git_commit_summary((git_commit *)c);
-
-	return xstrdup(s ? s : "");
+	return commit_summary_utf8((git_commit *)c);
 }
 
 static char *commit_author(const git_commit *c)
 {
-	const git_signature *a = git_commit_author(c);
-
-	return xasprintf("%s <%s>", a->name, a->email);
+	return commit_author_utf8(c);
 }
 
 /* The conflicted regions of the merged file, markers included. */
@@ -730,11 +732,14 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 
 	for (i = 0; i < n; i++) {
 		if (o[i].resolved) {
-			json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "path", o[i].path,
-							      "id", o[i].id, "diff", o[i].diff));
+			json_array_append_new(list, json_pack("{s:o, s:o, s:o}",
+							      "path", json_text(o[i].path),
+							      "id", json_text(o[i].id),
+							      "diff", json_text(o[i].diff)));
 			buf_printf(outcome, "Resolved '%s' using previous resolution.\n", o[i].path);
 		} else if (!o[i].missing) {
-			json_array_append_new(errors, json_sprintf("%s: %s", o[i].path, o[i].error));
+			json_array_append_new(errors, json_text_printf("%s: %s", o[i].path,
+								       o[i].error));
 		}
 	}
 	if (json_array_size(errors))
@@ -763,12 +768,12 @@ static int run_try_recorded(struct run *r, const struct tree *t, struct day_tree
 				  res->nconflicts, store);
 	if (rc < 0) {	/* a broken store must not stop the day */
 		json_object_set_new(tree_extra(dt), "resolution_errors",
-				    json_pack("[s]", tide_error_last()));
+				    json_pack("[o]", json_text(tide_error_last())));
 		rc = 0;
 	}
 	note_outcomes(dt, o, n, outcome);
 	if (rc == 1) {
-		json_object_set_new(tree_extra(dt), "handled", json_string("recorded"));
+		json_object_set_new(tree_extra(dt), "handled", json_text("recorded"));
 		nextfiles_log_outcome(&r->mergelog, outcome->ptr);
 		run_event(r, "%s: conflict resolved from recorded resolutions", t->name);
 		if ((rc = run_merge_clean(r, t, dt, &resolved, tip)) == 0)
@@ -817,11 +822,11 @@ static int run_try_previous(struct run *r, const struct tree *t, struct day_tree
 		goto done;
 	free(dt->status);
 	dt->status = xstrdup("previous");
-	json_object_set_new(tree_extra(dt), "attempted_sha", json_string(dt->sha));
+	json_object_set_new(tree_extra(dt), "attempted_sha", json_text(dt->sha));
 	free(dt->sha);
 	dt->sha = oid_str(&prev);
-	json_object_set_new(tree_extra(dt), "handled", json_string("previous"));
-	json_object_set_new(tree_extra(dt), "version_from", json_string(from));
+	json_object_set_new(tree_extra(dt), "handled", json_text("previous"));
+	json_object_set_new(tree_extra(dt), "version_from", json_text(from));
 	run_event(r, "%s: used the version from %s", t->name, from);
 	rc = 1;
 done:
@@ -851,7 +856,7 @@ static int run_check_tip(struct run *r, const struct tree *t, struct day_tree *d
 	oid_abbrev(abbrev, tip);
 	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, tide_error_last());
 	tide_error_clear();
-	json_object_set_new(tree_extra(dt), "rejected", json_string(why));
+	json_object_set_new(tree_extra(dt), "rejected", json_text(why));
 	nextfiles_log_outcome(&r->mergelog, why);
 	run_event(r, "%s", why);
 	if ((rc = run_try_previous(r, t, dt, tip)) == 0) {
@@ -913,7 +918,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 		goto done;
 	if (quilt_apply(&tip, r->repo, &r->state, &s, "/", &qopts) < 0 ||
 	    run_fsck(r, &tip) < 0) {
-		json_object_set_new(tree_extra(dt), "fixup_error", json_string(tide_error_last()));
+		json_object_set_new(tree_extra(dt), "fixup_error", json_text(tide_error_last()));
 		run_event(r, "%s: fixup failed: %s", t->name, tide_error_last());
 		goto done;
 	}
@@ -922,7 +927,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));
 	names = json_array();
 	for (i = 0; i < s.npatches; i++)
-		json_array_append_new(names, json_string(strrchr(s.patches[i], '/') + 1));
+		json_array_append_new(names, json_text(strrchr(s.patches[i], '/') + 1));
 	json_object_set_new(tree_extra(dt), "fixups", names);
 	run_event(r, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
 done:
@@ -964,7 +969,7 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 	if ((rc = run_try_previous(r, t, dt, tip)) != 0)
 		goto done;
 	dt->status = xstrdup("conflict");
-	json_object_set_new(tree_extra(dt), "handled", json_string("dropped"));
+	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
 	r->sum->left_out++;
 	run_event(r, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
@@ -993,9 +998,12 @@ static int make_commit(struct run *r, git_oid *out, const git_oid *tree_id,
 			error = tide_error_git(TIDE_ERROR, "cannot read a parent commit");
 			goto done;
 		}
+	errno = 0;
 	if (git_commit_create(out, r->repo, NULL, r->sig, r->sig, NULL, message, tree,
 			      nparents, (const git_commit **)parents) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot write a commit");
+	else
+		error = merge_object_written(r->repo, out, errno, "a commit");
 done:
 	for (i = 0; i < nparents; i++)
 		git_commit_free(parents[i]);
@@ -1126,8 +1134,12 @@ static void log_merging(struct run *r, const struct tree *t, const git_oid *tip)
 	char abbrev[13];
 
 	oid_abbrev(abbrev, tip);
-	if (git_commit_lookup(&c, r->repo, tip) == 0)
-		nextfiles_log_merging(&r->mergelog, label, abbrev, git_commit_summary(c));
+	if (git_commit_lookup(&c, r->repo, tip) == 0) {
+		char *subject = commit_summary_utf8(c);
+
+		nextfiles_log_merging(&r->mergelog, label, abbrev, subject);
+		free(subject);
+	}
 	git_commit_free(c);
 	free(label);
 }
@@ -1138,8 +1150,8 @@ static void record_failure(json_t **obj, const char *key, const char *status)
 {
 	if (!*obj)
 		*obj = json_object();
-	json_object_set_new(*obj, key, json_pack("{s:s, s:s}", "status", status,
-						 "failure", tide_error_last()));
+	json_object_set_new(*obj, key, json_pack("{s:s, s:o}", "status", status,
+						 "failure", json_text(tide_error_last())));
 	tide_error_clear();
 }
 
@@ -1181,7 +1193,7 @@ static int run_build_merge(struct run *r, const struct tree *t, struct day_tree 
 	if ((error = run_try_previous(r, t, dt, tip)) != 0)
 		goto done;
 	dt->status = xstrdup("dropped");
-	json_object_set_new(tree_extra(dt), "handled", json_string("dropped"));
+	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
 	r->sum->left_out++;
 done:
 	build_result_release(&res);
@@ -1257,9 +1269,14 @@ static int insert_blob(git_treebuilder *tb, git_repository *repo, const char *na
 		       const struct buf *content)
 {
 	git_oid blob;
+	int error;
 
-	if (git_blob_create_from_buffer(&blob, repo, buf_cstr(content), content->len) < 0 ||
-	    git_treebuilder_insert(NULL, tb, name, &blob, GIT_FILEMODE_BLOB) < 0)
+	errno = 0;
+	if (git_blob_create_from_buffer(&blob, repo, buf_cstr(content), content->len) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write '%s'", name);
+	if ((error = merge_object_written(repo, &blob, errno, "a Next/ file")) < 0)
+		return error;
+	if (git_treebuilder_insert(NULL, tb, name, &blob, GIT_FILEMODE_BLOB) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot write '%s'", name);
 	return 0;
 }
@@ -1285,8 +1302,11 @@ static int write_next_dir(struct run *r, git_oid *out, const git_tree *root)
 	    (error = insert_blob(tb, r->repo, "SHA1s", &sha1s)) < 0 ||
 	    (error = insert_blob(tb, r->repo, "merge.log", &r->mergelog)) < 0)
 		goto done;
+	errno = 0;
 	if (git_treebuilder_write(out, tb) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot write Next/");
+	else
+		error = merge_object_written(r->repo, out, errno, "the Next/ tree");
 done:
 	buf_release(&trees);
 	buf_release(&sha1s);
@@ -1316,11 +1336,14 @@ static int run_final_commit(struct run *r)
 	if ((error = write_next_dir(r, &next, root)) < 0 ||
 	    (error = insert_blob(tb, r->repo, "localversion-next", &lv)) < 0)
 		goto done;
+	errno = 0;
 	if (git_treebuilder_insert(NULL, tb, "Next", &next, GIT_FILEMODE_TREE) < 0 ||
 	    git_treebuilder_write(&tree, tb) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot write the final tree");
 		goto done;
 	}
+	if ((error = merge_object_written(r->repo, &tree, errno, "the final tree")) < 0)
+		goto done;
 	if ((error = make_commit(r, &commit, &tree, parents, 1, msg)) < 0)
 		goto done;
 	git_oid_cpy(&r->state, &commit);
@@ -1490,8 +1513,12 @@ static void log_start(struct run *r)
 	char abbrev[13];
 
 	oid_abbrev(abbrev, &r->base);
-	if (git_commit_lookup(&c, r->repo, &r->base) == 0)
-		nextfiles_log_start(&r->mergelog, r->conf->base_tag, abbrev, git_commit_summary(c));
+	if (git_commit_lookup(&c, r->repo, &r->base) == 0) {
+		char *subject = commit_summary_utf8(c);
+
+		nextfiles_log_start(&r->mergelog, r->conf->base_tag, abbrev, subject);
+		free(subject);
+	}
 	git_commit_free(c);
 }
 

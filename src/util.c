@@ -106,6 +106,21 @@ int file_read(struct buf *out, const char *path)
 	return 0;
 }
 
+int file_read_text(struct buf *out, const char *path)
+{
+	size_t start = out->len;
+	const char *nul, *q;
+	int error, line = 1;
+
+	if ((error = file_read(out, path)) < 0)
+		return error;
+	if (!(nul = memchr(out->ptr + start, '\0', out->len - start)))
+		return 0;
+	for (q = out->ptr + start; q < nul; q++)
+		line += *q == '\n';
+	return tide_error_set(TIDE_EINVAL, "%s:%d: NUL byte", path, line);
+}
+
 int fd_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -143,9 +158,37 @@ int file_write_atomic(const char *path, const void *data, size_t len)
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", path);
 		unlink(tmp);
+		goto done;
 	}
+	error = dir_fsync_parent(path);
 done:
 	free(tmp);
+	return error;
+}
+
+int dir_fsync(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), error = 0;
+
+	if (fd < 0)
+		return tide_error_errno(TIDE_EIO, "cannot open directory '%s'", dir);
+	if (fsync(fd) < 0 && errno != EINVAL)
+		error = tide_error_errno(TIDE_EIO, "cannot sync directory '%s'", dir);
+	close(fd);
+	return error;
+}
+
+int dir_fsync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int error;
+
+	if (!slash)
+		return dir_fsync(".");
+	dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	error = dir_fsync(dir);
+	free(dir);
 	return error;
 }
 

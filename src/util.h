@@ -22,12 +22,26 @@ void array_grow(void *arr_ptr, size_t *alloc, size_t want, size_t elsz);
 /* Read a whole file into out (appending).  Returns 0 or a TIDE_E* code. */
 int file_read(struct buf *out, const char *path);
 /*
+ * file_read() for a configuration file: a NUL byte in it is an error
+ * ("PATH:LINE: NUL byte", TIDE_EINVAL), since the string functions that
+ * parse it would stop there and lose the rest of the file unseen.
+ */
+int file_read_text(struct buf *out, const char *path);
+/*
  * Write data to path atomically: a temporary file in the same directory,
  * fsync, rename.  A reader sees the old or the new file, never half.
  */
 int file_write_atomic(const char *path, const void *data, size_t len);
 /* write() all of data, retrying on EINTR and short writes; -1 with errno. */
 int fd_write_all(int fd, const void *data, size_t len);
+/*
+ * fsync() the directory dir, so a rename into it survives a crash (the
+ * rename is in the directory, not in the file).  File systems that cannot
+ * fsync a directory (EINVAL) are not an error.
+ */
+int dir_fsync(const char *dir);
+/* dir_fsync() of the directory holding path. */
+int dir_fsync_parent(const char *path);
 int mkdir_p(const char *path, int mode);
 /* Remove a file or a directory tree; a missing path is not an error. */
 int rm_rf(const char *path);

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "text.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -95,11 +97,23 @@ int workspace_lock(struct workspace *ws)
 {
 	char *path = workspace_path(ws, "lock");
 	char pid[32];
+	struct stat st;
 	int fd, error = 0, len;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* The pid is written into it: a planted symlink must not aim that write elsewhere. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno == ELOOP) {
+		error = tide_error_set(TIDE_EIO, "'%s' is a symbolic link; not following it "
+				       "(remove it: tide creates the lock)", path);
+		goto done;
+	}
 	if (fd < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot open '%s'", path);
+		goto done;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error = tide_error_set(TIDE_EIO, "'%s' is not a regular file", path);
+		close(fd);
 		goto done;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -200,7 +214,7 @@ int workspace_reopen(struct workspace *ws)
 
 void workspace_log(struct workspace *ws, const char *fmt, ...)
 {
-	struct buf line = BUF_INIT;
+	struct buf raw = BUF_INIT, line = BUF_INIT;
 	char *path = workspace_path(ws, "tide.log");
 	char stamp[32];
 	time_t now = time(NULL);
@@ -212,11 +226,17 @@ void workspace_log(struct workspace *ws, const char *fmt, ...)
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	buf_printf(&line, "%s [%ld] ", stamp, (long)getpid());
 	va_start(ap, fmt);
-	buf_vprintf(&line, fmt, ap);
+	buf_vprintf(&raw, fmt, ap);
 	va_end(ap);
+	text_redact(&line, buf_cstr(&raw));
+	buf_release(&raw);
 	buf_putc(&line, '\n');
-	/* O_APPEND: one write() per line keeps lines whole. Best effort. */
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	/*
+	 * O_APPEND: one write() per line keeps lines whole. Best effort.
+	 * O_NOFOLLOW: a symlink planted in the workspace must not make a
+	 * cron run append to a file elsewhere.
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd >= 0) {
 		if (write(fd, line.ptr, line.len) < 0)
 			(void)0;

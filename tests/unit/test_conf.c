@@ -214,7 +214,49 @@ TEST(conf__limits_are_numbers_in_range)
 	CHECK(strstr(tide_error_last(), ":2: tree 'mm': bad timeout 'abc'") != NULL);
 }
 
+TEST(conf__nul_byte_names_its_line)
+{
+	static const char text[] = "a\tgit\tx#b\n\nb\tgit\ty\0z#c\nc\tgit\tz#d\n";
+	struct trees_conf *conf = NULL;
+
+	CHECK_INT(trees_conf_parse_buf(&conf, "/etc/tide/trees.conf", text, sizeof(text) - 1),
+		  TIDE_EINVAL);
+	CHECK(conf == NULL);
+	CHECK_STR(tide_error_last(), "/etc/tide/trees.conf:3: NUL byte");
+	/* the text before the NUL alone is fine */
+	REQUIRE(trees_conf_parse_buf(&conf, "/etc/tide/trees.conf", text, 18) == 0);
+	CHECK_INT(conf->ntrees, 2);
+	trees_conf_free(conf);
+}
+
+TEST(conf__names_must_be_ascii_ref_components)
+{
+	static const char *const bad[] = { "caf\xc3\xa9", "bad\xffname", "a..b", ".x", "x.lock",
+					   "@", "a@{b", "HEAD", "-x", "x." };
+	struct trees_conf *conf = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *text = xasprintf("%s\tgit\tx#b\n", bad[i]);
+
+		if (parse(&conf, text) != TIDE_EINVAL) {
+			fprintf(stderr, "  accepted '%s'\n", bad[i]);
+			CHECK(0);
+		}
+		trees_conf_free(conf);
+		conf = NULL;
+		free(text);
+	}
+	CHECK_INT(parse(&conf, "bad\xffname\tgit\tx#b\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "'bad\\xffname' is not a valid tree name") != NULL);
+	CHECK_INT(parse(&conf, "t\tgit\tx#b\xff\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "bad branch name 'b\\xff'") != NULL);
+	REQUIRE(parse(&conf, "v6.1-fixes_2\tgit\tx#feature/\xc3\xa9\n") == 0);
+	trees_conf_free(conf);
+}
+
 TESTS(conf__parses_linux_next_sample, conf__tide_lines_give_base_and_extras,
       conf__urls_are_kept_as_written, conf__bad_input_names_file_and_line,
       conf__missing_file_is_bad_input, conf__crlf_and_spaces_are_tolerated,
-      conf__limits_are_numbers_in_range)
+      conf__limits_are_numbers_in_range, conf__nul_byte_names_its_line,
+      conf__names_must_be_ascii_ref_components)

@@ -217,8 +217,32 @@ TEST(ktap__empty_and_no_ktap)
 	ktap_result_release(&r);
 }
 
+TEST(ktap__empty_line)
+{
+	struct ktap_result r;
+
+	/* One byte: the line is "" and nothing after it may be read. */
+	parse_str(&r, "\n");
+	CHECK_INT(r.documents, 0);
+	CHECK_INT(r.root.nchildren, 0);
+	ktap_result_release(&r);
+}
+
+TEST(ktap__console_starting_with_empty_line)
+{
+	struct ktap_result r;
+
+	parse_str(&r, "\n\nKTAP version 1\n1..2\nok 1 first\n\nok 2 second\n");
+	CHECK_INT(r.documents, 1);
+	REQUIRE(r.root.nchildren == 2);
+	CHECK_STR(r.root.children[0].name, "first");
+	CHECK_STR(r.root.children[1].name, "second");
+	CHECK_INT(r.nproblems, 0);
+	ktap_result_release(&r);
+}
+
 TESTS(ktap__real_kunit_cpumask_with_kernel_lines, ktap__real_boot_has_both_documents,
       ktap__directives_and_diagnostics, ktap__old_tap14_form,
       ktap__cut_off_document_and_plan_mismatch, ktap__deeper_nesting_and_odd_indentation,
       ktap__garbage_bytes_do_not_break_parsing, ktap__walk_paths, ktap__kernel_message_cutting_a_line,
-      ktap__empty_and_no_ktap)
+      ktap__empty_and_no_ktap, ktap__empty_line, ktap__console_starting_with_empty_line)

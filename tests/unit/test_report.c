@@ -58,6 +58,34 @@ static struct day *make_day(const char *date, const char *h, const char *handled
 	return d;
 }
 
+TEST(report__bad_utf8_is_replaced_not_dropped)
+{
+	struct day *d = make_day("2026-12-03", "<<<<<<< a\n\xff\n=======\nB\n>>>>>>> b\n", NULL);
+	struct day_conflict *c = &d->trees[1].conflicts[0];
+	json_t *r = NULL, *f, *rec = NULL;
+
+	free(c->path);
+	c->path = xstrdup("drivers/\xe9.c");
+	free(c->theirs[0].subject);
+	c->theirs[0].subject = xstrdup("gpio: caf\xe9");
+	REQUIRE(report_tree_json(&r, d, &d->trees[1], NULL) == 0);
+	REQUIRE(r != NULL);
+	f = json_array_get(json_object_get(r, "files"), 0);
+	CHECK_STR(json_string_value(json_object_get(f, "path")), "drivers/\xef\xbf\xbd.c");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(f,
+		  "theirs_commits"), 0), "subject")), "gpio: caf\xef\xbf\xbd");
+	CHECK(strstr(json_string_value(json_array_get(json_object_get(f, "hunks"), 0)),
+		     "\xef\xbf\xbd") != NULL);
+	/* the day record keeps the tree too */
+	REQUIRE(day_to_json(&rec, d) == 0);
+	CHECK_INT(json_array_size(json_object_get(rec, "trees")), 2);
+	CHECK_INT(json_array_size(json_object_get(json_array_get(json_object_get(rec, "trees"), 1),
+						  "conflicts")), 1);
+	json_decref(rec);
+	json_decref(r);
+	day_free(d);
+}
+
 TEST(report__json_names_both_sides_and_the_conflict_id)
 {
 	struct day *d = make_day("2026-12-03", hunk, NULL);
@@ -169,7 +197,7 @@ TEST(report__write_day_writes_txt_and_json)
 	day_free(d);
 }
 
-TESTS(report__json_names_both_sides_and_the_conflict_id,
+TESTS(report__bad_utf8_is_replaced_not_dropped, report__json_names_both_sides_and_the_conflict_id,
       report__text_follows_linux_next_mails,
       report__only_changed_conflicts_are_new,
       report__mail_goes_to_the_tree_and_cc_the_other,

@@ -55,4 +55,29 @@ TEST(file__atomic_write_and_read)
 	buf_release(&b);
 }
 
-TESTS(buf__printf_grows, path__absolute_normalizes, file__atomic_write_and_read)
+TEST(file__read_text_refuses_nul_bytes)
+{
+	char dir[] = "/tmp/tide-test-XXXXXX";
+	struct buf b = BUF_INIT;
+	char *path, *want;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	path = path_join(dir, "rerere.conf");
+	CHECK_INT(file_write_atomic(path, "a=1\nb=2\n\0c=3\n", 13), 0);
+	CHECK_INT(file_read_text(&b, path), TIDE_EINVAL);
+	want = xasprintf("%s:3: NUL byte", path);
+	CHECK_STR(tide_error_last(), want);
+	buf_clear(&b);
+	CHECK_INT(file_write_atomic(path, "a=1\n", 4), 0);
+	CHECK_INT(file_read_text(&b, path), 0);
+	CHECK_STR(buf_cstr(&b), "a=1\n");
+	CHECK_INT(dir_fsync(dir), 0);
+	CHECK_INT(dir_fsync_parent(path), 0);
+	CHECK_INT(rm_rf(dir), 0);
+	free(want);
+	free(path);
+	buf_release(&b);
+}
+
+TESTS(buf__printf_grows, path__absolute_normalizes, file__atomic_write_and_read,
+      file__read_text_refuses_nul_bytes)

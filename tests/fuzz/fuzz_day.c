@@ -28,6 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (json && day_from_json(&day, json, "fuzz") == 0) {
 		use(day);
 		if (day_to_json(&back, day) == 0) {
+			struct day *again = NULL;
+
+			/* What tide writes it must read back. */
+			if (day_from_json(&again, back, "fuzz (written back)") < 0)
+				FUZZ_FAIL("day_to_json() wrote a record day_from_json() refuses");
+			if (again->ntrees != day->ntrees)
+				FUZZ_FAIL("a written-back record lost trees");
+			day_free(again);
 			text = json_dumps(back, JSON_SORT_KEYS);
 			free(text);
 			json_decref(back);

@@ -10,6 +10,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (patch_parse(&p, text, size) == 0) {
 		if (p.diff < text || p.diff + p.diff_len > text + size || !p.message)
 			FUZZ_FAIL("the diff is not inside the text, or no message");
+		if (!*p.message || p.message[strlen(p.message) - 1] != '\n')
+			FUZZ_FAIL("the commit message does not end with a newline");
 		if (p.author_name)
 			(void)strlen(p.author_name);
 		if (p.author_email)

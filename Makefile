@@ -4,6 +4,8 @@
 #   make run        install what is missing, build, integrate day 1 of the
 #                   default kernel world and show the report
 #   make check      install what is missing, build, run every test
+#   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
+#                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day   benchmarks against the reference tools
 
 CC ?= gcc
@@ -17,7 +19,8 @@ SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 # Debian packages tide and its tests need (see deps).
 DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	libcurl4-openssl-dev git python3 linux-source-6.1 qemu-system-x86 \
-	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time
+	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time \
+	clang libclang-rt-14-dev
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))
@@ -37,6 +40,20 @@ ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)
 ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
 -include $(UNIT_BINS:=.d)
+
+# libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang into
+# $(F); fuzz_fsck_name only once src/fsck.h exists.
+FUZZ_CC = clang
+# clang's -Wformat=2 also flags the va_list wrappers (buf_vprintf) gcc accepts.
+FUZZ_CFLAGS = -O1 -g -Wno-format-nonliteral
+FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+F = $(BUILD)/fuzz
+FUZZ_SRCS = $(filter-out $(if $(wildcard src/fsck.h),,tests/fuzz/fuzz_fsck_name.c), \
+	$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(F)/%)
+FLIB_OBJS = $(LIB_SRCS:%.c=$(F)/%.o)
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
 
 all: $(BUILD)/tide kernel-tests
 
@@ -74,6 +91,30 @@ $(A)/tests/%: tests/unit/%.c tests/unit/t.h tests/unit/t_files.h $(A)/libtide.a
 
 asan: $(A)/tide $(UNIT_BINS)
 
+$(F)/libtide.a: $(FLIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(F)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
+
+$(F)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(F)/libtide.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -Isrc -o $@ $< \
+		$(F)/libtide.a $(LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Each target for FUZZ_SECONDS on a copy of its seed corpus.
+fuzz: fuzz-build
+	@mkdir -p $(R)
+	tests/run-fuzz $(F) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The short run of make check: replay every corpus file, then 5 seconds each.
+check-fuzz: fuzz-build
+	@mkdir -p $(R)
+	-tests/run-fuzz $(F) 5 $(FUZZ_TARGETS)
+
 # Install the Debian packages that are missing (needs root the first time).
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
@@ -92,6 +133,7 @@ check: deps
 	@rm -rf $(R) && mkdir -p $(R)
 	-tests/run-unit $(UNIT_BINS)
 	-tests/run-cmd
+	-$(MAKE) --no-print-directory check-fuzz
 	-$(MAKE) --no-print-directory check-kernel
 	@tests/summarize $(R)
 
@@ -131,5 +173,7 @@ clean:
 
 .PHONY: kernel-tests
 .PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day clean
+.PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)
+-include $(FLIB_OBJS:.o=.d) $(FUZZ_BINS:=.d)

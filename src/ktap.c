@@ -341,10 +341,13 @@ static void on_line(struct parser *p, char *line)
 {
 	const char *s = skip_timestamp(line);
 	int indent = 0, n;
+	size_t i;
 	char *end;
 
-	while (s[indent] == ' ' || s[indent] == '\t')
-		indent += s[indent] == '\t' ? 8 : 1;
+	/* A tab counts 8 columns but is one byte: i walks the bytes.  Past a
+	 * million columns all indents are equal (no int overflow). */
+	for (i = 0; (s[i] == ' ' || s[i] == '\t') && indent < 1000000; i++)
+		indent += s[i] == '\t' ? 8 : 1;
 	s += strspn(s, " \t");
 	str_rtrim((char *)s);
 	if (!strcmp(s, "KTAP version 1") || !strcmp(s, "TAP version 14") ||

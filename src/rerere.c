@@ -166,10 +166,17 @@ static int buf_cmp(const struct buf *a, const struct buf *b)
 }
 
 /*
- * One conflict hunk after its "<<<<<<<" line (git's handle_conflict()).
- * Returns 1 when the hunk ended properly, -1 when the markers are unbalanced.
+ * Hunks nested deeper than this are refused: the recursion below would
+ * otherwise let a file of "<<<<<<< x" lines from a tree overflow the stack.
  */
-static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx)
+#define MAX_NESTING 64
+
+/*
+ * One conflict hunk after its "<<<<<<<" line (git's handle_conflict()).
+ * Returns 1 when the hunk ended properly, -1 when the markers are
+ * unbalanced, -2 when hunks are nested more than MAX_NESTING deep.
+ */
+static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx, int depth)
 {
 	enum { SIDE_1, SIDE_2, ORIGINAL } hunk = SIDE_1;
 	struct buf one = BUF_INIT, two = BUF_INIT, nested = BUF_INIT, tmp;
@@ -177,10 +184,13 @@ static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx)
 	size_t len;
 	int ret = -1;
 
+	if (depth > MAX_NESTING)
+		return -2;
 	while (line_next(l, &line, &len)) {
 		if (is_marker(line, len, '<')) {
-			if (handle_conflict(&nested, l, NULL) < 0)
+			if ((ret = handle_conflict(&nested, l, NULL, depth + 1)) < 0)
 				break;
+			ret = -1;
 			buf_put(hunk == SIDE_1 ? &one : &two, nested.ptr, nested.len);
 			buf_clear(&nested);
 		} else if (is_marker(line, len, '|')) {
@@ -224,7 +234,7 @@ int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t le
 	struct sha1 ctx;
 	const char *line;
 	size_t n;
-	int hunks = 0;
+	int hunks = 0, error;
 
 	sha1_init(&ctx);
 	while (line_next(&l, &line, &n)) {
@@ -232,8 +242,12 @@ int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t le
 			buf_put(&out, line, n);
 			continue;
 		}
-		if (handle_conflict(&out, &l, &ctx) < 0) {
+		if ((error = handle_conflict(&out, &l, &ctx, 1)) < 0) {
 			buf_release(&out);
+			if (error == -2)
+				return tide_error_set(TIDE_EINVAL,
+						      "conflict markers nested more than %d deep",
+						      MAX_NESTING);
 			return tide_error_set(TIDE_EINVAL, "unbalanced conflict markers");
 		}
 		hunks++;

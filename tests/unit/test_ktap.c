@@ -241,8 +241,44 @@ TEST(ktap__console_starting_with_empty_line)
 	ktap_result_release(&r);
 }
 
+/* Found by tests/fuzz/fuzz_ktap: a tab advanced the scan by 8 bytes, not 1. */
+TEST(ktap__tab_indented_subtests)
+{
+	static const char text[] =
+		"KTAP version 1\n1..1\n"
+		"\tKTAP version 1\n\t# Subtest: outer\n\t1..1\n"
+		"\t\tKTAP version 1\n\t\t# Subtest: inner\n\t\t1..1\n"
+		"\t\tok 1 leaf\n"
+		"\tok 1 inner\n"
+		"ok 1 outer\n";
+	const struct ktap_node *outer, *inner;
+	struct ktap_result r;
+
+	parse_str(&r, text);
+	CHECK_INT(r.nproblems, 0);
+	REQUIRE((outer = child(&r.root, "outer")) != NULL);
+	REQUIRE((inner = child(outer, "inner")) != NULL);
+	CHECK(child(inner, "leaf") != NULL);
+	CHECK(outer->ok && inner->ok && outer->has_result && inner->has_result);
+	ktap_result_release(&r);
+	/* 63 tabs fill the 64-byte line buffer; the scan read byte 64 (ASan). */
+	{
+		static const char rest[] = "\nnot ok 1 deep\n";
+		char line[63 + sizeof(rest)];
+
+		memset(line, '\t', 63);
+		memcpy(line + 63, rest, sizeof(rest));
+		parse_str(&r, line);
+	}
+	REQUIRE(r.root.nchildren == 1);
+	CHECK_STR(r.root.children[0].name, "deep");
+	CHECK(!r.root.children[0].ok);
+	ktap_result_release(&r);
+}
+
 TESTS(ktap__real_kunit_cpumask_with_kernel_lines, ktap__real_boot_has_both_documents,
       ktap__directives_and_diagnostics, ktap__old_tap14_form,
       ktap__cut_off_document_and_plan_mismatch, ktap__deeper_nesting_and_odd_indentation,
       ktap__garbage_bytes_do_not_break_parsing, ktap__walk_paths, ktap__kernel_message_cutting_a_line,
-      ktap__empty_and_no_ktap, ktap__empty_line, ktap__console_starting_with_empty_line)
+      ktap__empty_and_no_ktap, ktap__empty_line, ktap__console_starting_with_empty_line,
+      ktap__tab_indented_subtests)

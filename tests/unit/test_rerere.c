@@ -91,6 +91,32 @@ TEST(rerere__unbalanced_markers_are_bad_input)
 	CHECK(rerere_has_markers("x\n>>>>>>> theirs\n", 17));
 }
 
+/* Found by tests/fuzz/fuzz_rerere: each nested hunk was a stack frame. */
+TEST(rerere__deeply_nested_markers_are_bad_input_not_a_crash)
+{
+	struct buf text = BUF_INIT, pre = BUF_INIT;
+	char id[41];
+	int i;
+
+	for (i = 0; i < 200000; i++)
+		buf_puts(&text, "<<<<<<< a\n");
+	CHECK_INT(rerere_normalize(&pre, id, text.ptr, text.len), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "nested") != NULL);
+	CHECK_INT(pre.len, 0);
+	/* 64 levels, each closed, are still one hunk. */
+	buf_clear(&text);
+	for (i = 0; i < 64; i++)
+		buf_puts(&text, "<<<<<<< a\nx\n");
+	for (i = 0; i < 64; i++)
+		buf_puts(&text, "=======\ny\n>>>>>>> b\n");
+	CHECK_INT(rerere_normalize(NULL, id, text.ptr, text.len), 1);
+	buf_clear(&pre);
+	buf_printf(&pre, "<<<<<<< a\n%s=======\n>>>>>>> b\n", text.ptr);
+	CHECK_INT(rerere_normalize(NULL, id, pre.ptr, pre.len), TIDE_EINVAL);
+	buf_release(&text);
+	buf_release(&pre);
+}
+
 /* git records a resolution; tide computes the same id and replays it. */
 TEST(rerere__replays_resolution_recorded_by_git)
 {
@@ -367,6 +393,7 @@ TESTS(rerere__sha1_known_vectors,
       rerere__normalize_sorts_sides_and_drops_labels_and_base,
       rerere__nested_conflict_becomes_text_of_its_side,
       rerere__unbalanced_markers_are_bad_input,
+      rerere__deeply_nested_markers_are_bad_input_not_a_crash,
       rerere__replays_resolution_recorded_by_git,
       rerere__resolution_recorded_by_tide_is_used_by_git,
       rerere__applies_when_context_moved,

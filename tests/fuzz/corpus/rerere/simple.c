@@ -1,0 +1,7 @@
+int a;
+<<<<<<< ours
+int b;
+=======
+int c;
+>>>>>>> theirs
+int d;

@@ -1,0 +1,2 @@
+<<<<<<< a
+only one side

@@ -1,0 +1,89 @@
+/* trees.conf, read through trees_conf_load() as tide reads it. */
+#include <git2.h>
+
+#include "conf.h"
+#include "fuzz.h"
+#include "fuzz_memfd.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	git_libgit2_init();
+	return 0;
+}
+
+/* Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
+static int utf8_valid(const unsigned char *s)
+{
+	while (*s) {
+		unsigned c = *s, n, cp, i;
+
+		if (c < 0x80) {
+			s++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return 0;
+		for (i = 1; i <= n; i++) {
+			if ((s[i] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		s += n + 1;
+	}
+	return 1;
+}
+
+/* Use every field the way the commands do, so a bad pointer shows. */
+static void use(const struct trees_conf *conf)
+{
+	size_t i, j;
+
+	for (i = 0; i < conf->ntrees; i++) {
+		const struct tree *t = &conf->trees[i];
+
+		if (trees_conf_find(conf, t->name) != t)
+			FUZZ_FAIL("trees_conf_find() does not find a tree by its name");
+		/* A name becomes a ref, a path and a mail subject: UTF-8 only. */
+		if (!utf8_valid((const unsigned char *)t->name))
+			FUZZ_FAIL("a tree name that is not UTF-8 was accepted");
+		(void)strlen(t->url);
+		(void)strlen(t->location);
+		(void)strlen(tree_type_name(t->type));
+		if (t->branch)
+			(void)strlen(t->branch);
+		if (t->contact)
+			(void)strlen(t->contact);
+		for (j = 0; j < t->nopts; j++)
+			if (tree_opt(t, t->opts[j].key) == NULL)
+				FUZZ_FAIL("tree_opt() does not find an option");
+	}
+	if (conf->base_url)
+		(void)(strlen(conf->base_url) + strlen(conf->base_location) +
+		       strlen(conf->base_tag));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trees_conf *conf = NULL;
+	const char *path = fuzz_memfd_put(data, size, 0600);
+
+	if (trees_conf_load(&conf, path) == 0) {
+		/* What follows a NUL would be invisible to tide but not to other
+		 * readers of the file: such a file must be refused. */
+		if (memchr(data, '\0', size))
+			FUZZ_FAIL("a trees.conf with a NUL byte was accepted");
+		use(conf);
+		trees_conf_free(conf);
+	}
+	tide_error_clear();
+	return 0;
+}

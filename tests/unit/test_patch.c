@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -420,10 +421,51 @@ TEST(series__git_format_patch_outputs)
 	free(dir);
 }
 
+/* A quilt directory: the series file's order wins over numbers; files are mapped, bounded. */
+TEST(series__dir_with_series_file_and_huge_file)
+{
+	char *dir = t_tmpdir("series"), *path;
+	char *a = mail_n("[PATCH 2/2] second in the series file", PBODY("a"));
+	char *b = mail_n("[PATCH 1/2] first", PBODY("b"));
+	struct patch_series s;
+	FILE *f;
+
+	path = path_join(dir, "a.patch");
+	REQUIRE(file_write_atomic(path, a, strlen(a)) == 0);
+	free(path);
+	path = path_join(dir, "b.patch");
+	REQUIRE(file_write_atomic(path, b, strlen(b)) == 0);
+	free(path);
+	path = path_join(dir, "series");
+	REQUIRE(file_write_atomic(path, "# order\na.patch\nb.patch -p1\n", 28) == 0);
+	free(path);
+	REQUIRE(patch_series_from_path(&s, dir) == 0);
+	REQUIRE(s.n == 2);
+	CHECK_STR(s.patches[0].subject, "second in the series file");
+	patch_series_release(&s);
+	/* 200 MB, sparse: refused by its size, never read into memory whole. */
+	path = path_join(dir, "big.mbox");
+	REQUIRE((f = fopen(path, "w")) != NULL);
+	fputs(a, f);
+	CHECK(ftruncate(fileno(f), 200 << 20) == 0);
+	fclose(f);
+	CHECK_INT(patch_series_from_path(&s, path), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "message 1 (line 1), '[PATCH 2/2] second") != NULL);
+	CHECK(strstr(tide_error_last(), "64 MB") != NULL);
+	free(path);
+	path = path_join(dir, "missing");
+	CHECK_INT(patch_series_from_path(&s, path), TIDE_EIO);
+	free(path);
+	rm_rf(dir);
+	free(dir);
+	free(a);
+	free(b);
+}
+
 TESTS(patch__format_patch_mail_like_mailinfo, patch__base64_body_like_mailinfo,
       patch__quoted_printable_latin1_like_mailinfo, patch__b_encoded_cjk_and_utf8_words_like_mailinfo,
       patch__multipart_attachment_like_mailinfo, patch__inbody_headers_and_scissors_like_mailinfo,
       patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
       series__newest_revision_in_order_without_replies,
       series__missing_duplicate_and_malformed_are_named, series__huge_attachment_is_refused,
-      series__git_format_patch_outputs)
+      series__git_format_patch_outputs, series__dir_with_series_file_and_huge_file)

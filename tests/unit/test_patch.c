@@ -294,12 +294,13 @@ TEST(series__newest_revision_in_order_without_replies)
 		"[PATCH v2 0/2] the series", "[PATCH v2 2/2] two", "[PATCH v2 1/2] one",
 		"[PATCH v3 2/2] two again", "Re: [PATCH v3 1/2] one again",
 		"[PATCH v3 0/2] the series, v3", "[PATCH v3 1/2] one again",
-		"[PATCH v3 1/2] one again (a comment without diff)" };
+		"[PATCH v3 1/2] one again (a comment without diff)",
+		"Re: [PATCH v3 2/2] =?x-tide-bogus?q?two?=" };
 	static const char *const body[] = {
 		"cover v2\n",  PBODY("2"), PBODY("1"), PBODY("2 v3"), "> quoted\nLooks good.\n",
 		"cover v3\n\nbase-commit: 0123456789abcdef0123456789abcdef01234567\n"
 		"prerequisite-patch-id: 89abcdef0123456789abcdef0123456789abcdef\n",
-		PBODY("1 v3"), "just talk\n" };
+		PBODY("1 v3"), "just talk\n", "A reply in a charset nobody knows.\n" };
 	char *mbox = mbox_of(subj, body, ARRAY_SIZE(subj));
 	struct patch_series s;
 
@@ -342,6 +343,15 @@ TEST(series__missing_duplicate_and_malformed_are_named)
 	CHECK_INT(patch_series_from_mbox(&s, mbox, strlen(mbox)), TIDE_EINVAL);
 	CHECK(strstr(tide_error_last(), "message 2 (line 20)") != NULL);
 	CHECK(strstr(tide_error_last(), "unknown charset 'x-tide-bogus'") != NULL);
+	free(mbox);
+	mbox = mbox_of((const char *const[]){ "[PATCH 1/2] a", "[PATCH] stray" }, badb, 2);
+	CHECK_INT(patch_series_from_mbox(&s, mbox, strlen(mbox)), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "'[PATCH] stray': no n/m number") != NULL);
+	free(mbox);
+	mbox = mbox_of((const char *const[]){ "[PATCH] z first", "[PATCH] a second" }, badb, 2);
+	REQUIRE(patch_series_from_mbox(&s, mbox, strlen(mbox)) == 0);
+	CHECK_STR(s.patches[0].subject, "z first");
+	patch_series_release(&s);
 	free(mbox);
 	CHECK_INT(patch_series_from_mbox(&s, "hello world\nthis is no mail\n", 28), TIDE_EINVAL);
 	CHECK(strstr(tide_error_last(), "line 1") != NULL);

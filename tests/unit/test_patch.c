@@ -217,6 +217,24 @@ TEST(patch__inbody_headers_and_scissors_like_mailinfo)
 	patch_release(&p);
 }
 
+TEST(patch__from_forms_like_mailinfo)
+{
+	static const char *const froms[] = {
+		"\"M\xc3\xbcller, J\xc3\xb6rg \\\"JM\\\"\" <jm@ex.org>", "jm@ex.org (J\xc3\xb6rg M)",
+		"jm@ex.org", "<jm@ex.org>", "Joerg <jm@ex.org> (comment)",
+		"=?utf-8?b?SsO2cmc=?= =?utf-8?q?_M=C3=BCller?= <jm@ex.org>" };
+	struct patch p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(froms); i++) {
+		char *mail = xasprintf("From: %s\nSubject: s\n\nb\n---\n" DIFF_F, froms[i]);
+
+		check_like_mailinfo(mail, &p);
+		patch_release(&p);
+		free(mail);
+	}
+}
+
 TEST(patch__crlf_mail_and_base_info)
 {
 	const char *mail =
@@ -475,7 +493,7 @@ TEST(series__dir_with_series_file_and_huge_file)
 TESTS(patch__format_patch_mail_like_mailinfo, patch__base64_body_like_mailinfo,
       patch__quoted_printable_latin1_like_mailinfo, patch__b_encoded_cjk_and_utf8_words_like_mailinfo,
       patch__multipart_attachment_like_mailinfo, patch__inbody_headers_and_scissors_like_mailinfo,
-      patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
+      patch__from_forms_like_mailinfo, patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
       series__newest_revision_in_order_without_replies,
       series__missing_duplicate_and_malformed_are_named, series__huge_attachment_is_refused,
       series__git_format_patch_outputs, series__dir_with_series_file_and_huge_file)

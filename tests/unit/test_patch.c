@@ -282,6 +282,49 @@ TEST(patch__bad_mails_fail_cleanly)
 		  TIDE_EINVAL);
 }
 
+/* Every truncation and a byte flipped at every offset: errors or patches, never a crash. */
+TEST(patch__truncated_and_corrupted_mails_do_not_crash)
+{
+	char *att = b64(DIFF_F);
+	char *mail = xasprintf(
+		"From 1 Mon Sep 17 00:00:00 2001\nFrom: =?UTF-8?B?SsO2cmc=?= <a@ex.org>\n"
+		"Subject: =?ISO-8859-1?Q?[PATCH_v2_1/2]_f=FC?=\nMIME-Version: 1.0\n"
+		"Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\n"
+		"Content-Type: text/plain; charset=ISO-8859-1\n"
+		"Content-Transfer-Encoding: quoted-printable\n\nFrom: X <x@ex.org>\n\nGr=FC=\nss.\n"
+		"-- >8 --\nWhy.\n---\n--b\nContent-Type: text/x-patch\n"
+		"Content-Transfer-Encoding: base64\n\n%s--b--\n", att);
+	size_t len = strlen(mail), i;
+	struct patch p;
+	struct patch_series s;
+	int ok = 0;
+
+	for (i = 0; i <= len; i++) {
+		char *copy = xstrndup(mail, len);
+
+		if (patch_parse(&p, mail, i) == 0)
+			ok++, patch_release(&p);
+		if (patch_series_from_mbox(&s, mail, i) == 0)
+			patch_series_release(&s);
+		if (i < len) {
+			copy[i] ^= (char)0xa5;
+			if (patch_parse(&p, copy, len) == 0)
+				patch_release(&p);
+			copy[i] = '\n';
+			if (patch_series_from_mbox(&s, copy, len) == 0)
+				patch_series_release(&s);
+		}
+		free(copy);
+	}
+	REQUIRE(patch_parse(&p, mail, len) == 0);
+	CHECK_STR(p.message, "f\xc3\xbc\n\nWhy.\n");
+	CHECK_STR(p.author_email, "a@ex.org");
+	CHECK(ok > 0);
+	patch_release(&p);
+	free(att);
+	free(mail);
+}
+
 /* ---- series ---- */
 
 static char *mail_n(const char *subject, const char *body)
@@ -493,7 +536,7 @@ TEST(series__dir_with_series_file_and_huge_file)
 TESTS(patch__format_patch_mail_like_mailinfo, patch__base64_body_like_mailinfo,
       patch__quoted_printable_latin1_like_mailinfo, patch__b_encoded_cjk_and_utf8_words_like_mailinfo,
       patch__multipart_attachment_like_mailinfo, patch__inbody_headers_and_scissors_like_mailinfo,
-      patch__from_forms_like_mailinfo, patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
+      patch__from_forms_like_mailinfo, patch__truncated_and_corrupted_mails_do_not_crash, patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
       series__newest_revision_in_order_without_replies,
       series__missing_duplicate_and_malformed_are_named, series__huge_attachment_is_refused,
       series__git_format_patch_outputs, series__dir_with_series_file_and_huge_file)

@@ -638,10 +638,12 @@ static int apply_inbody(struct patch *p, struct msgstate *m)
 	if (!error && m->inbody[IB_SUBJECT] &&
 	    !(error = decode_header(&v, "in-body Subject", m->inbody[IB_SUBJECT]))) {
 		int number = p->number, total = p->total, version = p->version;
+		int is_reply = p->is_reply;
 
-		/* The mail's numbering stays: the in-body subject is the commit's. */
+		/* The mail's numbering and reply-ness stay: the in-body subject is the commit's. */
 		set_subject(p, v);
 		p->number = number, p->total = total, p->version = version;
+		p->is_reply = is_reply;
 	}
 	free(v), v = NULL;
 	if (!error && m->inbody[IB_DATE])

@@ -214,6 +214,7 @@ TEST(patch__inbody_headers_and_scissors_like_mailinfo)
 	patch_release(&p);
 	check_like_mailinfo(scissors, &p);
 	CHECK_STR(p.message, "x: do it right\n\nBecause.\n");
+	CHECK(p.is_reply);	/* in a series, still a reply to skip */
 	patch_release(&p);
 }
 

@@ -155,15 +155,20 @@ char *commit_summary_utf8(git_commit *c)
 	return buf_detach(&b);
 }
 
-char *commit_author_utf8(const git_commit *c)
+char *commit_author_utf8(const git_commit *c, const git_mailmap *mm)
 {
+	git_signature *mapped = NULL;
 	const git_signature *a = git_commit_author(c);
 	const char *enc = git_commit_message_encoding(c);
 	struct buf raw = BUF_INIT, b = BUF_INIT;
 
+	if (mm && git_commit_author_with_mailmap(&mapped, c, mm) == 0)
+		a = mapped;
+
 	/* git re-encodes the whole commit, author included, from that header. */
 	buf_printf(&raw, "%s <%s>", a && a->name ? a->name : "", a && a->email ? a->email : "");
 	text_decode(&b, raw.ptr, raw.len, enc);
+	git_signature_free(mapped);
 	buf_release(&raw);
 	return buf_detach(&b);
 }

@@ -45,8 +45,9 @@ void text_decode(struct buf *out, const char *s, size_t len, const char *charset
  * Never NULL; the caller frees.
  */
 struct git_commit;
+struct git_mailmap;
 char *commit_summary_utf8(struct git_commit *c);
-char *commit_author_utf8(const struct git_commit *c);
+char *commit_author_utf8(const struct git_commit *c, const struct git_mailmap *mm);
 
 /* "scheme://user:PASSWORD@host/..." -> "scheme://user:***@host/..."; a copy. */
 char *url_redact(const char *url);

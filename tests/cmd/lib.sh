@@ -40,6 +40,9 @@ test_must_fail() {
 	return 0
 }
 
+# Compare whole outputs: the expected file first, so a failure shows the difference.
+test_cmp() { diff -u "$1" "$2"; }
+
 test_expect_success() {
 	desc=$1 body=$2
 	if (cd "$TRASH" && eval "set -e; $body") > "$TRASH/.out" 2>&1; then

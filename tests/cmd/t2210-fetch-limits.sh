@@ -81,7 +81,6 @@ test_expect_success 'fetch-deadline: the running fetch is cut off, the queued on
 	! grep -q "POST /b.git" stall.log
 '
 
-test_cmp() { diff -u "$1" "$2"; }
 
 bad() {
 	printf "$1" >bad.conf &&

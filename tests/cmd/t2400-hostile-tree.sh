@@ -10,7 +10,6 @@
 
 export TIDE_KERNEL_TESTS=$TRASH/kt
 
-test_cmp() { diff -u "$1" "$2"; }
 
 # raw_tree REPO: a tree object written from raw entries, unchecked (git
 # hash-object --literally), as a hostile tree would be.  Stdin has lines

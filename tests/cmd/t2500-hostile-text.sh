@@ -4,7 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-world.sh"
 
-test_cmp() { diff -u "$1" "$2"; }
 q="'"
 
 test_expect_success 'setup: mainline, a tree and a conflicting tree' '

@@ -36,7 +36,7 @@ test_expect_success 'the record names authors through the .mailmap' '
 	authors 2026-12-01 >actual &&
 	printf "%s\n" "gpio ours_commits New Name <dev@new.example>" \
 		"gpio theirs_commits Someone <other@ex.org>" >expect &&
-	diff -u expect actual
+	test_cmp expect actual
 '
 
 test_expect_success 'the mail goes to the contact as the .mailmap knows it' '

@@ -73,7 +73,7 @@ test_expect_success 'a 5 GB Content-Length: refused at once by max-size, memory 
 	tail -n 1 rss >"${TIDE_MEASURE:-$TOP/build/measurements}/t5210-huge-rss-kb" &&
 	printf "%s\n" "tide: quilt tree '"'mm'"': '"'$URL$PATCH'"': larger than max-size 256M" >expect &&
 	mm_field 2026-12-02 "\"tide: \" + t[\"fetch\"][\"error\"]" >actual &&
-	diff -u expect actual &&
+	test_cmp expect actual &&
 	test "$(mm_field 2026-12-02 "t[\"fetch\"][\"status\"]")" = stale &&
 	day_ok 2026-12-02 && cache_intact &&
 	sent=$(sed -n "s|^sent \([0-9]*\) /mm/$PATCH$|\1|p" http.log | tail -n 1) &&

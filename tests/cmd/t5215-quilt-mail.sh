@@ -72,7 +72,7 @@ test_expect_success 'the series is applied as git am applies it' '
 	fmt="%an|%ae|%ad|%B" &&
 	git -C am log --format="$fmt" --date=raw v1..HEAD >expect &&
 	git --git-dir=ws/repo.git log --format="$fmt" --date=raw refs/quilt/mm --not v1 >actual &&
-	diff -u expect actual &&
+	test_cmp expect actual &&
 	test "$(git -C am rev-parse HEAD^{tree})" = "$(git --git-dir=ws/repo.git rev-parse refs/quilt/mm^{tree})" &&
 	grep -q "^李 明|li@ex.cn|" actual && grep -q "^Zoë Latin|" actual && grep -q "^Café.$" actual
 '

@@ -144,7 +144,7 @@ int gitbin_delta_apply(struct buf *out, const char *src, size_t srclen,
 		       const char *delta, size_t dlen)
 {
 	const unsigned char *p = (const unsigned char *)delta, *end = p + dlen;
-	size_t want_src, want_dst, off, size;
+	size_t want_src = 0, want_dst = 0, off, size;
 	int error;
 
 	if ((error = delta_size(&want_src, &p, end)) < 0 ||

@@ -220,27 +220,27 @@ static int hunk_failed(const char *path, size_t nr, const struct apply_hunk *h,
 	long at;
 	int error;
 
-	buf_printf(&b, "'%s': hunk #%zu (%.*s) does not apply", path, nr, (int)h->header_len,
+	buf_printf(&b, "does not apply to '%s': hunk #%zu (%.*s)", path, nr, (int)h->header_len,
 		   h->header);
 	guess = guess < 0 ? 0 : guess;
 	for (i = 0; i < pr->n && shown < 3; i++) {
 		at = guess + (long)i;
 		if (at >= (long)im->n) {
-			buf_printf(&b, "; line %ld: expected ", at + 1);
+			buf_printf(&b, "%s line %ld: expected ", shown ? ";" : ":", at + 1);
 			quote_line(&b, pr->l[i]->text, pr->l[i]->len);
 			buf_puts(&b, ", found end of file");
 			break;
 		}
 		if (line_same(&im->l[at], pr->l[i], pr->h[i]))
 			continue;
-		buf_printf(&b, "; line %ld: expected ", at + 1);
+		buf_printf(&b, "%s line %ld: expected ", shown ? ";" : ":", at + 1);
 		quote_line(&b, pr->l[i]->text, pr->l[i]->len);
 		buf_puts(&b, ", found ");
 		quote_line(&b, im->l[at].p, im->l[at].len);
 		shown++;
 	}
 	if (!shown && i == pr->n)
-		buf_printf(&b, "; its lines match at line %ld, but out of order or not at the %s "
+		buf_printf(&b, ": its lines match at line %ld, but out of order or not at the %s "
 			   "of the file", guess + 1, pr->prefix < pr->suffix ? "start" : "end");
 	error = tide_error_set(TIDE_ECONFLICT, "%s", buf_cstr(&b));
 	buf_release(&b);
@@ -346,18 +346,18 @@ static int apply_bin(struct buf *out, const char *old, size_t len, const struct 
 	int error;
 
 	if (!f->nbin)
-		return tide_error_set(TIDE_ECONFLICT, "'%s': binary files differ, and the patch "
-				      "does not carry the data", path);
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': binary files differ, "
+				      "and the patch does not carry the data", path);
 	if (!id_matches(f->old_id, old, len))
-		return tide_error_set(TIDE_ECONFLICT, "'%s': binary patch is for blob %s, "
-				      "the file differs", path, f->old_id);
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': the binary patch is "
+				      "for blob %s", path, f->old_id);
 	if (!b->delta)
 		error = gitbin_decode(out, b->data, b->len, b->size, b->lineno);
 	else if ((error = gitbin_decode(&delta, b->data, b->len, b->size, b->lineno)) == 0)
 		error = gitbin_delta_apply(out, old, len, delta.ptr, delta.len);
 	buf_release(&delta);
 	if (!error && !id_matches(f->new_id, buf_cstr(out), out->len))
-		error = tide_error_set(TIDE_ECONFLICT, "'%s': binary patch result is not blob %s",
+		error = tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': the binary patch result is not blob %s",
 				       path, f->new_id);
 	if (error == TIDE_EINVAL)
 		tide_error_wrap(error, "'%s'", path);
@@ -437,9 +437,9 @@ static int check_paths(git_index *idx, const struct apply_file *f, const char *p
 		return tide_error_set(TIDE_EINVAL, "line %zu: file patch without a file name",
 				      f->lineno);
 	if (pre && !e)
-		return tide_error_set(TIDE_ECONFLICT, "'%s': no such file to patch", pre);
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': no such file", pre);
 	if (post && (!pre || strcmp(pre, post)) && exists(idx, post))
-		return tide_error_set(TIDE_ECONFLICT, "'%s': already exists", post);
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': it already exists", post);
 	return 0;
 }
 
@@ -455,7 +455,7 @@ static int put_file(git_index *idx, git_repository *repo, const char *path, unsi
 	ent.path = path;
 	if (git_blob_create_from_buffer(&ent.id, repo, buf_cstr(data), data->len) < 0 ||
 	    git_index_add(idx, &ent) < 0)
-		return tide_error_git(TIDE_ECONFLICT, "cannot write '%s'", path);
+		return tide_error_git(TIDE_ECONFLICT, "does not apply to '%s'", path);
 	return 0;
 }
 
@@ -482,8 +482,8 @@ static int file_apply(git_index *idx, git_repository *repo, const struct apply_f
 	if (error < 0)
 		goto done;
 	if (!post && new.len) {
-		error = tide_error_set(TIDE_ECONFLICT, "'%s': not empty after the patch that "
-				       "deletes it", pre);
+		error = tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': not empty after the "
+				       "patch that deletes it", pre);
 		goto done;
 	}
 	if (pre && (!post || (strcmp(pre, post) && !f->copy)) && git_index_remove(idx, pre, 0) < 0) {

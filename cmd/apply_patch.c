@@ -96,7 +96,10 @@ int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (peel_tree(&base, repo, argv[optind]) < 0 || file_read(&text, argv[optind + 1]) < 0 ||
 	    apply_to_tree(&out, repo, &base, buf_cstr(&text), text.len, &o, &res) < 0) {
-		status = cmd_fail(argv[optind + 1]);
+		/* A patch that does not apply is a result, not a broken tool. */
+		status = tide_error_code() == TIDE_ECONFLICT ? EXIT_PROBLEMS : EXIT_FAILED;
+		if (cmd_fail(argv[optind + 1]) == EXIT_BADINPUT)
+			status = EXIT_BADINPUT;
 		goto done;
 	}
 	for (i = 0; i < res.nnotes; i++)

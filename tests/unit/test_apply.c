@@ -325,6 +325,28 @@ TEST(apply__bounds_on_line_length)
 	buf_release(&b);
 }
 
+TEST(apply__huge_hunk_on_equal_lines_gives_up_in_bounded_time)
+{
+	struct buf file = BUF_INIT, diff = BUF_INIT;
+	const char *files[3] = { "f", NULL, NULL };
+	git_oid base, out;
+	size_t i, n = 40000;
+
+	for (i = 0; i < n; i++)
+		buf_puts(&file, "x\n");
+	files[1] = file.ptr;
+	base = make_tree(files);
+	/* Each of n/2 places matches n/4 lines before "y" differs. */
+	buf_printf(&diff, "--- a/f\n+++ b/f\n@@ -9,%zu +9,%zu @@\n", n / 2 + 1, n / 2 + 1);
+	for (i = 0; i <= n / 2; i++)	/* as much context before as after */
+		buf_puts(&diff, i == n / 4 ? "-y\n+z\n" : " x\n");
+	CHECK_INT(apply_to_tree(&out, scratch(), &base, diff.ptr, diff.len, NULL, NULL),
+		  TIDE_ECONFLICT);
+	CHECK(strstr(tide_error_last(), "too many places to try") != NULL);
+	buf_release(&file);
+	buf_release(&diff);
+}
+
 TEST(gitbin__delta_and_bad_base85)
 {
 	/* src 5, dst 7; copy 5 bytes from 0; insert "!!" */
@@ -398,6 +420,7 @@ TESTS(apply__parse_git_extended_headers, apply__parse_quilt_akpm_and_quoted_name
       apply__conflict_names_file_hunk_and_lines, apply__fuzz_is_opt_in,
       apply__new_deleted_renamed_and_mode, apply__plain_names_pick_the_existing_file,
       apply__crlf_patch_and_no_newline, apply__anchored_hunks_and_missing_files,
-      apply__bounds_on_line_length, gitbin__delta_and_bad_base85,
+      apply__bounds_on_line_length, apply__huge_hunk_on_equal_lines_gives_up_in_bounded_time,
+      gitbin__delta_and_bad_base85,
       apply__patch_commit_takes_author_message_and_trailer, quilt__series_options_per_patch,
       apply__cleanup)

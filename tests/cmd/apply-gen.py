@@ -19,11 +19,11 @@ rng = random.Random(SEED)
 WORDS = "alpha beta gamma delta kmalloc mutex spin_lock return if else for struct".split()
 KINDS = ["git", "git-new-delete", "git-rename", "git-mode", "binary-literal",
          "binary-delta", "no-eol", "crlf-file", "crlf-patch", "plain", "quilt",
-         "akpm", "p0", "p2", "reverse", "offset", "conflict"]
+         "akpm", "p0", "p2", "reverse", "offset", "conflict", "fuzz", "git-copy"]
 # Forms a reference tool does not read (patch(1) has no binary patches,
 # git apply takes a CRLF patch's CRs as content).
 NO_PATCH = {"binary-literal", "binary-delta"}
-NO_GIT = {"crlf-patch"}
+NO_GIT = {"crlf-patch", "fuzz"}  # git apply has no --fuzz
 
 
 def run(args, cwd=None, env=None, data=None):
@@ -131,6 +131,10 @@ def make_case(n, kind):
         nfiles_["renamed/" + os.path.basename(p)] = text(edit(base[p], 1))
         del nfiles_[p]
         diffopts.append("-M")
+    elif kind == "git-copy":
+        p = sorted(bfiles)[0]
+        nfiles_["copies/" + os.path.basename(p)] = text(edit(base[p], 1))
+        diffopts += ["-C", "-C"]
     elif kind == "git-mode":
         p = sorted(bfiles)[0]
         modes_n[p] = True
@@ -166,6 +170,22 @@ def make_case(n, kind):
         shifted = {p: (text(rand_file(rng.randint(1, 9))) + v if p in base else v)
                    for p, v in bfiles.items()}
         target = write_tree(shifted, modes_b)
+    elif kind == "fuzz":
+        # The first context line of each hunk differs in the target.
+        lines = {p: v.split(b"\n") for p, v in bfiles.items()}
+        cur, prev = None, b""
+        for l in patch.split(b"\n"):
+            if l.startswith(b"--- a/"):
+                cur = l[6:].decode()
+            elif l.startswith(b" ") and prev.startswith(b"@@ -") and cur in lines:
+                start = int(prev[4:].split(b",")[0].split(b" ")[0])
+                # A hunk at line 1 must match there (patch(1) and tide agree
+                # it then fails): fuzz only hunks that may move.
+                if start > 1:
+                    lines[cur][start - 1] += b" /* local */"
+            prev = l
+        target = write_tree({p: b"\n".join(v) for p, v in lines.items()}, modes_b)
+        opts = ["-p1", "--fuzz=1"]
     elif kind == "conflict":
         # Every line of the target differs: no tool may apply the patch.
         target = write_tree({p: v.replace(b";", b"!") for p, v in bfiles.items()}, modes_b)

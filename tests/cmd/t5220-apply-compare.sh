@@ -3,22 +3,23 @@
 # every form (tests/cmd/apply-gen.py) applied with `tide apply-patch`,
 # GNU `patch --fuzz=0` and `git apply --cached` must give the same tree.
 # Binary patches are compared with git apply only (patch(1) has none),
-# CRLF-mangled patches with patch(1) only (git apply keeps the CRs).
+# CRLF-mangled patches and --fuzz=1 with patch(1) only (git apply keeps
+# the CRs and has no fuzz).
 . "$(dirname "$0")/lib.sh"
 test_cmp() { diff -u "$1" "$2"; }
 
 test_expect_success 'generated patches: tide, patch(1) and git apply agree' '
 	git init -q repo &&
-	python3 "$TOP/tests/cmd/apply-gen.py" repo 170 5220 >cases &&
+	python3 "$TOP/tests/cmd/apply-gen.py" repo 180 5220 >cases &&
 	tail -n 1 cases &&
 	grep -v "^ok " cases | grep -v "^cases " >bad || : &&
 	if test -s bad; then cat bad; exit 1; fi &&
-	grep -q "^cases 170 matched 170$" cases
+	grep -q "^cases 180 matched 180$" cases
 '
 
 test_expect_success 'every form was generated' '
 	for kind in git git-new-delete git-rename git-mode binary-literal binary-delta \
-		no-eol crlf-file crlf-patch plain quilt akpm p0 p2 reverse offset conflict; do
+		no-eol crlf-file crlf-patch plain quilt akpm p0 p2 reverse offset conflict fuzz git-copy; do
 		grep -q "^ok case [0-9]* $kind " cases || { echo "no $kind case"; exit 1; }
 	done
 '

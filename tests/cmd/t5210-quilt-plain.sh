@@ -144,4 +144,16 @@ test_expect_success 'a path with .. in a patch is refused, naming the patch and 
 	grep "patch .akpm-style.patch.: line 21: refusing path .\.\./new\.c." msg
 '
 
+test_expect_success 'fuzz=1: a patch whose outer context moved on applies only when asked' '
+	sed -i "s|^+++ a/../new.c|+++ a/lib/new.c|" mm/akpm-style.patch &&
+	sed -i "s/^ 6$/ SIX/" mm/p0.patch &&
+	run_day 2026-12-04 &&
+	test "$(mm_field 2026-12-04 "t[\"fetch\"][\"status\"]")" = stale &&
+	printf "#tide\tmm\tfuzz=1\n" >>trees.conf &&
+	run_day 2026-12-05 &&
+	test "$(mm_field 2026-12-05 "t[\"fetch\"][\"status\"]")" = ok &&
+	git --git-dir=ws/repo.git show next-20261205:mm/vmscan.c >vmscan &&
+	printf "%s\n" 1 2 3 4 five 6 7 eight 9 10 >want && test_cmp want vmscan
+'
+
 test_done

@@ -331,6 +331,11 @@ static int check_opt(struct parser *p, int line, const struct tree *t, const str
 	if (!strcmp(o->key, "max-size") && conf_parse_size(o->value) < 0)
 		return conf_err(p, line, "tree '%s': bad max-size '%s' "
 				"(bytes, or a number with K, M or G, up to 64G)", t->name, o->value);
+	if (!strcmp(o->key, "fuzz") &&
+	    !(*o->value && strlen(o->value) <= 2 && strspn(o->value, "0123456789") == strlen(o->value) &&
+	      atoi(o->value) <= 10))
+		return conf_err(p, line, "tree '%s': bad fuzz '%s' (0 to 10 lines)",
+				t->name, o->value);
 	return 0;
 }
 

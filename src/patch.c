@@ -324,11 +324,28 @@ struct body {
 	int in_diff;
 };
 
+/* Whether the line after the current one starts with prefix. */
+static int next_is(const struct cursor *c, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(c->end - c->p) >= n && !memcmp(c->p, prefix, n);
+}
+
+/*
+ * A diff starts at "diff --git", at "--- " followed by "+++ ", and, in
+ * patches with no "---" break before it, at quilt's "Index: f" (then
+ * "====" or "--- ") or at a "diff -puN a b" command line (then "--- ").
+ */
 static int starts_diff(const char *line, size_t len, const struct cursor *c)
 {
 	if (line_is(line, len, "diff --git "))
 		return 1;
-	return line_is(line, len, "--- ") && c->end - c->p >= 4 && !memcmp(c->p, "+++ ", 4);
+	if (line_is(line, len, "Index: ") && (next_is(c, "====") || next_is(c, "--- ")))
+		return 1;
+	if (line_is(line, len, "diff -") && next_is(c, "--- "))
+		return 1;
+	return line_is(line, len, "--- ") && next_is(c, "+++ ");
 }
 
 /* Offset of the first diff line in text, len if none. */
@@ -719,6 +736,24 @@ static void scan_base_info(struct patch *p, const char *text, size_t len)
 		base_info_line(p, line, n);
 }
 
+/*
+ * Whether the text after a "-- " line looks like a mail signature (a few
+ * lines, none of them a diff line), not the rest of a hunk that removes a
+ * line reading "- ".
+ */
+static int is_signature(const char *s, size_t len)
+{
+	struct cursor c = { s, s + len };
+	const char *line;
+	size_t n, lines = 0;
+
+	while (next_line(&c, &line, &n)) {
+		if (++lines > 4 || (n && strchr(" +-@\\", line[0])))
+			return 0;
+	}
+	return 1;
+}
+
 /* Where the format-patch signature ("-- \n2.39.5\n") starts, len if none. */
 static size_t signature_at(const char *diff, size_t len)
 {
@@ -726,7 +761,7 @@ static size_t signature_at(const char *diff, size_t len)
 
 	for (i = len; i >= 4; i--)
 		if (!memcmp(diff + i - 4, "\n-- ", 4) && (i == len || diff[i] == '\n'))
-			return i - 3;
+			return is_signature(diff + i, len - i) ? i - 3 : len;
 	return len;
 }
 

@@ -387,6 +387,10 @@ static char *conf_relative_path(const struct run *r, const char *name)
 }
 
 /*
+ * "#tide NAME fuzz=N": hunks may ignore up to N outer context lines, as
+ * patch --fuzz; exact (0) unless a tree asks, as dpkg-source and git am.
+ */
+/*
  * Quilt and mmotm trees: the series applied onto the base as commits
  * (refs/quilt/<tree>).  The one place a quilt tree becomes a commit.
  */
@@ -413,6 +417,8 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip, 
 	if (r->conf->fetch_deadline)
 		qopts.deadline = time_now() + (double)r->conf->fetch_deadline - r->fetch_spent;
 	start = time_now();
+	/* "fuzz=N", 0 to 10, checked by conf.c. */
+	qopts.fuzz = tree_opt(t, "fuzz") ? atoi(tree_opt(t, "fuzz")) : 0;
 	error = quilt_prepare(tip, &stats, r->repo, t->name, t->location, cachedir,
 			      &r->base, &qopts);
 	r->fetch_spent += time_now() - start;

@@ -212,6 +212,11 @@ TEST(conf__limits_are_numbers_in_range)
 	trees_conf_free(conf);
 	CHECK_INT(parse(&conf, "mm\tquilt\tx\n#tide\tmm\ttimeout=abc\n"), TIDE_EINVAL);
 	CHECK(strstr(tide_error_last(), ":2: tree 'mm': bad timeout 'abc'") != NULL);
+	CHECK_INT(parse(&conf, "mm\tquilt\tx\n#tide\tmm\tfuzz=11\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":2: tree 'mm': bad fuzz '11' (0 to 10 lines)") != NULL);
+	CHECK_INT(parse(&conf, "mm\tquilt\tx\n#tide\tmm\tfuzz=-1\n"), TIDE_EINVAL);
+	REQUIRE(parse(&conf, "mm\tquilt\tx\n#tide\tmm\tfuzz=2\n") == 0);
+	trees_conf_free(conf);
 }
 
 TEST(conf__nul_byte_names_its_line)

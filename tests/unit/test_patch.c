@@ -534,10 +534,56 @@ TEST(series__dir_with_series_file_and_huge_file)
 	free(b);
 }
 
+/* Quilt and akpm patches often have no "---" break: the diff starts at its own first line. */
+TEST(patch__quilt_index_and_diff_command_start_the_diff)
+{
+	const char *quilt =
+		"From: Q <q@ex.org>\nSubject: mm: no break\n\nA patch with no dashes.\n\n"
+		"Index: linux/mm/f.c\n===================================================================\n"
+		"--- linux.orig/mm/f.c\n+++ linux/mm/f.c\n@@ -1 +1 @@\n-a\n+b\n";
+	const char *akpm =
+		"From: A <a@ex.org>\nSubject: lib: no break\n\nSigned-off-by: A <a@ex.org>\n\n"
+		"diff -puN lib/f.c~x lib/f.c\n--- a/lib/f.c~x\n+++ a/lib/f.c\n@@ -1 +1 @@\n-a\n+b\n";
+	struct patch p;
+
+	check_like_mailinfo(quilt, &p);
+	CHECK(p.diff && !strncmp(p.diff, "Index: linux/mm/f.c\n", 20));
+	CHECK(!strstr(p.message, "Index:"));
+	patch_release(&p);
+	check_like_mailinfo(akpm, &p);
+	CHECK(p.diff && !strncmp(p.diff, "diff -puN ", 10));
+	CHECK(!strstr(p.message, "diff -puN"));
+	patch_release(&p);
+}
+
+/* A hunk removing a line "- " shows "-- ": only a real signature after it is cut. */
+TEST(patch__removed_dash_line_is_not_a_signature)
+{
+	const char *mail =
+		"From: A <a@ex.org>\nSubject: [PATCH] list\n\nDrop an item.\n---\n"
+		"diff --git a/l.md b/l.md\n--- a/l.md\n+++ b/l.md\n@@ -1,3 +1,2 @@\n a\n-- \n c\n";
+	const char *signed_mail =
+		"From: A <a@ex.org>\nSubject: [PATCH] list\n\nDrop an item.\n---\n"
+		"diff --git a/l.md b/l.md\n--- a/l.md\n+++ b/l.md\n@@ -1,3 +1,2 @@\n a\n-- \n c\n"
+		"-- \n2.39.5\n\n";
+	const char *diff =
+		"diff --git a/l.md b/l.md\n--- a/l.md\n+++ b/l.md\n@@ -1,3 +1,2 @@\n a\n-- \n c\n";
+	struct patch p;
+
+	/* A quilt patch: no signature at all. */
+	REQUIRE(patch_parse(&p, mail, strlen(mail)) == 0);
+	CHECK_STR(p.diff, diff);
+	patch_release(&p);
+	REQUIRE(patch_parse(&p, signed_mail, strlen(signed_mail)) == 0);
+	CHECK_STR(p.diff, diff);
+	patch_release(&p);
+}
+
 TESTS(patch__format_patch_mail_like_mailinfo, patch__base64_body_like_mailinfo,
       patch__quoted_printable_latin1_like_mailinfo, patch__b_encoded_cjk_and_utf8_words_like_mailinfo,
       patch__multipart_attachment_like_mailinfo, patch__inbody_headers_and_scissors_like_mailinfo,
       patch__from_forms_like_mailinfo, patch__truncated_and_corrupted_mails_do_not_crash, patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
+      patch__quilt_index_and_diff_command_start_the_diff, patch__removed_dash_line_is_not_a_signature,
       series__newest_revision_in_order_without_replies,
       series__missing_duplicate_and_malformed_are_named, series__huge_attachment_is_refused,
       series__git_format_patch_outputs, series__dir_with_series_file_and_huge_file)

@@ -324,7 +324,7 @@ static int try_run(struct cmd_ctx *ctx, const struct try_cli *cli)
 
 	memset(&o, 0, sizeof(o));
 	/* Every object a try writes stays in memory: the workspace is not changed. */
-	if (merge_objects_begin(&mo, ctx->ws->repo) < 0 ||
+	if (try_odb_readonly(ctx->ws->repo) < 0 || merge_objects_begin(&mo, ctx->ws->repo) < 0 ||
 	    load_day(&day, ctx->ws, cli->date) < 0 ||
 	    try_series_load(&s, ctx->ws->repo, cli->series, cli->repo) < 0 ||
 	    try_day(&o.res, ctx->ws->repo, day, &s) < 0 ||

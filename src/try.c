@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
+
 #include "day.h"
 #include "error.h"
 #include "merge.h"
@@ -25,6 +28,88 @@ const char *try_tree_status_name(enum try_tree_status s)
 	};
 
 	return s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+/* ---- a read-only object database ---- */
+
+/*
+ * libgit2 "freshens" an object it is asked to write and already has:
+ * it touches the loose file or the pack.  A try writes merge trees that
+ * the day already holds, so its object database is the repository's
+ * (and its alternates') without write or freshen: an existing object is
+ * only looked up, and new ones go to the memory backend the caller adds.
+ */
+static int add_objects_dir(git_odb *odb, const char *dir, int priority)
+{
+	git_odb_backend *loose = NULL, *pack = NULL;
+
+	if (git_odb_backend_loose(&loose, dir, -1, 0, 0, 0) < 0 ||
+	    git_odb_backend_pack(&pack, dir) < 0) {
+		if (loose)
+			loose->free(loose);
+		return tide_error_git(TIDE_ERROR, "cannot read objects in '%s'", dir);
+	}
+	loose->write = NULL;
+	loose->writestream = NULL;
+	loose->freshen = NULL;
+	pack->writepack = NULL;
+	pack->freshen = NULL;
+	if (git_odb_add_backend(odb, loose, priority) < 0) {
+		loose->free(loose);
+		pack->free(pack);
+		return tide_error_git(TIDE_ERROR, "cannot read objects in '%s'", dir);
+	}
+	if (git_odb_add_backend(odb, pack, priority + 1) < 0) {
+		pack->free(pack);
+		return tide_error_git(TIDE_ERROR, "cannot read objects in '%s'", dir);
+	}
+	return 0;
+}
+
+/* objects/info/alternates: one directory a line, relative to objects/. */
+static int add_alternates(git_odb *odb, const char *objects)
+{
+	char *file = path_join(objects, "info/alternates"), *line, *save = NULL, *dir;
+	struct buf text = BUF_INIT;
+	int error = 0, prio = 0;
+
+	if (file_read(&text, file) < 0) {
+		tide_error_clear();
+		goto done;
+	}
+	for (line = strtok_r(text.ptr, "\n", &save); line && !error;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!*str_rtrim(line) || *line == '#')
+			continue;
+		dir = *line == '/' ? xstrdup(line) : path_join(objects, line);
+		error = add_objects_dir(odb, dir, prio -= 2);
+		free(dir);
+	}
+done:
+	buf_release(&text);
+	free(file);
+	return error;
+}
+
+int try_odb_readonly(git_repository *repo)
+{
+	char *objects = path_join(git_repository_path(repo), "objects");
+	git_odb *odb = NULL;
+	int error;
+
+	if (git_odb_new(&odb) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot set up an object database");
+		goto done;
+	}
+	if ((error = add_objects_dir(odb, objects, 2)) < 0 ||
+	    (error = add_alternates(odb, objects)) < 0)
+		goto done;
+	if (git_repository_set_odb(repo, odb) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot set up an object database");
+done:
+	git_odb_free(odb);
+	free(objects);
+	return error;
 }
 
 /* ---- applying ---- */

@@ -20,6 +20,13 @@
  * written, and the build happens in DIR/try/, seeded from DIR/build/.
  */
 
+/*
+ * Make repo's object database read-only and never touch a file of it
+ * (libgit2 refreshes the mtime of objects written again); add a memory
+ * backend (merge_objects_begin()) for what a try writes.
+ */
+int try_odb_readonly(git_repository *repo);
+
 /* ---- the series ---- */
 
 struct try_patch {

@@ -1,12 +1,34 @@
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include <gmime/gmime.h>
+
 #include "error.h"
 #include "patch.h"
 #include "util.h"
+
+/*
+ * One mail to a patch, in git mailinfo's steps: the headers (decoded by
+ * GMime, charsets checked), the text parts of the body (transfer encoding
+ * undone by GMime), then mailinfo's line rules on the text: in-body
+ * headers, scissors, the "---" break, the diff.
+ */
+
+static pthread_once_t gmime_once = PTHREAD_ONCE_INIT;
+
+static void gmime_start(void)
+{
+	g_mime_init();
+}
+
+static void patch_gmime_init(void)
+{
+	pthread_once(&gmime_once, gmime_start);
+}
 
 struct cursor {
 	const char *p, *end;
@@ -26,50 +48,89 @@ static int next_line(struct cursor *c, const char **line, size_t *len)
 	return 1;
 }
 
-static int hexval(int c)
+static int line_is(const char *line, size_t len, const char *prefix)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	size_t n = strlen(prefix);
+
+	return len >= n && !memcmp(line, prefix, n);
 }
 
-/* Decode RFC 2047 "=?charset?q?...?=" words (the Q form git send-email uses). */
-static char *decode_words(const char *s)
+/* Replace invalid UTF-8 (a mail's charset label may lie) and hand back a malloc()ed copy. */
+static char *utf8_dup(const char *s, size_t len)
+{
+	char *valid = g_utf8_make_valid(s, (gssize)len), *out = xstrdup(valid);
+
+	g_free(valid);
+	return out;
+}
+
+/* Can iconv convert from this charset?  Unknown ones are errors, not guesses. */
+static int charset_check(const char *charset)
+{
+	iconv_t cd;
+
+	if (!charset || !*charset)
+		return 0;
+	cd = g_mime_iconv_open("UTF-8", charset);
+	if (cd == (iconv_t)-1)
+		return tide_error_set(TIDE_EINVAL, "unknown charset '%.40s'", charset);
+	g_mime_iconv_close(cd);
+	return 0;
+}
+
+/* Every "=?charset?" of the RFC 2047 words in a raw header value. */
+static int check_header_charsets(const char *name, const char *raw)
+{
+	const char *s = raw, *q;
+	char *cs;
+	int error = 0;
+
+	while (!error && (s = strstr(s, "=?")) != NULL) {
+		s += 2;
+		if (!(q = strchr(s, '?')) || q - s > 64)
+			continue;
+		cs = xstrndup(s, (size_t)(q - s));
+		/* RFC 2231 language suffix: "utf-8*en". */
+		if (strchr(cs, '*'))
+			*strchr(cs, '*') = '\0';
+		if ((error = charset_check(cs)) < 0)
+			error = tide_error_wrap(TIDE_EINVAL, "%s header", name);
+		free(cs);
+		s = q;
+	}
+	return error;
+}
+
+/* Unfold, decode RFC 2047 words (any charset GMime's iconv knows) to UTF-8. */
+static int decode_header(char **out, const char *name, const char *raw)
 {
 	struct buf b = BUF_INIT;
-	const char *start, *enc, *end;
+	char *dec;
+	const char *s;
+	int error;
 
-	while (*s) {
-		start = strstr(s, "=?");
-		enc = start ? strchr(start + 2, '?') : NULL;
-		end = enc && (enc[1] == 'q' || enc[1] == 'Q') && enc[2] == '?' ?
-			strstr(enc + 3, "?=") : NULL;
-		if (!end) {
-			buf_puts(&b, s);
-			break;
-		}
-		buf_put(&b, s, (size_t)(start - s));
-		for (s = enc + 3; s < end; s++) {
-			if (*s == '_')
-				buf_putc(&b, ' ');
-			else if (*s == '=' && s + 2 < end && hexval(s[1]) >= 0 && hexval(s[2]) >= 0) {
-				buf_putc(&b, (char)(hexval(s[1]) * 16 + hexval(s[2])));
-				s += 2;
-			} else
-				buf_putc(&b, *s);
-		}
-		s = end + 2;
-	}
-	return buf_detach(&b);
+	*out = NULL;
+	if ((error = check_header_charsets(name, raw)) < 0)
+		return error;
+	for (s = raw; *s; s++)
+		if (!(*s == '\n' && (s[1] == ' ' || s[1] == '\t')) && *s != '\r')
+			buf_putc(&b, *s);
+	dec = g_mime_utils_header_decode_text(NULL, buf_cstr(&b));
+	*out = utf8_dup(dec, strlen(dec));
+	g_free(dec);
+	buf_release(&b);
+	str_rtrim(*out);
+	memmove(*out, *out + strspn(*out, " \t"), strlen(*out + strspn(*out, " \t")) + 1);
+	return 0;
 }
 
-static void parse_from(struct patch *p, const char *value)
+static void set_from(struct patch *p, const char *v)
 {
-	char *v = decode_words(value);
-	char *lt = strchr(v, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+	const char *lt = strchr(v, '<'), *gt = lt ? strchr(lt, '>') : NULL;
 	size_t n;
 
+	free(p->author_name);
+	free(p->author_email);
 	if (lt && gt) {
 		p->author_email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
 		n = (size_t)(lt - v);
@@ -87,13 +148,13 @@ static void parse_from(struct patch *p, const char *value)
 		free(p->author_name);
 		p->author_name = xstrdup(p->author_email);
 	}
-	free(v);
 }
 
-static void parse_date(struct patch *p, const char *value)
+static void set_date(struct patch *p, const char *value)
 {
 	static const char *const fmts[] = { "%a, %d %b %Y %H:%M:%S %z",
 					    "%d %b %Y %H:%M:%S %z" };
+	GDateTime *dt;
 	struct tm tm;
 	size_t i;
 
@@ -106,6 +167,12 @@ static void parse_date(struct patch *p, const char *value)
 			p->date = timegm(&tm) - off;
 			return;
 		}
+	}
+	/* Odd but readable dates ("Tue,  1 Dec 2026 09:30 GMT"): GMime's parser. */
+	if ((dt = g_mime_utils_header_decode_date(value)) != NULL) {
+		p->date = (time_t)g_date_time_to_unix(dt);
+		p->tz_minutes = (int)(g_date_time_get_utc_offset(dt) / G_TIME_SPAN_MINUTE);
+		g_date_time_unref(dt);
 	}
 }
 
@@ -126,144 +193,664 @@ char *patch_clean_subject(const char *subject)
 	return str_rtrim(xstrdup(s));
 }
 
-static void set_header(struct patch *p, const char *name, const char *value)
+/* One token of a "[PATCH v3 2/7]" prefix. */
+static void subject_token(struct patch *p, const char *t, size_t n)
 {
-	char *decoded;
+	char *tok = xstrndup(t, n), *end;
+	const char *v = tok;
+	long a, b;
 
-	if (!strcasecmp(name, "from") && !p->author_email) {
-		parse_from(p, value);
-	} else if (!strcasecmp(name, "date") && !p->date) {
-		parse_date(p, value);
-	} else if (!strcasecmp(name, "subject") && !p->subject) {
-		decoded = decode_words(value);
-		p->subject = patch_clean_subject(decoded);
-		free(decoded);
+	if (!strncasecmp(v, "patch", 5) && (v[5] == 'v' || v[5] == 'V'))
+		v += 5;
+	if ((v[0] == 'v' || v[0] == 'V') && isdigit((unsigned char)v[1])) {
+		a = strtol(v + 1, &end, 10);
+		if (!*end && a > 0 && a < 1000)
+			p->version = (int)a;
+	} else if (isdigit((unsigned char)v[0])) {
+		a = strtol(v, &end, 10);
+		if (*end == '/' && isdigit((unsigned char)end[1])) {
+			b = strtol(end + 1, &end, 10);
+			if (!*end && a >= 0 && a <= b && b < 100000)
+				p->number = (int)a, p->total = (int)b;
+		}
+	}
+	free(tok);
+}
+
+/* Numbering, revision and reply-ness from the prefixes git mailinfo strips. */
+static void subject_prefixes(struct patch *p, const char *s)
+{
+	const char *close, *t;
+
+	for (;;) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!strncasecmp(s, "re:", 3) || !strncasecmp(s, "aw:", 3)) {
+			p->is_reply = 1;
+			s += 3;
+		} else if (*s == '[' && (close = strchr(s, ']')) != NULL) {
+			for (t = s + 1; t < close;) {
+				size_t n = strcspn(t, " \t,]");
+
+				if (n)
+					subject_token(p, t, n);
+				t += n ? n : 1;
+			}
+			s = close + 1;
+		} else {
+			return;
+		}
 	}
 }
 
-static int is_header(const char *line, size_t len)
+static void set_subject(struct patch *p, const char *decoded)
 {
-	size_t i;
-
-	for (i = 0; i < len && line[i] != ':'; i++)
-		if (isspace((unsigned char)line[i]))
-			return 0;
-	return i > 0 && i < len;
+	free(p->raw_subject);
+	free(p->subject);
+	p->raw_subject = xstrdup(decoded);
+	p->number = p->total = p->version = p->is_reply = 0;
+	subject_prefixes(p, decoded);
+	p->subject = patch_clean_subject(decoded);
 }
 
-/* Mail headers, with folded continuation lines, up to the blank line. */
-static void parse_headers(struct patch *p, struct cursor *c)
+static int read_header(struct patch *p, GMimeObject *obj, const char *name)
 {
-	struct buf name = BUF_INIT, value = BUF_INIT;
-	struct cursor save = *c;
-	const char *line, *colon;
-	size_t len;
+	GMimeHeader *h = g_mime_header_list_get_header(g_mime_object_get_header_list(obj), name);
+	const char *raw = h ? g_mime_header_get_raw_value(h) : NULL;
+	char *v = NULL;
+	int error;
 
-	if (next_line(c, &line, &len) && !(len > 5 && !memcmp(line, "From ", 5)))
-		*c = save;
-	for (save = *c; next_line(c, &line, &len); save = *c) {
-		if (len && (line[0] == ' ' || line[0] == '\t') && name.len) {
-			buf_put(&value, line, len);
-			continue;
-		}
-		if (name.len)
-			set_header(p, name.ptr, value.ptr);
-		buf_clear(&name);
-		buf_clear(&value);
-		if (!len)
-			break;
-		if (!is_header(line, len)) {
-			*c = save;
-			break;
-		}
-		colon = memchr(line, ':', len);
-		buf_put(&name, line, (size_t)(colon - line));
-		colon++;
-		while (colon < line + len && isspace((unsigned char)*colon))
-			colon++;
-		buf_put(&value, colon, (size_t)(line + len - colon));
-	}
-	if (name.len)
-		set_header(p, name.ptr, value.ptr);
-	buf_release(&name);
-	buf_release(&value);
+	if (!raw)
+		return 0;
+	if ((error = decode_header(&v, name, raw)) < 0)
+		return error;
+	if (!strcmp(name, "From"))
+		set_from(p, v);
+	else if (!strcmp(name, "Subject"))
+		set_subject(p, v);
+	else
+		set_date(p, v);
+	free(v);
+	return 0;
 }
+
+/* ---- the body: text parts, decoded ---- */
+
+struct body {
+	struct buf msg;		/* UTF-8: what comes before the diff */
+	struct buf diff;	/* the diff's bytes, as sent */
+	int in_diff;
+};
 
 static int starts_diff(const char *line, size_t len, const struct cursor *c)
 {
-	if (len >= 11 && !memcmp(line, "diff --git ", 11))
+	if (line_is(line, len, "diff --git "))
 		return 1;
-	return len >= 4 && !memcmp(line, "--- ", 4) && c->end - c->p >= 4 &&
-	       !memcmp(c->p, "+++ ", 4);
+	return line_is(line, len, "--- ") && c->end - c->p >= 4 && !memcmp(c->p, "+++ ", 4);
 }
 
-/* Drop a trailing format-patch signature ("-- \n2.39.5\n"). */
-static size_t strip_signature(const char *diff, size_t len)
+/* Offset of the first diff line in text, len if none. */
+static size_t diff_offset(const char *text, size_t len)
+{
+	struct cursor c = { text, text + len };
+	const char *line, *at;
+	size_t n;
+
+	for (at = c.p; next_line(&c, &line, &n); at = c.p)
+		if (starts_diff(line, n, &c))
+			return (size_t)(at - text);
+	return len;
+}
+
+/* Append text to dst converted from charset to UTF-8. */
+static int put_converted(struct buf *dst, const char *text, size_t len, const char *charset)
+{
+	iconv_t cd;
+	char *conv = NULL, *valid;
+
+	if (!len)
+		return 0;
+	if (charset && *charset && g_ascii_strcasecmp(g_mime_charset_canon_name(charset), "utf-8")) {
+		cd = g_mime_iconv_open("UTF-8", charset);
+		if (cd == (iconv_t)-1)
+			return tide_error_set(TIDE_EINVAL, "unknown charset '%.40s' in the body",
+					      charset);
+		conv = g_mime_iconv_strndup(cd, text, len);
+		g_mime_iconv_close(cd);
+		if (!conv)
+			return tide_error_set(TIDE_EINVAL, "cannot convert the body from '%.40s'",
+					      charset);
+		text = conv, len = strlen(conv);
+	}
+	valid = g_utf8_make_valid(text, (gssize)len);
+	buf_puts(dst, valid);
+	g_free(valid);
+	g_free(conv);
+	return 0;
+}
+
+/* One leaf part's bytes, the transfer encoding (base64, QP) undone. */
+static void part_bytes(struct buf *out, GMimePart *part)
+{
+	GMimeDataWrapper *w = g_mime_part_get_content(part);
+	GMimeStream *mem;
+	GByteArray *arr;
+	size_t i;
+
+	if (!w)
+		return;
+	mem = g_mime_stream_mem_new();
+	g_mime_data_wrapper_write_to_stream(w, mem);
+	arr = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
+	/* Decoded CRLF lines are mail transport, as for the undecoded body. */
+	for (i = 0; i < arr->len; i++)
+		if (!(arr->data[i] == '\r' && i + 1 < arr->len && arr->data[i + 1] == '\n'))
+			buf_putc(out, (char)arr->data[i]);
+	g_object_unref(mem);
+}
+
+/* Text parts hold the message and the patch; images and signatures do not. */
+static int is_text_part(GMimeObject *obj)
+{
+	GMimeContentType *ct = g_mime_object_get_content_type(obj);
+	const char *file = g_mime_part_get_filename(GMIME_PART(obj));
+
+	if (!ct || g_mime_content_type_is_type(ct, "text", "*"))
+		return !ct || !g_mime_content_type_is_type(ct, "text", "html");
+	if (g_mime_content_type_is_type(ct, "application", "x-patch") ||
+	    g_mime_content_type_is_type(ct, "application", "x-diff"))
+		return 1;
+	return file && (str_ends_with(file, ".patch") || str_ends_with(file, ".diff"));
+}
+
+static int add_part(struct body *b, GMimeObject *obj)
+{
+	struct buf raw = BUF_INIT;
+	const char *charset = g_mime_object_get_content_type_parameter(obj, "charset");
+	size_t at;
+	int error = 0;
+
+	if (!is_text_part(obj))
+		return 0;
+	part_bytes(&raw, GMIME_PART(obj));
+	at = b->in_diff ? 0 : diff_offset(buf_cstr(&raw), raw.len);
+	/* After the diff, only more diffs count (not a list footer part). */
+	if (b->in_diff && diff_offset(buf_cstr(&raw), raw.len) == raw.len)
+		goto done;
+	if ((error = put_converted(&b->msg, buf_cstr(&raw), at, charset)) < 0)
+		goto done;
+	if (b->msg.len && b->msg.ptr[b->msg.len - 1] != '\n')
+		buf_putc(&b->msg, '\n');
+	if (at < raw.len) {
+		buf_put(&b->diff, raw.ptr + at, raw.len - at);
+		b->in_diff = 1;
+	}
+done:
+	buf_release(&raw);
+	return error;
+}
+
+static int add_object(struct body *b, GMimeObject *obj, int depth)
+{
+	GMimeMultipart *mp;
+	int i, n, error = 0;
+
+	if (depth > 16)
+		return tide_error_set(TIDE_EINVAL, "MIME parts nested too deeply");
+	if (GMIME_IS_PART(obj))
+		return add_part(b, obj);
+	if (!GMIME_IS_MULTIPART(obj))
+		return 0;	/* an attached message/rfc822 is not this patch */
+	mp = GMIME_MULTIPART(obj);
+	n = g_mime_multipart_get_count(mp);
+	if (g_mime_content_type_is_type(g_mime_object_get_content_type(obj), "multipart",
+					"alternative")) {
+		/* The text/plain alternative, not the HTML one. */
+		for (i = 0; i < n; i++)
+			if (GMIME_IS_PART(g_mime_multipart_get_part(mp, i)) &&
+			    is_text_part(g_mime_multipart_get_part(mp, i)))
+				return add_part(b, g_mime_multipart_get_part(mp, i));
+		return 0;
+	}
+	for (i = 0; i < n && !error; i++)
+		error = add_object(b, g_mime_multipart_get_part(mp, i), depth + 1);
+	return error;
+}
+
+/* ---- mailinfo's line rules on the message text ---- */
+
+/* git mailinfo's is_scissors_line(): "-- >8 --", "8<------", with some cruft allowed. */
+static int is_scissors_line(const char *line, size_t len)
+{
+	int scissors = 0, gap = 0, perforation = 0, in_perf = 0;
+	const char *first = NULL, *last = NULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		const char *c = line + i;
+
+		if (isspace((unsigned char)*c)) {
+			if (in_perf)
+				perforation++, gap++;
+			continue;
+		}
+		last = c;
+		if (!first)
+			first = c;
+		if (*c == '-') {
+			in_perf = 1, perforation++;
+			continue;
+		}
+		if (i + 1 < len && (!memcmp(c, ">8", 2) || !memcmp(c, "8<", 2) ||
+				    !memcmp(c, ">%", 2) || !memcmp(c, "%<", 2))) {
+			in_perf = 1, perforation += 2, scissors += 2, i++;
+			continue;
+		}
+		in_perf = 0;
+	}
+	/* The mark is at least 8 wide, over a third of the line, mostly dashes and scissors. */
+	return scissors && first && last && 8 <= last - first + 1 &&
+	       last - first + 1 < perforation * 3 && gap * 2 < perforation;
+}
+
+/* git mailinfo's patchbreak(): where the message ends. */
+static int patchbreak(const char *line, size_t len)
+{
+	size_t i;
+
+	if (line_is(line, len, "diff -") || line_is(line, len, "Index: "))
+		return 1;
+	if (!line_is(line, len, "---"))
+		return 0;
+	if (len > 4 && line[3] == ' ' && !isspace((unsigned char)line[4]))
+		return 1;
+	for (i = 3; i < len; i++)
+		if (!isspace((unsigned char)line[i]))
+			return 0;
+	return 1;
+}
+
+enum { IB_FROM, IB_SUBJECT, IB_DATE, IB_N };
+
+static int inbody_header(const char *line, size_t len)
+{
+	static const char *const names[IB_N] = { "From", "Subject", "Date" };
+	size_t i, n;
+
+	for (i = 0; i < IB_N; i++) {
+		n = strlen(names[i]);
+		if (len > n && !strncasecmp(line, names[i], n) && line[n] == ':')
+			return (int)i;
+	}
+	/* A "[PATCH] subject" line at the top is a subject too (mailinfo). */
+	if (line_is(line, len, "[PATCH]") && len > 7 && isspace((unsigned char)line[7]))
+		return IB_SUBJECT;
+	return -1;
+}
+
+struct msgstate {
+	struct buf log;
+	struct buf accum;	/* the in-body header line being read */
+	int accum_which;
+	char *inbody[IB_N];
+	int header_stage;
+};
+
+static void flush_accum(struct msgstate *m)
+{
+	const char *v = buf_cstr(&m->accum);
+
+	if (!m->accum.len)
+		return;
+	/* "[PATCH] x" is a subject as it stands; "Name: value" loses its name. */
+	if (!(m->accum_which == IB_SUBJECT && str_starts_with(v, "[PATCH]")))
+		v = strchr(v, ':') + 1;
+	free(m->inbody[m->accum_which]);
+	m->inbody[m->accum_which] = xstrdup(v);
+	buf_clear(&m->accum);
+}
+
+/* mailinfo's check_inbody_header(): 1 while the line belongs to the in-body headers. */
+static int check_inbody(struct msgstate *m, const char *line, size_t len)
+{
+	int which;
+
+	if (m->accum.len && len && (line[0] == ' ' || line[0] == '\t')) {
+		buf_putc(&m->accum, '\n');
+		buf_put(&m->accum, line, len);
+		return 1;
+	}
+	flush_accum(m);
+	if ((which = inbody_header(line, len)) < 0)
+		return 0;
+	m->accum_which = which;
+	buf_put(&m->accum, line, len);
+	return 1;
+}
+
+/* One line of the message; 1 at the patch break. */
+static int message_line(struct msgstate *m, const char *line, size_t len)
+{
+	size_t i;
+
+	if (m->header_stage && !len) {
+		if (m->accum.len) {
+			flush_accum(m);
+			m->header_stage = 0;
+		}
+		return 0;
+	}
+	if (m->header_stage && (m->header_stage = check_inbody(m, line, len)))
+		return 0;
+	if (is_scissors_line(line, len)) {
+		/* Above the scissors is discussion, in-body headers included. */
+		buf_clear(&m->log);
+		for (i = 0; i < IB_N; i++)
+			free(m->inbody[i]), m->inbody[i] = NULL;
+		m->header_stage = 1;
+		return 0;
+	}
+	if (patchbreak(line, len))
+		return 1;
+	buf_put(&m->log, line, len);
+	buf_putc(&m->log, '\n');
+	return 0;
+}
+
+/* git's strbuf_stripspace() without comments: trailing blanks, runs of empty lines. */
+static char *stripspace(const char *text)
+{
+	struct cursor c = { text, text + strlen(text) };
+	struct buf out = BUF_INIT;
+	const char *line;
+	size_t n;
+	int empties = 0;
+
+	while (next_line(&c, &line, &n)) {
+		while (n && isspace((unsigned char)line[n - 1]))
+			n--;
+		if (!n) {
+			empties++;
+			continue;
+		}
+		if (empties && out.len)
+			buf_putc(&out, '\n');
+		empties = 0;
+		buf_put(&out, line, n);
+		buf_putc(&out, '\n');
+	}
+	return buf_detach(&out);
+}
+
+static int apply_inbody(struct patch *p, struct msgstate *m)
+{
+	char *v = NULL;
+	int error = 0;
+
+	if (m->inbody[IB_FROM] && !(error = decode_header(&v, "in-body From", m->inbody[IB_FROM])))
+		set_from(p, v);
+	free(v), v = NULL;
+	if (!error && m->inbody[IB_SUBJECT] &&
+	    !(error = decode_header(&v, "in-body Subject", m->inbody[IB_SUBJECT]))) {
+		int number = p->number, total = p->total, version = p->version;
+
+		/* The mail's numbering stays: the in-body subject is the commit's. */
+		set_subject(p, v);
+		p->number = number, p->total = total, p->version = version;
+	}
+	free(v), v = NULL;
+	if (!error && m->inbody[IB_DATE])
+		set_date(p, m->inbody[IB_DATE]);
+	return error;
+}
+
+static int build_message(struct patch *p, const char *text)
+{
+	struct msgstate m = { BUF_INIT, BUF_INIT, 0, { NULL }, 1 };
+	struct cursor c = { text, text + strlen(text) };
+	struct buf msg = BUF_INIT;
+	const char *line;
+	size_t n, i;
+	int error;
+
+	while (next_line(&c, &line, &n) && !message_line(&m, line, n))
+		;
+	flush_accum(&m);
+	error = apply_inbody(p, &m);
+	buf_printf(&msg, "%s\n\n%s", p->subject ? p->subject : "(no subject)", buf_cstr(&m.log));
+	p->message = stripspace(buf_cstr(&msg));
+	buf_release(&msg);
+	buf_release(&m.log);
+	buf_release(&m.accum);
+	for (i = 0; i < IB_N; i++)
+		free(m.inbody[i]);
+	return error;
+}
+
+/* ---- the diff ---- */
+
+static int is_hex_id(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n != 40 && n != 64)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* A "base-commit:" or "prerequisite-patch-id:" line (git format-patch --base); 1 if it was one. */
+static int base_info_line(struct patch *p, const char *line, size_t len)
+{
+	static const char base[] = "base-commit: ", prereq[] = "prerequisite-patch-id: ";
+
+	if (line_is(line, len, base) && is_hex_id(line + sizeof(base) - 1, len - (sizeof(base) - 1))) {
+		free(p->base_commit);
+		p->base_commit = xstrndup(line + sizeof(base) - 1, len - (sizeof(base) - 1));
+		return 1;
+	}
+	if (line_is(line, len, prereq) &&
+	    is_hex_id(line + sizeof(prereq) - 1, len - (sizeof(prereq) - 1))) {
+		p->prereq_patch_ids = xrealloc(p->prereq_patch_ids,
+					       (p->nprereq + 1) * sizeof(char *));
+		p->prereq_patch_ids[p->nprereq++] =
+			xstrndup(line + sizeof(prereq) - 1, len - (sizeof(prereq) - 1));
+		return 1;
+	}
+	return 0;
+}
+
+static void scan_base_info(struct patch *p, const char *text, size_t len)
+{
+	struct cursor c = { text, text + len };
+	const char *line;
+	size_t n;
+
+	while (next_line(&c, &line, &n))
+		base_info_line(p, line, n);
+}
+
+/* Where the format-patch signature ("-- \n2.39.5\n") starts, len if none. */
+static size_t signature_at(const char *diff, size_t len)
 {
 	size_t i;
 
 	for (i = len; i >= 4; i--)
-		if (!memcmp(diff + i - 4, "\n-- ", 4) &&
-		    (i == len || diff[i] == '\n'))
+		if (!memcmp(diff + i - 4, "\n-- ", 4) && (i == len || diff[i] == '\n'))
 			return i - 3;
 	return len;
 }
 
-int patch_parse(struct patch *out, const char *text, size_t len)
+/* Does the diff change anything: a hunk, a binary patch, a mode, a rename? */
+static int diff_has_change(const char *diff, size_t len)
 {
-	struct cursor c = { text, text + len };
-	struct buf body = BUF_INIT, msg = BUF_INIT;
+	static const char *const marks[] = { "@@ ", "GIT binary patch", "Binary files ",
+		"new file mode ", "deleted file mode ", "old mode ", "rename from ",
+		"copy from " };
+	struct cursor c = { diff, diff + len };
+	const char *line;
+	size_t n, i;
+
+	while (next_line(&c, &line, &n))
+		for (i = 0; i < ARRAY_SIZE(marks); i++)
+			if (line_is(line, n, marks[i]))
+				return 1;
+	return 0;
+}
+
+/* The diff without signature, base info lines and trailing empty lines; owned by p. */
+static int finish_diff(struct patch *p, const struct buf *raw)
+{
+	struct cursor c = { buf_cstr(raw), buf_cstr(raw) + signature_at(buf_cstr(raw), raw->len) };
+	struct buf d = BUF_INIT;
 	const char *line;
 	size_t n;
-	int past_message = 0;
+
+	while (next_line(&c, &line, &n)) {
+		if (base_info_line(p, line, n))
+			continue;
+		buf_put(&d, line, n);
+		buf_putc(&d, '\n');
+	}
+	while (d.len >= 2 && d.ptr[d.len - 1] == '\n' && d.ptr[d.len - 2] == '\n')
+		d.len--, d.ptr[d.len] = '\0';
+	if (!diff_has_change(buf_cstr(&d), d.len)) {
+		buf_release(&d);
+		return tide_error_set(TIDE_EINVAL, "the diff has no hunks");
+	}
+	p->diff_len = d.len;
+	p->owned = buf_detach(&d);
+	p->diff = p->owned;
+	return 0;
+}
+
+/* ---- one mail ---- */
+
+static int is_header_line(const char *line, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && line[i] != ':'; i++)
+		if (isspace((unsigned char)line[i]) || (unsigned char)line[i] < 33)
+			return 0;
+	return i > 0 && i < len;
+}
+
+/* The mail as GMime should see it: no mbox "From " line, LF line ends (git mailsplit). */
+static void normalize(struct buf *out, const char *text, size_t len)
+{
+	struct cursor c = { text, text + len };
+	const char *line;
+	size_t n;
+
+	if (line_is(text, len, "From "))
+		next_line(&c, &line, &n);
+	while (next_line(&c, &line, &n)) {
+		if (n && line[n - 1] == '\r')
+			n--;
+		buf_put(out, line, n);
+		buf_putc(out, '\n');
+	}
+}
+
+static int parse_headers_and_body(struct patch *p, struct body *b, const struct buf *mail)
+{
+	GMimeStream *stream = g_mime_stream_mem_new_with_buffer(buf_cstr(mail), mail->len);
+	GMimeParser *parser = g_mime_parser_new_with_stream(stream);
+	GMimeMessage *msg;
+	GMimeObject *part;
+	int error = 0;
+
+	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+	msg = g_mime_parser_construct_message(parser, NULL);
+	if (!msg) {
+		error = tide_error_set(TIDE_EINVAL, "not a mail message");
+		goto done;
+	}
+	if ((error = read_header(p, GMIME_OBJECT(msg), "From")) < 0 ||
+	    (error = read_header(p, GMIME_OBJECT(msg), "Subject")) < 0 ||
+	    (error = read_header(p, GMIME_OBJECT(msg), "Date")) < 0)
+		goto done;
+	if ((part = g_mime_message_get_mime_part(msg)) != NULL)
+		error = add_object(b, part, 0);
+done:
+	if (msg)
+		g_object_unref(msg);
+	g_object_unref(parser);
+	g_object_unref(stream);
+	return error;
+}
+
+/* A plain patch file (quilt): no headers, the text is the body. */
+static void plain_body(struct body *b, const struct buf *mail)
+{
+	size_t at = diff_offset(buf_cstr(mail), mail->len);
+	char *valid = g_utf8_make_valid(buf_cstr(mail), (gssize)at);
+
+	buf_puts(&b->msg, valid);
+	g_free(valid);
+	buf_put(&b->diff, mail->ptr + at, mail->len - at);
+}
+
+/* Parse a mail; without need_diff a mail with no diff (a cover letter, a reply) is fine. */
+int patch_parse_mail(struct patch *out, const char *text, size_t len, int need_diff)
+{
+	struct body b = { BUF_INIT, BUF_INIT, 0 };
+	struct buf mail = BUF_INIT;
+	const char *nl;
+	int error = 0;
 
 	memset(out, 0, sizeof(*out));
-	parse_headers(out, &c);
-	for (;;) {
-		const char *at = c.p;
-
-		if (!next_line(&c, &line, &n))
-			break;
-		if (starts_diff(line, n, &c)) {
-			out->diff = at;
-			break;
-		}
-		/* After "---" comes the diffstat, not the message. */
-		if (n == 3 && !memcmp(line, "---", 3))
-			past_message = 1;
-		if (past_message)
-			continue;
-		buf_put(&body, line, n);
-		buf_putc(&body, '\n');
-	}
-	if (!out->diff) {
-		buf_release(&body);
+	if (len > PATCH_MAX_MESSAGE)
+		return tide_error_set(TIDE_EINVAL, "mail of %zu bytes is over the %u MB limit",
+				      len, PATCH_MAX_MESSAGE >> 20);
+	patch_gmime_init();
+	normalize(&mail, text, len);
+	nl = memchr(buf_cstr(&mail), '\n', mail.len);
+	if (mail.len && is_header_line(mail.ptr, nl ? (size_t)(nl - mail.ptr) : mail.len))
+		error = parse_headers_and_body(out, &b, &mail);
+	else
+		plain_body(&b, &mail);
+	if (error < 0)
+		goto done;
+	scan_base_info(out, buf_cstr(&b.msg), b.msg.len);
+	if ((error = build_message(out, buf_cstr(&b.msg))) < 0)
+		goto done;
+	if (b.diff.len)
+		error = finish_diff(out, &b.diff);
+	else if (need_diff)
+		error = tide_error_set(TIDE_EINVAL, "no diff in patch");
+done:
+	if (error < 0)
 		patch_release(out);
-		return tide_error_set(TIDE_EINVAL, "no diff in patch");
-	}
-	out->diff_len = strip_signature(out->diff, (size_t)(text + len - out->diff));
-	buf_puts(&msg, out->subject ? out->subject : "(no subject)");
-	if (body.ptr && *str_rtrim(body.ptr)) {
-		char *b = body.ptr;
+	buf_release(&mail);
+	buf_release(&b.msg);
+	buf_release(&b.diff);
+	return error;
+}
 
-		while (*b == '\n')
-			b++;
-		if (*b)
-			buf_printf(&msg, "\n\n%s", b);
-	}
-	buf_putc(&msg, '\n');
-	out->message = buf_detach(&msg);
-	buf_release(&body);
-	return 0;
+int patch_parse(struct patch *out, const char *text, size_t len)
+{
+	return patch_parse_mail(out, text, len, 1);
 }
 
 void patch_release(struct patch *p)
 {
+	size_t i;
+
 	if (!p)
 		return;
 	free(p->author_name);
 	free(p->author_email);
 	free(p->subject);
+	free(p->raw_subject);
 	free(p->message);
+	free(p->base_commit);
+	for (i = 0; i < p->nprereq; i++)
+		free(p->prereq_patch_ids[i]);
+	free(p->prereq_patch_ids);
+	free(p->owned);
 	memset(p, 0, sizeof(*p));
 }

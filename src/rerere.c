@@ -1,7 +1,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <openssl/evp.h>
 
 #include "error.h"
 #include "merge.h"
@@ -19,87 +19,38 @@
 #define MARKER_SIZE 7
 
 /*
- * A plain SHA-1 (FIPS 180-4).  libgit2 only exposes object hashing (with
- * a "blob N\0" header), and rerere ids hash the raw sides.
+ * SHA-1 from OpenSSL's libcrypto.  libgit2 only exposes object hashing
+ * (with a "blob N\0" header), and rerere ids hash the raw sides.
  */
 struct sha1 {
-	uint32_t h[5];
-	uint64_t len;
-	unsigned char block[64];
-	size_t used;
+	EVP_MD_CTX *ctx;
 };
-
-static uint32_t rol(uint32_t x, int n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static void sha1_block(struct sha1 *s, const unsigned char *p)
-{
-	uint32_t w[80], a, b, c, d, e, f, k, t;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-	for (i = 0; i < 80; i++) {
-		if (i < 20)
-			f = (b & c) | (~b & d), k = 0x5A827999;
-		else if (i < 40)
-			f = b ^ c ^ d, k = 0x6ED9EBA1;
-		else if (i < 60)
-			f = (b & c) | (b & d) | (c & d), k = 0x8F1BBCDC;
-		else
-			f = b ^ c ^ d, k = 0xCA62C1D6;
-		t = rol(a, 5) + f + e + k + w[i];
-		e = d, d = c, c = rol(b, 30), b = a, a = t;
-	}
-	s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d, s->h[4] += e;
-}
 
 static void sha1_init(struct sha1 *s)
 {
-	static const uint32_t h0[5] = { 0x67452301, 0xEFCDAB89, 0x98BADCFE,
-					0x10325476, 0xC3D2E1F0 };
-
-	memcpy(s->h, h0, sizeof(h0));
-	s->len = 0;
-	s->used = 0;
+	/* Like allocation failure (buf.h): nothing sensible to do without it. */
+	if (!(s->ctx = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(s->ctx, EVP_sha1(), NULL))
+		abort();
 }
 
 static void sha1_update(struct sha1 *s, const void *data, size_t len)
 {
-	const unsigned char *p = data;
-
-	s->len += len;
-	while (len) {
-		size_t n = 64 - s->used < len ? 64 - s->used : len;
-
-		memcpy(s->block + s->used, p, n);
-		s->used += n, p += n, len -= n;
-		if (s->used == 64) {
-			sha1_block(s, s->block);
-			s->used = 0;
-		}
-	}
+	if (!EVP_DigestUpdate(s->ctx, data, len))
+		abort();
 }
 
+/* Finish: hex gets 40 digits and a NUL; the context is freed. */
 static void sha1_hex(struct sha1 *s, char *hex)
 {
-	unsigned char pad[72] = { 0x80 };
-	uint64_t bits = s->len * 8;
-	size_t padlen = (s->used < 56 ? 56 : 120) - s->used;
-	int i;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
 
-	for (i = 0; i < 8; i++)
-		pad[padlen + i] = (unsigned char)(bits >> (56 - 8 * i));
-	sha1_update(s, pad, padlen + 8);
-	for (i = 0; i < 20; i++)
-		snprintf(hex + 2 * i, 3, "%02x",
-			 (unsigned)(s->h[i / 4] >> (24 - 8 * (i % 4))) & 0xff);
+	if (!EVP_DigestFinal_ex(s->ctx, md, &n) || n != 20)
+		abort();
+	EVP_MD_CTX_free(s->ctx);
+	s->ctx = NULL;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
 void rerere_sha1_hex(char *hex, const void *data, size_t len)
@@ -231,6 +182,7 @@ int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t le
 			continue;
 		}
 		if (handle_conflict(&out, &l, &ctx) < 0) {
+			EVP_MD_CTX_free(ctx.ctx);
 			buf_release(&out);
 			return tide_error_set(TIDE_EINVAL, "unbalanced conflict markers");
 		}

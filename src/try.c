@@ -813,10 +813,11 @@ json_t *try_result_json(const struct try_result *r, const struct try_series *s,
 							 "subject", s->v[i].subject,
 							 "author", s->v[i].author));
 	json_object_set_new(o, "version", json_integer(1));
-	json_object_set_new(o, "series", json_pack("{s:s, s:o, s:o, s:I}", "source", s->source,
+	json_object_set_new(o, "series", json_pack("{s:s, s:o, s:o, s:i, s:o}", "source", s->source,
 						   "base_commit", str_or_null(s->base_commit),
-						   "patches", patches,
-						   "skipped", (json_int_t)s->skipped));
+						   "cover", str_or_null(s->cover),
+						   "version", s->version ? s->version : 1,
+						   "patches", patches));
 	json_object_set_new(o, "day", json_pack("{s:s, s:o, s:s, s:o, s:s}", "date", day->date,
 						"tag", str_or_null(day->tag),
 						"commit", day->commit,

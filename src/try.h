@@ -44,14 +44,16 @@ struct try_series {
 	struct try_patch *v;
 	size_t n, alloc;
 	char *base_commit;	/* "base-commit:" of the series (hex), or NULL */
-	size_t skipped;		/* messages without a diff (cover letter, replies) */
+	char *cover;		/* the cover letter's subject, or NULL */
+	int version;		/* the revision tried ("v3"), 1 when none */
 };
 
 /*
  * Load a series: an mbox or a single patch file, a directory of patches
- * (its `series` file if there is one, else its *.patch files in name
- * order), or a revision range A..B of repo (rev_repo, or the workspace's
- * repo when NULL).  Every patch is checked: it must be a diff, and every
+ * (its `series` file if there is one, else its patch files), read as
+ * patch_series_from_path() does (replies and the cover letter skipped,
+ * the newest revision, n/m order), or a revision range A..B of repo
+ * (rev_repo, or the workspace's repo when NULL).  Every patch is checked: it must be a diff, and every
  * path it names must stay inside the tree.  TIDE_EINVAL for a malformed
  * series, TIDE_ENOTFOUND for a missing file or revision.
  */

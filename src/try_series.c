@@ -34,6 +34,7 @@ void try_series_release(struct try_series *s)
 	free(s->v);
 	free(s->source);
 	free(s->base_commit);
+	free(s->cover);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -88,144 +89,82 @@ static struct try_patch *series_add(struct try_series *s, const char *name)
 	return p;
 }
 
-/* "base-commit: <hex>" (git format-patch --base) anywhere in text. */
-static void note_base_commit(struct try_series *s, const char *text, size_t len)
+/* One parsed patch of a posted series, checked at the door. */
+static int add_patch(struct try_series *s, const char *name, const struct patch *p)
 {
-	const char *p = text, *end = text + len;
-	size_t n;
+	struct try_patch *tp = series_add(s, name);
 
-	for (; p && p < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : NULL) {
-		if ((size_t)(end - p) < 13 || memcmp(p, "base-commit: ", 13))
-			continue;
-		for (n = 0; p + 13 + n < end && isxdigit((unsigned char)p[13 + n]); n++)
-			;
-		if (n >= 7 && n <= GIT_OID_HEXSZ && !s->base_commit)
-			s->base_commit = xstrndup(p + 13, n);
-	}
-}
-
-/* One mail: a patch, or (no diff) a cover letter or reply, skipped. */
-static int add_mail(struct try_series *s, const char *name, const char *text, size_t len)
-{
-	struct try_patch *tp;
-	struct patch p;
-	git_time_t when;
-	int error;
-
-	note_base_commit(s, text, len);
-	if (patch_parse(&p, text, len) < 0) {
-		tide_error_clear();
-		s->skipped++;
-		return 0;
-	}
-	tp = series_add(s, name);
-	tp->subject = xstrdup(p.subject ? p.subject : "(no subject)");
-	tp->author = xasprintf("%s <%s>", p.author_name ? p.author_name : "Unknown",
-			       p.author_email ? p.author_email : "unknown@unknown");
-	tp->message = xstrdup(p.message);
-	tp->diff = xstrndup(p.diff, p.diff_len);
-	tp->diff_len = p.diff_len;
+	tp->subject = xstrdup(p->subject ? p->subject : "(no subject)");
+	tp->author = xasprintf("%s <%s>", p->author_name ? p->author_name : "Unknown",
+			       p->author_email ? p->author_email : "unknown@unknown");
+	tp->message = xstrdup(p->message);
+	tp->diff = xstrndup(p->diff, p->diff_len);
+	tp->diff_len = p->diff_len;
 	/* Without a Date: header, a fixed time: the same series, the same ids. */
-	when = p.date ? (git_time_t)p.date : 0;
-	if (git_signature_new(&tp->sig, p.author_name ? p.author_name : "Unknown",
-			      p.author_email ? p.author_email : "unknown@unknown",
-			      when, p.date ? p.tz_minutes : 0) < 0)
-		error = tide_error_git(TIDE_EINVAL, "patch '%s': bad author", name);
-	else
-		error = check_diff(tp);
-	patch_release(&p);
-	return error;
+	if (git_signature_new(&tp->sig, p->author_name ? p->author_name : "Unknown",
+			      p->author_email ? p->author_email : "unknown@unknown",
+			      p->date ? (git_time_t)p->date : 0, p->date ? p->tz_minutes : 0) < 0)
+		return tide_error_git(TIDE_EINVAL, "patch '%s': bad author", name);
+	return check_diff(tp);
 }
 
-/* An mbox separator: "From " at a line start, followed by a header line. */
-static int is_separator(const char *p, const char *end)
+/* Every patch a directory's `series` names exists: a missing one is bad input. */
+static int check_series_file(const char *dir)
 {
-	const char *nl;
-
-	if (end - p < 5 || memcmp(p, "From ", 5))
-		return 0;
-	if (!(nl = memchr(p, '\n', (size_t)(end - p))))
-		return 0;
-	for (p = nl + 1; p < end && *p != ':' && *p != '\n' && !isspace((unsigned char)*p); p++)
-		;
-	return p < end && *p == ':';
-}
-
-static int load_mbox(struct try_series *s, const char *path)
-{
-	struct buf text = BUF_INIT;
-	const char *p, *start, *end;
-	char *name;
-	int error, nmail = 0;
-
-	if ((error = file_read(&text, path)) < 0)
-		return tide_error_wrap(error, "series '%s'", path);
-	end = text.ptr + text.len;
-	for (p = text.ptr + 1; p < end; p++)
-		nmail += p[-1] == '\n' && is_separator(p, end);
-	/* A lone patch is named by its file, the mails of an mbox by number too. */
-	for (start = p = text.ptr; !error && start < end; start = p) {
-		/* The next separator after this message's own. */
-		for (p = start + 1; p < end; p++)
-			if (p[-1] == '\n' && is_separator(p, end))
-				break;
-		name = nmail ? xasprintf("%s #%zu", path, s->n + s->skipped + 1) : xstrdup(path);
-		error = add_mail(s, name, start, (size_t)(p - start));
-		free(name);
-	}
-	if (!error && !s->n)
-		error = tide_error_set(TIDE_EINVAL, "'%s' holds no patch (%zu message%s without a diff)",
-				       path, s->skipped, s->skipped == 1 ? "" : "s");
-	buf_release(&text);
-	return error;
-}
-
-static int load_patch_file(struct try_series *s, const char *dir, const char *name)
-{
-	char *path = path_join(dir, name);
-	struct buf text = BUF_INIT;
-	int error;
-
-	if (!path_exists(path)) {
-		error = tide_error_set(TIDE_ENOTFOUND, "patch '%s' of series '%s' does not exist",
-				       name, dir);
-		goto done;
-	}
-	if ((error = file_read(&text, path)) < 0)
-		goto done;
-	error = add_mail(s, name, buf_cstr(&text), text.len);
-done:
-	buf_release(&text);
-	free(path);
-	return error;
-}
-
-/* A quilt `series` file names the order; else the *.patch files do. */
-static int load_dir(struct try_series *s, const char *dir)
-{
-	char *series = path_join(dir, "series");
+	char *series = path_join(dir, "series"), *file;
 	struct quilt_series qs = { NULL, 0 };
 	struct buf text = BUF_INIT;
 	size_t i;
-	int error;
+	int error = 0;
 
-	if (path_exists(series))
-		error = file_read(&text, series) < 0 ? TIDE_EIO :
-			quilt_series_parse(&qs, buf_cstr(&text));
-	else
-		error = quilt_series_from_dir(&qs, dir);
-	if (error < 0) {
-		tide_error_wrap(error, "series '%s'", dir);
+	if (!path_is_dir(dir) || !path_exists(series) || file_read(&text, series) < 0 ||
+	    (error = quilt_series_parse(&qs, buf_cstr(&text))) < 0)
 		goto done;
+	for (i = 0; i < qs.npatches && !error; i++) {
+		file = path_join(dir, qs.patches[i]);
+		if (!path_exists(file))
+			error = tide_error_set(TIDE_ENOTFOUND, "patch '%s' of series '%s' does not exist",
+					       qs.patches[i], dir);
+		free(file);
 	}
-	for (i = 0; i < qs.npatches && !error; i++)
-		error = load_patch_file(s, dir, qs.patches[i]);
-	if (!error && !s->n)
-		error = tide_error_set(TIDE_EINVAL, "directory '%s' holds no patch", dir);
 done:
+	if (!error)
+		tide_error_clear();
 	quilt_series_release(&qs);
 	buf_release(&text);
 	free(series);
+	return error;
+}
+
+/*
+ * An mbox, a patch file or a directory, read as a posting (src/patch.h):
+ * replies and the cover letter skipped, the newest revision, n/m order.
+ */
+static int load_posting(struct try_series *s, const char *path)
+{
+	struct patch_series ps;
+	size_t i;
+	char *name;
+	int error;
+
+	if ((error = check_series_file(path)) < 0)
+		return error;
+	if ((error = patch_series_from_path(&ps, path)) < 0)
+		return tide_error_wrap(error, "series '%s'", path);
+	if (!ps.n)
+		error = tide_error_set(TIDE_EINVAL, "series '%s' holds no patch", path);
+	for (i = 0; i < ps.n && !error; i++) {
+		name = ps.n == 1 && !path_is_dir(path) ? xstrdup(path) :
+		       xasprintf("%s #%zu", path, i + 1);
+		error = add_patch(s, name, &ps.patches[i]);
+		free(name);
+	}
+	if (ps.base_commit)
+		s->base_commit = xstrdup(ps.base_commit);
+	if (ps.cover_subject)
+		s->cover = xstrdup(ps.cover_subject);
+	s->version = ps.version;
+	patch_series_release(&ps);
 	return error;
 }
 
@@ -327,10 +266,8 @@ int try_series_load(struct try_series *out, git_repository *repo,
 	out->source = xstrdup(spec);
 	if (rev_repo || (!path_exists(spec) && strstr(spec, "..")))
 		error = load_range_in(out, repo, spec, rev_repo);
-	else if (path_is_dir(spec))
-		error = load_dir(out, spec);
 	else if (path_exists(spec))
-		error = load_mbox(out, spec);
+		error = load_posting(out, spec);
 	else
 		error = tide_error_set(TIDE_ENOTFOUND,
 				       "'%s' is not a file, a directory or a revision range A..B", spec);

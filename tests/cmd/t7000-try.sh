@@ -94,14 +94,15 @@ test_expect_success '--json of the conflicting series, whole' '
 	  "series": {
 	    "source": "conflict",
 	    "base_commit": null,
+	    "cover": null,
+	    "version": 1,
 	    "patches": [
 	      {
-	        "name": "0001-dev-change-line-2.patch",
+	        "name": "conflict #1",
 	        "subject": "dev: change line 2",
 	        "author": "Tide Test <test@tide.invalid>"
 	      }
-	    ],
-	    "skipped": 0
+	    ]
 	  },
 	  "day": {
 	    "date": "2026-01-01",
@@ -190,7 +191,7 @@ test_expect_success 'an mbox with a cover letter and base-commit' '
 	tide -C ws try two.mbox --json >out.json &&
 	python3 -c "import json,sys; d=json.load(open(\"out.json\")); s=d[\"series\"]; \
 		assert [p[\"subject\"] for p in s[\"patches\"]] == [\"dev: one\", \"dev: two\"], s; \
-		assert s[\"skipped\"] == 1 and s[\"base_commit\"] == sys.argv[1], s; \
+		assert s[\"cover\"] == \"*** SUBJECT HERE ***\" and s[\"base_commit\"] == sys.argv[1], s; \
 		assert [a[\"onto\"] for a in d[\"apply\"]] == [\"base\", \"day\", \"base-commit\"]; \
 		assert d[\"result\"] == \"ok\"" "$(git -C dev rev-parse v1.0)"
 '
@@ -217,7 +218,7 @@ test_expect_success 'a git range, in another repository and in the workspace one
 test_expect_success 'bad input: exit 3 with a message naming the culprit' '
 	printf "From: x\nSubject: hi\n\njust text\n" >bad.mbox &&
 	test_must_fail --status=3 tide -C ws try bad.mbox 2>err &&
-	grep -q "^tide: .bad.mbox. holds no patch (1 message without a diff)$" err &&
+	grep -q "^tide: series .bad.mbox.: .*no patch" err &&
 	mkdir missing && cp clean/*.patch missing/ &&
 	printf "0001-dev-change-line-9.patch\nnope.patch\n" >missing/series &&
 	test_must_fail --status=3 tide -C ws try missing 2>err &&

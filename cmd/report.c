@@ -11,6 +11,7 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/mail.h"
+#include "../src/mailmap.h"
 #include "../src/report.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
@@ -103,6 +104,7 @@ struct mailer {
 	long max_per_day;
 	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
 	char *state_path;
+	git_mailmap *mailmap;	/* the day's .mailmap: contacts as they are known today */
 };
 
 /* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo= */
@@ -164,6 +166,7 @@ static void mailer_release(struct mailer *m)
 	free(m->from);
 	json_decref(m->state);
 	free(m->state_path);
+	git_mailmap_free(m->mailmap);
 }
 
 static void state_load(struct mailer *m, struct workspace *ws, const char *date)
@@ -237,6 +240,7 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 		printf("%s: not mailed: %s\n", tree, tide_error_last());
 		return 0;
 	}
+	mailmap_resolve_rcpts(m->mailmap, &msg);
 	if (a->dry_run) {
 		mail_format(&text, &msg, 0);
 		printf("%s\n", text.ptr);
@@ -273,7 +277,8 @@ static int load_conf(struct cmd_ctx *ctx)
 static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 			const struct report_args *a)
 {
-	struct mailer m = { { 0 }, NULL, 0, NULL, NULL };
+	struct mailer m = { { 0 }, NULL, 0, NULL, NULL, NULL };
+	git_oid day_commit;
 	json_t *r = NULL;
 	int status = EXIT_OK, error;
 	size_t i;
@@ -288,6 +293,12 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 	if (!m.from)
 		m.from = xstrdup("tide <tide@localhost>");
 	state_load(&m, ctx->ws, d->date);
+	if (mailmap_from_commit(&m.mailmap, ctx->ws->repo,
+				d->commit && git_oid_fromstr(&day_commit, d->commit) == 0 ?
+				&day_commit : NULL) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
 	for (i = 0; i < d->ntrees; i++) {
 		if ((a->tree && strcmp(d->trees[i].name, a->tree)) ||
 		    !report_tree_has_conflict(&d->trees[i]))

@@ -55,6 +55,17 @@ static int line_is(const char *line, size_t len, const char *prefix)
 	return len >= n && !memcmp(line, prefix, n);
 }
 
+/* Up to max bytes of untrusted text for an error message, control characters as '?'. */
+static char *printable(const char *s, size_t len, size_t max)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < len && i < max && s[i] != '\n'; i++)
+		buf_putc(&b, (unsigned char)s[i] < ' ' || s[i] == 127 ? '?' : s[i]);
+	return buf_detach(&b);
+}
+
 /* Replace invalid UTF-8 (a mail's charset label may lie) and hand back a malloc()ed copy. */
 static char *utf8_dup(const char *s, size_t len)
 {
@@ -65,17 +76,23 @@ static char *utf8_dup(const char *s, size_t len)
 }
 
 /* Can iconv convert from this charset?  Unknown ones are errors, not guesses. */
-static int charset_check(const char *charset)
+static int charset_check(const char *charset, const char *where)
 {
 	iconv_t cd;
+	char *name;
+	int error;
 
 	if (!charset || !*charset)
 		return 0;
 	cd = g_mime_iconv_open("UTF-8", charset);
-	if (cd == (iconv_t)-1)
-		return tide_error_set(TIDE_EINVAL, "unknown charset '%.40s'", charset);
-	g_mime_iconv_close(cd);
-	return 0;
+	if (cd != (iconv_t)-1) {
+		g_mime_iconv_close(cd);
+		return 0;
+	}
+	name = printable(charset, strlen(charset), 40);
+	error = tide_error_set(TIDE_EINVAL, "unknown charset '%s' in the %s", name, where);
+	free(name);
+	return error;
 }
 
 /* Every "=?charset?" of the RFC 2047 words in a raw header value. */
@@ -93,19 +110,18 @@ static int check_header_charsets(const char *name, const char *raw)
 		/* RFC 2231 language suffix: "utf-8*en". */
 		if (strchr(cs, '*'))
 			*strchr(cs, '*') = '\0';
-		if ((error = charset_check(cs)) < 0)
-			error = tide_error_wrap(TIDE_EINVAL, "%s header", name);
+		error = charset_check(cs, name);
 		free(cs);
 		s = q;
 	}
 	return error;
 }
 
-/* Unfold, decode RFC 2047 words (any charset GMime's iconv knows) to UTF-8. */
+/* Unfold, decode RFC 2047 words (any charset GMime's iconv knows) to UTF-8, trim. */
 static int decode_header(char **out, const char *name, const char *raw)
 {
 	struct buf b = BUF_INIT;
-	char *dec;
+	char *dec, *valid;
 	const char *s;
 	int error;
 
@@ -116,11 +132,12 @@ static int decode_header(char **out, const char *name, const char *raw)
 		if (!(*s == '\n' && (s[1] == ' ' || s[1] == '\t')) && *s != '\r')
 			buf_putc(&b, *s);
 	dec = g_mime_utils_header_decode_text(NULL, buf_cstr(&b));
-	*out = utf8_dup(dec, strlen(dec));
+	valid = utf8_dup(dec, strlen(dec));
+	str_rtrim(valid);
+	*out = xstrdup(valid + strspn(valid, " \t"));
+	free(valid);
 	g_free(dec);
 	buf_release(&b);
-	str_rtrim(*out);
-	memmove(*out, *out + strspn(*out, " \t"), strlen(*out + strspn(*out, " \t")) + 1);
 	return 0;
 }
 
@@ -311,15 +328,14 @@ static int put_converted(struct buf *dst, const char *text, size_t len, const ch
 	if (!len)
 		return 0;
 	if (charset && *charset && g_ascii_strcasecmp(g_mime_charset_canon_name(charset), "utf-8")) {
+		if (charset_check(charset, "body") < 0)
+			return TIDE_EINVAL;
 		cd = g_mime_iconv_open("UTF-8", charset);
-		if (cd == (iconv_t)-1)
-			return tide_error_set(TIDE_EINVAL, "unknown charset '%.40s' in the body",
-					      charset);
 		conv = g_mime_iconv_strndup(cd, text, len);
 		g_mime_iconv_close(cd);
 		if (!conv)
-			return tide_error_set(TIDE_EINVAL, "cannot convert the body from '%.40s'",
-					      charset);
+			return tide_error_set(TIDE_EINVAL, "the body is not valid %s",
+					      g_mime_charset_canon_name(charset));
 		text = conv, len = strlen(conv);
 	}
 	valid = g_utf8_make_valid(text, (gssize)len);
@@ -349,17 +365,21 @@ static void part_bytes(struct buf *out, GMimePart *part)
 	g_object_unref(mem);
 }
 
-/* Text parts hold the message and the patch; images and signatures do not. */
+/* Text parts hold the message and the patch; HTML, images and signatures do not. */
 static int is_text_part(GMimeObject *obj)
 {
 	GMimeContentType *ct = g_mime_object_get_content_type(obj);
 	const char *file = g_mime_part_get_filename(GMIME_PART(obj));
 
-	if (!ct || g_mime_content_type_is_type(ct, "text", "*"))
-		return !ct || !g_mime_content_type_is_type(ct, "text", "html");
-	if (g_mime_content_type_is_type(ct, "application", "x-patch") ||
+	if (!ct)
+		return 1;	/* RFC 2045: text/plain by default */
+	if (g_mime_content_type_is_type(ct, "text", "html"))
+		return 0;
+	if (g_mime_content_type_is_type(ct, "text", "*") ||
+	    g_mime_content_type_is_type(ct, "application", "x-patch") ||
 	    g_mime_content_type_is_type(ct, "application", "x-diff"))
 		return 1;
+	/* Some mailers send a .patch as application/octet-stream. */
 	return file && (str_ends_with(file, ".patch") || str_ends_with(file, ".diff"));
 }
 
@@ -707,6 +727,7 @@ static int finish_diff(struct patch *p, const struct buf *raw)
 	struct buf d = BUF_INIT;
 	const char *line;
 	size_t n;
+	int error;
 
 	while (next_line(&c, &line, &n)) {
 		if (base_info_line(p, line, n))
@@ -717,8 +738,12 @@ static int finish_diff(struct patch *p, const struct buf *raw)
 	while (d.len >= 2 && d.ptr[d.len - 1] == '\n' && d.ptr[d.len - 2] == '\n')
 		d.len--, d.ptr[d.len] = '\0';
 	if (!diff_has_change(buf_cstr(&d), d.len)) {
+		char *first = printable(buf_cstr(&d), d.len, 80);
+
+		error = tide_error_set(TIDE_EINVAL, "the diff has no hunks (it starts '%s')", first);
+		free(first);
 		buf_release(&d);
-		return tide_error_set(TIDE_EINVAL, "the diff has no hunks");
+		return error;
 	}
 	p->diff_len = d.len;
 	p->owned = buf_detach(&d);

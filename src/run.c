@@ -29,6 +29,7 @@
 #include "day.h"
 #include "error.h"
 #include "fetch.h"
+#include "mailmap.h"
 #include "merge.h"
 #include "nextfiles.h"
 #include "quilt.h"
@@ -66,6 +67,7 @@ struct run {
 	int nmerges;		/* merge attempts, for TIDE_TEST_DIE_AFTER */
 	struct buf mergelog;
 	const char *version_from;	/* set while merging a tree's previous version */
+	git_mailmap *mailmap;	/* the conflicting tree's .mailmap, while its sides are recorded */
 };
 
 static void run_event(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -404,11 +406,18 @@ static char *commit_subject(const git_commit *c)
 	return xstrdup(s ? s : "");
 }
 
-static char *commit_author(const git_commit *c)
+/* The author as the tree's .mailmap names them today. */
+static char *commit_author(const struct run *r, const git_commit *c)
 {
+	git_signature *mapped = NULL;
 	const git_signature *a = git_commit_author(c);
+	char *out;
 
-	return xasprintf("%s <%s>", a->name, a->email);
+	if (r->mailmap && git_commit_author_with_mailmap(&mapped, c, r->mailmap) == 0)
+		a = mapped;
+	out = xasprintf("%s <%s>", a->name, a->email);
+	git_signature_free(mapped);
+	return out;
 }
 
 /* The conflicted regions of the merged file, markers included. */
@@ -500,7 +509,7 @@ static void record_if_touching(struct run *r, struct day_tree *dt, git_commit *c
 			struct day_commit *rc = day_conflict_add_commit(dc, theirs);
 			rc->id = oid_str(git_commit_id(c));
 			rc->subject = commit_subject(c);
-			rc->author = commit_author(c);
+			rc->author = commit_author(r, c);
 			if (!theirs)
 				rc->tree = xstrdup(attribute_commit(r, git_commit_id(c)));
 			break;
@@ -851,8 +860,12 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 		add_hunks(r, dc, &res->tree);
 		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
 	}
+	if (mailmap_from_commit(&r->mailmap, r->repo, tip) < 0)
+		tide_error_clear();	/* authors then as the commits spell them */
 	record_side(r, dt, &r->state, merge_base, 0);
 	record_side(r, dt, tip, merge_base, 1);
+	git_mailmap_free(r->mailmap);
+	r->mailmap = NULL;
 	prune_to_conflict_lines(r, dt);
 	if ((rc = run_try_recorded(r, t, dt, res, tip, &outcome)) != 0)
 		goto done;

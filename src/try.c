@@ -66,14 +66,20 @@ static int add_objects_dir(git_odb *odb, const char *dir, int priority)
 	return 0;
 }
 
-/* objects/info/alternates: one directory a line, relative to objects/. */
-static int add_alternates(git_odb *odb, const char *objects)
+#define TRY_MAX_ALTERNATES 5	/* nesting depth, libgit2's own limit */
+
+/*
+ * objects/info/alternates: one directory a line, relative to objects/;
+ * an alternate may have alternates of its own (a --shared clone of a
+ * --shared clone), followed as libgit2 follows them.
+ */
+static int add_alternates(git_odb *odb, const char *objects, int depth, int *prio)
 {
 	char *file = path_join(objects, "info/alternates"), *line, *save = NULL, *dir;
 	struct buf text = BUF_INIT;
-	int error = 0, prio = 0;
+	int error = 0;
 
-	if (file_read(&text, file) < 0) {
+	if (depth > TRY_MAX_ALTERNATES || file_read(&text, file) < 0) {
 		tide_error_clear();
 		goto done;
 	}
@@ -82,7 +88,9 @@ static int add_alternates(git_odb *odb, const char *objects)
 		if (!*str_rtrim(line) || *line == '#')
 			continue;
 		dir = *line == '/' ? xstrdup(line) : path_join(objects, line);
-		error = add_objects_dir(odb, dir, prio -= 2);
+		*prio -= 2;
+		if ((error = add_objects_dir(odb, dir, *prio)) == 0)
+			error = add_alternates(odb, dir, depth + 1, prio);
 		free(dir);
 	}
 done:
@@ -95,14 +103,14 @@ int try_odb_readonly(git_repository *repo)
 {
 	char *objects = path_join(git_repository_path(repo), "objects");
 	git_odb *odb = NULL;
-	int error;
+	int error, prio = 0;
 
 	if (git_odb_new(&odb) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot set up an object database");
 		goto done;
 	}
 	if ((error = add_objects_dir(odb, objects, 2)) < 0 ||
-	    (error = add_alternates(odb, objects)) < 0)
+	    (error = add_alternates(odb, objects, 1, &prio)) < 0)
 		goto done;
 	if (git_repository_set_odb(repo, odb) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot set up an object database");

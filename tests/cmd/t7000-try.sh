@@ -273,6 +273,18 @@ test_expect_success '--build on a series that does not apply to the day is skipp
 	grep -q "^build: skipped: the series does not apply to the day$" out
 '
 
+test_expect_success 'objects behind alternates of alternates (shared clones of shared clones)' '
+	git clone -q --bare --shared world/mainline world/shared.git &&
+	git clone -q --bare --shared world/shared.git world/deep.git &&
+	git -C world/deep.git branch -q for-next v1.0 &&
+	printf "#tide\tbase\tshared.git#v1.0\nName\t\tType\tURL\n----\t\t----\t---\ndeep\t\tgit\tdeep.git#for-next\n" >world/deep.conf &&
+	rc=0 && tide -C ws2 -f world/deep.conf run --no-build --date 2026-01-01 >out 2>err || rc=$? &&
+	test $rc -le 1 &&
+	tide -C ws2 try clean >out &&
+	grep -q "^  base (v1.0)  *ok$" out &&
+	grep -q "^result: ok$" out
+'
+
 test_expect_success 'the workspace is unchanged except DIR/try' '
 	ws_state >state.after &&
 	test_cmp state.before state.after

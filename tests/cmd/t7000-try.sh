@@ -30,7 +30,7 @@ test_expect_success 'setup: mainline, gpio and cpumask trees, a day with a fake 
 	SRCS = $(wildcard *.c)
 	all: $(O)/arch/x86/boot/bzImage
 	$(O)/%.o: %.c
-	> $(CC) -Wall -c $(CURDIR)/$< -o $@
+	> cd $(O) && $(CC) -Wall -c $(CURDIR)/$< -o $(notdir $@)
 	$(O)/arch/x86/boot/bzImage: $(SRCS:%.c=$(O)/%.o)
 	> mkdir -p $(dir $@) && cat $^ > $@
 	tinyconfig:

@@ -10,16 +10,16 @@ CC ?= gcc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
-	$(shell pkg-config --cflags libgit2 jansson libcurl gmime-3.0 libcrypto 2>/dev/null)
-LIBS = $(shell pkg-config --libs libgit2 jansson libcurl gmime-3.0 libcrypto 2>/dev/null || \
-	echo -lgit2 -ljansson -lcurl -lgmime-3.0 -lgio-2.0 -lgobject-2.0 -lglib-2.0 -lcrypto) -lpthread
+	$(shell pkg-config --cflags libgit2 jansson libcurl gmime-3.0 libcrypto zlib 2>/dev/null)
+LIBS = $(shell pkg-config --libs libgit2 jansson libcurl gmime-3.0 libcrypto zlib 2>/dev/null || \
+	echo -lgit2 -ljansson -lcurl -lgmime-3.0 -lgio-2.0 -lgobject-2.0 -lglib-2.0 -lcrypto -lz) -lpthread
 SAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Debian packages tide and its tests need (see deps).
 DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	libcurl4-openssl-dev git python3 linux-source-6.1 qemu-system-x86 \
 	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod \
-	libgmime-3.0-dev
+	libgmime-3.0-dev zlib1g-dev patch
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))

@@ -63,6 +63,7 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_report(struct cmd_ctx *ctx, int argc, char **argv);

@@ -19,6 +19,7 @@ static const struct cmd commands[] = {
 	{ "log", cmd_log, NEED_WORKSPACE, "one line per integrated day" },
 	{ "show", cmd_show, NEED_WORKSPACE, "per-tree status of one day" },
 	{ "merge-tree", cmd_merge_tree, 0, "merge two revisions in memory (plumbing)" },
+	{ "apply-patch", cmd_apply_patch, 0, "apply a patch to a tree in memory (plumbing)" },
 	{ "build", cmd_build, NEED_WORKSPACE | TAKES_LOCK, "build a day's kernel" },
 	{ "boot", cmd_boot, 0, "boot a day's kernel in QEMU and run the smoke tests" },
 	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict reports of a day" },

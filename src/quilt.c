@@ -8,39 +8,93 @@
 #include <curl/curl.h>
 #include <git2.h>
 
+#include "apply.h"
 #include "error.h"
 #include "patch.h"
 #include "quilt.h"
 #include "util.h"
 
+/* Names come from the network: keep them inside the cache. */
+static int bad_patch_name(const char *name)
+{
+	return name[0] == '/' || !strcmp(name, "..") || strstr(name, "../") == name ||
+	       strstr(name, "/../") || str_ends_with(name, "/..");
+}
+
+/* "-p1", "-p0", "-R" after a name on a series line. */
+static int series_option(struct quilt_patch_opts *po, const char *s, size_t len,
+			 const char *name)
+{
+	if (len == 2 && !memcmp(s, "-R", 2)) {
+		po->reverse = 1;
+		return 0;
+	}
+	if (len >= 3 && len <= 4 && !memcmp(s, "-p", 2) && isdigit((unsigned char)s[2]) &&
+	    (len == 3 || isdigit((unsigned char)s[3]))) {
+		po->strip = atoi(s + 2);
+		return 0;
+	}
+	return tide_error_set(TIDE_EINVAL, "unsupported option '%.*s' for '%s' in series",
+			      (int)len, s, name);
+}
+
+struct series_alloc {
+	size_t patches, opts;
+};
+
+static void series_add(struct quilt_series *out, struct series_alloc *a, char *name,
+		       const struct quilt_patch_opts *po)
+{
+	array_grow(&out->patches, &a->patches, out->npatches + 1, sizeof(char *));
+	array_grow(&out->opts, &a->opts, out->npatches + 1, sizeof(*out->opts));
+	out->opts[out->npatches] = *po;
+	out->patches[out->npatches++] = name;
+}
+
+/* One line's fields up to a '#': the name, then its options. */
+static int series_line(struct quilt_series *out, struct series_alloc *a, const char *p,
+		       const char *nl)
+{
+	struct quilt_patch_opts po = { 1, 0 };
+	const char *end;
+	char *name = NULL;
+	int error = 0;
+
+	for (; !error; p = end) {
+		while (p < nl && isspace((unsigned char)*p))
+			p++;
+		for (end = p; end < nl && !isspace((unsigned char)*end) && *end != '#'; end++)
+			;
+		if (end == p)
+			break;
+		if (!name)
+			name = xstrndup(p, (size_t)(end - p));
+		else
+			error = series_option(&po, p, (size_t)(end - p), name);
+	}
+	if (!error && name && bad_patch_name(name))
+		error = tide_error_set(TIDE_EINVAL, "bad patch name '%s' in series", name);
+	if (error)
+		free(name);
+	else if (name)
+		series_add(out, a, name, &po);
+	return error;
+}
+
 int quilt_series_parse(struct quilt_series *out, const char *text)
 {
-	size_t alloc = 0;
-	const char *p = text, *nl, *end;
-	char *name;
+	struct series_alloc a = { 0, 0 };
+	const char *p = text, *nl;
 
 	memset(out, 0, sizeof(*out));
 	for (; *p; p = *nl ? nl + 1 : nl) {
 		nl = strchr(p, '\n');
 		if (!nl)
 			nl = p + strlen(p);
-		while (p < nl && isspace((unsigned char)*p))
-			p++;
-		for (end = p; end < nl && !isspace((unsigned char)*end) && *end != '#'; end++)
-			;
-		if (end == p)
-			continue;
-		name = xstrndup(p, (size_t)(end - p));
-		/* Names come from the network: keep them inside the cache. */
-		if (name[0] == '/' || !strcmp(name, "..") || strstr(name, "../") == name ||
-		    strstr(name, "/../") || str_ends_with(name, "/..")) {
-			tide_error_set(TIDE_EINVAL, "bad patch name '%s' in series", name);
-			free(name);
+		if (series_line(out, &a, p, nl) < 0) {
 			quilt_series_release(out);
 			return TIDE_EINVAL;
 		}
-		array_grow(&out->patches, &alloc, out->npatches + 1, sizeof(char *));
-		out->patches[out->npatches++] = name;
 	}
 	return 0;
 }
@@ -54,6 +108,7 @@ void quilt_series_release(struct quilt_series *s)
 	for (i = 0; i < s->npatches; i++)
 		free(s->patches[i]);
 	free(s->patches);
+	free(s->opts);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -345,50 +400,65 @@ done:
 	return error;
 }
 
-static int track_delta(const git_diff_delta *delta, void *payload)
+/* quilt_opts' committer, at the author's time as git am would not, but stable. */
+static int make_committer(git_signature **out, git_repository *repo, const git_oid *tip,
+			  const struct patch *p, const struct quilt_opts *o)
 {
-	const char **path = payload;
+	git_commit *parent = NULL;
+	git_time_t when = (git_time_t)p->date;
+	int tz = p->tz_minutes;
 
-	*path = delta->new_file.path ? delta->new_file.path : delta->old_file.path;
+	*out = NULL;
+	if (!o->committer_name && !o->committer_email)
+		return 0;	/* apply_patch_commit: the author */
+	/* Without a Date: header, the parent's time, as for the author. */
+	if (!p->date) {
+		if (git_commit_lookup(&parent, repo, tip) < 0)
+			return tide_error_git(TIDE_ERROR, "cannot read the parent commit");
+		when = git_commit_time(parent), tz = 0;
+		git_commit_free(parent);
+	}
+	if (git_signature_new(out, o->committer_name ? o->committer_name : p->author_name ?
+			      p->author_name : "Unknown", o->committer_email ? o->committer_email :
+			      p->author_email ? p->author_email : "unknown@unknown", when, tz) < 0)
+		return tide_error_git(TIDE_EINVAL, "bad committer");
 	return 0;
 }
 
-static int make_signatures(git_signature **author, git_signature **committer,
-			   const struct patch *p, const git_commit *parent,
-			   const struct quilt_opts *o)
+/* The line of text where the diff part starts, so messages name file lines. */
+static size_t diff_lineno(const char *text, const struct patch *p)
 {
-	const char *name = p->author_name ? p->author_name : "Unknown";
-	const char *email = p->author_email ? p->author_email : "unknown@unknown";
-	/* Without a Date: header, reuse the parent's time: same input, same ids. */
-	git_time_t when = p->date ? (git_time_t)p->date : git_commit_time(parent);
-	int tz = p->date ? p->tz_minutes : 0;
+	const char *s;
+	size_t n = 1;
 
-	if (git_signature_new(author, name, email, when, tz) < 0)
-		return tide_error_git(TIDE_EINVAL, "bad author '%s <%s>'", name, email);
-	if (git_signature_new(committer, o->committer_name ? o->committer_name : name,
-			      o->committer_email ? o->committer_email : email, when, tz) < 0) {
-		git_signature_free(*author);
-		*author = NULL;
-		return tide_error_git(TIDE_EINVAL, "bad committer");
-	}
-	return 0;
+	for (s = text; s < p->diff; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* "patch 'x' does not apply to 'f': hunk ...", "patch 'x': line 3: ..." */
+static int patch_failed(int error, const char *name)
+{
+	char *msg = xstrdup(tide_error_last());
+
+	if (error == TIDE_ECONFLICT)
+		tide_error_set(error, "patch '%s' %s", name, msg);
+	else
+		tide_error_set(error, "patch '%s': %s", name, msg);
+	free(msg);
+	return error;
 }
 
 /* Apply one cached patch on top of *tip, moving *tip to the new commit. */
 static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
-		     const char *name, const struct quilt_opts *o)
+		     const char *name, const struct quilt_patch_opts *po,
+		     const struct quilt_opts *o)
 {
+	struct apply_opts aopts = APPLY_OPTS_INIT;
 	struct buf text = BUF_INIT;
 	struct patch p;
-	git_commit *parent = NULL;
-	git_tree *tree = NULL, *newtree = NULL;
-	git_diff *diff = NULL;
-	git_index *index = NULL;
-	git_signature *author = NULL, *committer = NULL;
-	git_apply_options aopts;
-	const char *failed_path = NULL;
+	git_signature *committer = NULL;
 	char *file = path_join(cachedir, name);
-	git_oid tree_oid;
 	int error, parsed = 0;
 
 	if ((error = file_read(&text, file)) < 0)
@@ -398,48 +468,18 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 		goto done;
 	}
 	parsed = 1;
-	if (git_commit_lookup(&parent, repo, tip) < 0 || git_commit_tree(&tree, parent) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot read commit for '%s'", name);
-		goto done;
-	}
-	if (git_diff_from_buffer(&diff, p.diff, p.diff_len) < 0) {
-		error = tide_error_git(TIDE_EINVAL, "patch '%s' is not a valid diff", name);
-		goto done;
-	}
-	git_apply_options_init(&aopts, GIT_APPLY_OPTIONS_VERSION);
-	aopts.delta_cb = track_delta;
-	aopts.payload = &failed_path;
-	if (git_apply_to_tree(&index, repo, tree, diff, &aopts) < 0) {
-		error = tide_error_git(TIDE_ECONFLICT, "patch '%s' does not apply to '%s'",
-				       name, failed_path ? failed_path : "?");
-		goto done;
-	}
-	if (git_index_write_tree_to(&tree_oid, index, repo) < 0 ||
-	    git_tree_lookup(&newtree, repo, &tree_oid) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot write tree of '%s'", name);
-		goto done;
-	}
-	if ((error = make_signatures(&author, &committer, &p, parent, o)) < 0)
-		goto done;
-	if (o->trailer) {
-		char *msg = xasprintf("%s\n%s\n", p.message, o->trailer);
-
-		free(p.message);
-		p.message = msg;
-	}
-	if (git_commit_create(tip, repo, NULL, author, committer, NULL, p.message,
-			      newtree, 1, (const git_commit **)&parent) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot commit '%s'", name);
+	aopts.strip = po->strip;
+	aopts.reverse = po->reverse;
+	aopts.fuzz = o->fuzz;
+	aopts.lineno = diff_lineno(text.ptr, &p);
+	if ((error = make_committer(&committer, repo, tip, &p, o)) < 0 ||
+	    (error = apply_patch_commit(tip, repo, tip, &p, &aopts, committer, o->trailer,
+					NULL)) < 0)
+		error = patch_failed(error, name);
 done:
 	if (parsed)
 		patch_release(&p);
-	git_signature_free(author);
 	git_signature_free(committer);
-	git_index_free(index);
-	git_diff_free(diff);
-	git_tree_free(tree);
-	git_tree_free(newtree);
-	git_commit_free(parent);
 	buf_release(&text);
 	free(file);
 	return error;
@@ -449,6 +489,7 @@ int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
 		const struct quilt_series *series, const char *cachedir,
 		const struct quilt_opts *opts)
 {
+	static const struct quilt_patch_opts p1 = { 1, 0 };
 	struct quilt_opts defaults = QUILT_OPTS_INIT;
 	git_oid tip;
 	size_t i;
@@ -458,7 +499,8 @@ int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
 		opts = &defaults;
 	git_oid_cpy(&tip, base);
 	for (i = 0; i < series->npatches; i++)
-		if ((error = apply_one(&tip, repo, cachedir, series->patches[i], opts)) < 0)
+		if ((error = apply_one(&tip, repo, cachedir, series->patches[i],
+				       series->opts ? &series->opts[i] : &p1, opts)) < 0)
 			return error;
 	git_oid_cpy(out, &tip);
 	return 0;

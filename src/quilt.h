@@ -21,9 +21,10 @@ struct quilt_opts {
 	const char *committer_email;
 	const char *trailer;	/* appended to each commit message, e.g. "Tide-Tree: x" */
 	const char *cainfo;	/* CA bundle for https://; NULL: the system's */
+	int fuzz;		/* context lines a hunk may ignore (apply_opts.fuzz); 0 */
 };
 
-#define QUILT_OPTS_INIT { 10, 30, NULL, NULL, NULL, NULL }
+#define QUILT_OPTS_INIT { 10, 30, NULL, NULL, NULL, NULL, 0 }
 
 struct quilt_stats {
 	size_t requests;	/* HTTP requests sent */
@@ -31,12 +32,22 @@ struct quilt_stats {
 	size_t not_modified;	/* files answered 304 Not Modified */
 };
 
+/* The options a series line may give after the name ("x.patch -p0 -R"). */
+struct quilt_patch_opts {
+	int strip;	/* -pN; default 1, as quilt */
+	int reverse;	/* -R */
+};
+
 struct quilt_series {
 	char **patches;		/* names, in series order */
 	size_t npatches;
+	struct quilt_patch_opts *opts;	/* one per patch; NULL: all -p1 */
 };
 
-/* Parse a series file: comments, blank lines and "-pN" options dropped. */
+/*
+ * Parse a series file: comments and blank lines dropped, "-pN" and "-R"
+ * after a name kept in opts; any other option is TIDE_EINVAL.
+ */
 int quilt_series_parse(struct quilt_series *out, const char *text);
 void quilt_series_release(struct quilt_series *s);
 

@@ -329,6 +329,18 @@ static char *conf_relative_path(const struct run *r, const char *name)
 }
 
 /*
+ * "#tide NAME fuzz=N": hunks may ignore up to N outer context lines, as
+ * patch --fuzz; exact (0) unless a tree asks, as dpkg-source and git am.
+ */
+static int quilt_fuzz(const struct tree *t)
+{
+	const char *fuzz = tree_opt(t, "fuzz");
+	long n = fuzz ? atol(fuzz) : 0;
+
+	return n < 0 ? 0 : n > 10 ? 10 : (int)n;
+}
+
+/*
  * Quilt and mmotm trees: the series applied onto the base as commits
  * (refs/quilt/<tree>).  The one place a quilt tree becomes a commit.
  */
@@ -349,6 +361,7 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip)
 	/* "#tide NAME timeout=SECONDS": connect and stalled-transfer limit. */
 	if (timeout && atol(timeout) > 0)
 		qopts.connect_timeout = qopts.low_speed_time = atol(timeout);
+	qopts.fuzz = quilt_fuzz(t);
 	error = quilt_prepare(tip, &stats, r->repo, t->name, t->location, cachedir,
 			      &r->base, &qopts);
 	run_event(r, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",

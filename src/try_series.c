@@ -112,7 +112,7 @@ static int add_patch(struct try_series *s, const char *name, const struct patch 
 static int check_series_file(const char *dir)
 {
 	char *series = path_join(dir, "series"), *file;
-	struct quilt_series qs = { NULL, 0 };
+	struct quilt_series qs = { 0 };
 	struct buf text = BUF_INIT;
 	size_t i;
 	int error = 0;

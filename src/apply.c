@@ -1,0 +1,613 @@
+/*
+ * The applier: each file patch of a diff is applied to a blob of the tree
+ * (in an in-memory index), hunk by hunk, as patch(1) places hunks: at the
+ * line the header says, else the nearest line where the context matches
+ * (an offset), else - only when asked - ignoring outer context (fuzz).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <git2.h>
+
+#include "apply.h"
+#include "apply_int.h"
+#include "error.h"
+#include "gitbin.h"
+#include "util.h"
+
+void apply_result_release(struct apply_result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nnotes; i++) {
+		free(r->notes[i].path);
+		free(r->notes[i].note);
+	}
+	free(r->notes);
+	memset(r, 0, sizeof(*r));
+}
+
+static void add_note(struct apply_result *res, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add_note(struct apply_result *res, const char *path, const char *fmt, ...)
+{
+	size_t alloc = res->nnotes;
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	array_grow(&res->notes, &alloc, res->nnotes + 1, sizeof(*res->notes));
+	res->notes[res->nnotes].path = xstrdup(path);
+	res->notes[res->nnotes].note = buf_detach(&b);
+	res->nnotes++;
+}
+
+/* A file's lines, each with its '\n' (the last may lack it) and a hash. */
+struct fline {
+	const char *p;
+	size_t len;
+	unsigned long h;
+};
+
+struct image {
+	struct fline *l;
+	size_t n;
+};
+
+static unsigned long hash_line(const char *p, size_t len)
+{
+	unsigned long h = 2166136261UL;
+
+	while (len--)
+		h = (h ^ (unsigned char)*p++) * 16777619UL;
+	return h;
+}
+
+static void image_split(struct image *im, const char *s, size_t len)
+{
+	const char *end = s + len, *nl;
+	size_t alloc = 0;
+
+	im->l = NULL, im->n = 0;
+	for (; s < end; s = nl) {
+		nl = memchr(s, '\n', (size_t)(end - s));
+		nl = nl ? nl + 1 : end;
+		array_grow(&im->l, &alloc, im->n + 1, sizeof(*im->l));
+		im->l[im->n].p = s;
+		im->l[im->n].len = (size_t)(nl - s);
+		im->l[im->n].h = hash_line(s, (size_t)(nl - s));
+		im->n++;
+	}
+}
+
+/* The lines a hunk expects (context and '-'), hashed once. */
+struct pre {
+	const struct apply_line **l;
+	unsigned long *h;
+	size_t n, prefix, suffix;	/* leading and trailing context lines */
+};
+
+static void pre_build(struct pre *pr, const struct apply_file *f, const struct apply_hunk *h)
+{
+	const struct apply_line *l = f->lines + h->first;
+	size_t i;
+
+	pr->l = xcalloc(h->n + 1, sizeof(*pr->l));
+	pr->h = xcalloc(h->n + 1, sizeof(*pr->h));
+	pr->n = pr->prefix = pr->suffix = 0;
+	for (i = 0; i < h->n; i++) {
+		if (l[i].op == '+')
+			continue;
+		pr->l[pr->n] = &l[i];
+		pr->h[pr->n++] = hash_line(l[i].text, l[i].len);
+	}
+	while (pr->prefix < h->n && l[pr->prefix].op == ' ')
+		pr->prefix++;
+	while (pr->suffix < h->n - pr->prefix && l[h->n - 1 - pr->suffix].op == ' ')
+		pr->suffix++;
+}
+
+static void pre_release(struct pre *pr)
+{
+	free(pr->l);
+	free(pr->h);
+}
+
+static int line_same(const struct fline *a, const struct apply_line *b, unsigned long bh)
+{
+	return a->h == bh && a->len == b->len && !memcmp(a->p, b->text, b->len);
+}
+
+/* Do lines [pf, n-sf) of the hunk match the file at pos? */
+static int match_at(const struct image *im, const struct pre *pr, long pos, size_t pf, size_t sf)
+{
+	size_t i;
+
+	for (i = pf; i + sf < pr->n; i++)
+		if (!line_same(&im->l[pos + (long)i], pr->l[i], pr->h[i]))
+			return 0;
+	return 1;
+}
+
+/* Nearest match to guess in [lo, hi], trying after before before (patch(1)'s order). */
+static long search(const struct image *im, const struct pre *pr, long guess, long lo, long hi,
+		   size_t pf, size_t sf)
+{
+	long k;
+
+	if (hi < lo)
+		return -1;
+	guess = guess < lo ? lo : guess > hi ? hi : guess;
+	for (k = 0; guess + k <= hi || guess - k >= lo; k++) {
+		if (guess + k <= hi && match_at(im, pr, guess + k, pf, sf))
+			return guess + k;
+		if (k && guess - k >= lo && match_at(im, pr, guess - k, pf, sf))
+			return guess - k;
+	}
+	return -1;
+}
+
+/*
+ * Where the hunk applies, at fuzz level f: like patch(1), a hunk with less
+ * leading than trailing context must match at the start of the file, one
+ * with less trailing context at the end, unless fuzz covers the difference.
+ */
+static long locate_fuzz(const struct image *im, const struct pre *pr, long guess, long cursor,
+			size_t f)
+{
+	size_t ctx = pr->prefix > pr->suffix ? pr->prefix : pr->suffix;
+	long pf = (long)(f + pr->prefix) - (long)ctx, sf = (long)(f + pr->suffix) - (long)ctx;
+	long last = (long)im->n - (long)pr->n;
+
+	if (pf < 0 && sf < 0)
+		return cursor == 0 && last == 0 && match_at(im, pr, 0, 0, 0) ? 0 : -1;
+	if (pf < 0)
+		return cursor == 0 && last >= 0 && match_at(im, pr, 0, 0, (size_t)sf) ? 0 : -1;
+	if (sf < 0)
+		return last >= cursor && match_at(im, pr, last, (size_t)pf, 0) ? last : -1;
+	return search(im, pr, guess, cursor, last, (size_t)pf, (size_t)sf);
+}
+
+static long locate(const struct image *im, const struct pre *pr, long guess, long cursor,
+		   int fuzz, size_t *used)
+{
+	size_t ctx = pr->prefix > pr->suffix ? pr->prefix : pr->suffix, f;
+	long pos;
+
+	for (f = 0; f <= (size_t)(fuzz > 0 ? fuzz : 0) && f <= ctx; f++)
+		if ((pos = locate_fuzz(im, pr, guess, cursor, f)) >= 0) {
+			*used = f;
+			return pos;
+		}
+	return -1;
+}
+
+/* A line for a message: no newline, control characters escaped, bounded. */
+static void quote_line(struct buf *b, const char *p, size_t len)
+{
+	size_t i;
+
+	if (len && p[len - 1] == '\n')
+		len--;
+	buf_putc(b, '\'');
+	for (i = 0; i < len && i < 72; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == '\r')
+			buf_puts(b, "\\r");
+		else if (c == '\t')
+			buf_puts(b, "\\t");
+		else if (c < 32 || c == 127)
+			buf_printf(b, "\\x%02x", c);
+		else
+			buf_putc(b, (char)c);
+	}
+	buf_puts(b, i < len ? "...'" : "'");
+}
+
+/* Why the hunk does not apply: the lines that differ where it should go. */
+static int hunk_failed(const char *path, size_t nr, const struct apply_hunk *h,
+		       const struct image *im, const struct pre *pr, long guess)
+{
+	struct buf b = BUF_INIT;
+	size_t i, shown = 0;
+	long at;
+	int error;
+
+	buf_printf(&b, "does not apply to '%s': hunk #%zu (%.*s)", path, nr, (int)h->header_len,
+		   h->header);
+	guess = guess < 0 ? 0 : guess;
+	for (i = 0; i < pr->n && shown < 3; i++) {
+		at = guess + (long)i;
+		if (at >= (long)im->n) {
+			buf_printf(&b, "%s line %ld: expected ", shown ? ";" : ":", at + 1);
+			quote_line(&b, pr->l[i]->text, pr->l[i]->len);
+			buf_puts(&b, ", found end of file");
+			break;
+		}
+		if (line_same(&im->l[at], pr->l[i], pr->h[i]))
+			continue;
+		buf_printf(&b, "%s line %ld: expected ", shown ? ";" : ":", at + 1);
+		quote_line(&b, pr->l[i]->text, pr->l[i]->len);
+		buf_puts(&b, ", found ");
+		quote_line(&b, im->l[at].p, im->l[at].len);
+		shown++;
+	}
+	if (!shown && i == pr->n)
+		buf_printf(&b, ": its lines match at line %ld, but out of order or not at the %s "
+			   "of the file", guess + 1, pr->prefix < pr->suffix ? "start" : "end");
+	error = tide_error_set(TIDE_ECONFLICT, "%s", buf_cstr(&b));
+	buf_release(&b);
+	return error;
+}
+
+/* Output the hunk placed at pos: context from the file, '+' from the patch. */
+static void hunk_emit(struct buf *out, const struct image *im, long pos,
+		      const struct apply_file *f, const struct apply_hunk *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		const struct apply_line *l = &f->lines[h->first + i];
+
+		if (l->op == '+')
+			buf_put(out, l->text, l->len);
+		else if (l->op == ' ')
+			buf_put(out, im->l[pos].p, im->l[pos].len);
+		if (l->op != '+')
+			pos++;
+	}
+}
+
+/* Line (0-based) where the header says the hunk's old lines start. */
+static long hunk_home(const struct apply_hunk *h)
+{
+	if (h->old_count == 0)
+		return h->old_start;	/* an insertion after that line */
+	return h->old_start > 0 ? h->old_start - 1 : 0;
+}
+
+static int apply_hunk(struct buf *out, const struct image *im, long *cursor, long *offset,
+		      const struct apply_file *f, size_t nr, const char *path,
+		      const struct apply_opts *o, struct apply_result *res)
+{
+	const struct apply_hunk *h = &f->hunks[nr];
+	long home = hunk_home(h), pos, i;
+	size_t fuzz = 0;
+	struct pre pr;
+	int error = 0;
+
+	pre_build(&pr, f, h);
+	pos = locate(im, &pr, home + *offset, *cursor, o->fuzz, &fuzz);
+	if (pos < 0) {
+		error = hunk_failed(path, nr + 1, h, im, &pr, home + *offset);
+		goto done;
+	}
+	for (i = *cursor; i < pos; i++)
+		buf_put(out, im->l[i].p, im->l[i].len);
+	hunk_emit(out, im, pos, f, h);
+	*cursor = pos + (long)pr.n;
+	*offset = pos - home;
+	if (*offset && fuzz)
+		add_note(res, path, "hunk #%zu applied at line %ld (offset %ld lines, fuzz %zu)",
+			 nr + 1, pos + 1, *offset, fuzz);
+	else if (*offset)
+		add_note(res, path, "hunk #%zu applied at line %ld (offset %ld lines)", nr + 1,
+			 pos + 1, *offset);
+	else if (fuzz)
+		add_note(res, path, "hunk #%zu applied with fuzz %zu", nr + 1, fuzz);
+done:
+	pre_release(&pr);
+	return error;
+}
+
+static int apply_text(struct buf *out, const char *old, size_t len, const struct apply_file *f,
+		      const char *path, const struct apply_opts *o, struct apply_result *res)
+{
+	struct image im;
+	long cursor = 0, offset = 0, i;
+	size_t nr;
+	int error = 0;
+
+	image_split(&im, old, len);
+	for (nr = 0; nr < f->nhunks && !error; nr++)
+		error = apply_hunk(out, &im, &cursor, &offset, f, nr, path, o, res);
+	for (i = cursor; !error && i < (long)im.n; i++)
+		buf_put(out, im.l[i].p, im.l[i].len);
+	free(im.l);
+	return error;
+}
+
+/* Does the blob id of data start with the (maybe abbreviated) hex id? */
+static int id_matches(const char *hex, const char *data, size_t len)
+{
+	char have[GIT_OID_HEXSZ + 1];
+	git_oid id;
+
+	if (!*hex || strspn(hex, "0") == strlen(hex))
+		return 1;
+	if (git_odb_hash(&id, data, len, GIT_OBJECT_BLOB) < 0)
+		return 0;
+	git_oid_tostr(have, sizeof(have), &id);
+	return !strncmp(have, hex, strlen(hex));
+}
+
+static int apply_bin(struct buf *out, const char *old, size_t len, const struct apply_file *f,
+		     const char *path)
+{
+	const struct apply_binary *b = &f->bin[0];
+	struct buf delta = BUF_INIT;
+	int error;
+
+	if (!f->nbin)
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': binary files differ, "
+				      "and the patch does not carry the data", path);
+	if (!id_matches(f->old_id, old, len))
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': the binary patch is "
+				      "for blob %s", path, f->old_id);
+	if (!b->delta)
+		error = gitbin_decode(out, b->data, b->len, b->size, b->lineno);
+	else if ((error = gitbin_decode(&delta, b->data, b->len, b->size, b->lineno)) == 0)
+		error = gitbin_delta_apply(out, old, len, delta.ptr, delta.len);
+	buf_release(&delta);
+	if (!error && !id_matches(f->new_id, buf_cstr(out), out->len))
+		error = tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': the binary patch result is not blob %s",
+				       path, f->new_id);
+	if (error == TIDE_EINVAL)
+		tide_error_wrap(error, "'%s'", path);
+	return error;
+}
+
+static int exists(git_index *idx, const char *path)
+{
+	return path && git_index_get_bypath(idx, path, 0) != NULL;
+}
+
+/* patch(1)'s preference among existing names: fewest components, shortest basename. */
+static int better_name(const char *a, const char *b)
+{
+	size_t ca = 0, cb = 0;
+	const char *p, *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+
+	for (p = a; *p; p++)
+		ca += *p == '/';
+	for (p = b; *p; p++)
+		cb += *p == '/';
+	if (ca != cb)
+		return ca < cb;
+	ba = ba ? ba + 1 : a, bb = bb ? bb + 1 : b;
+	if (strlen(ba) != strlen(bb))
+		return strlen(ba) < strlen(bb);
+	return strlen(a) < strlen(b);
+}
+
+/*
+ * The file a plain diff changes: akpm's "f.c~name" and quilt's
+ * "linux.orig/f.c" name files that do not exist, so choose among the
+ * names that do, as patch(1) does.
+ */
+static void plain_paths(git_index *idx, const struct apply_file *f, const char **pre,
+			const char **post)
+{
+	const char *cand[3] = { f->old_path, f->new_path, f->hint }, *best = NULL;
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (exists(idx, cand[i]) && (!best || better_name(cand[i], best)))
+			best = cand[i];
+	if (f->create) {
+		*pre = NULL;
+		*post = f->new_path ? f->new_path : f->hint;
+	} else if (f->delete) {
+		*pre = best ? best : f->old_path;
+		*post = NULL;
+	} else {
+		*pre = *post = best ? best : f->new_path ? f->new_path : f->old_path;
+	}
+}
+
+static int read_blob(struct buf *out, git_repository *repo, const git_index_entry *e)
+{
+	git_blob *blob = NULL;
+
+	if (git_blob_lookup(&blob, repo, &e->id) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read '%s'", e->path);
+	buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	return 0;
+}
+
+static unsigned new_mode(const struct apply_file *f, const git_index_entry *e)
+{
+	if (f->new_mode)
+		return f->new_mode;
+	return e ? e->mode : 0100644;
+}
+
+static int check_paths(git_index *idx, const struct apply_file *f, const char *pre,
+		       const char *post, const git_index_entry *e)
+{
+	if (!pre && !post)
+		return tide_error_set(TIDE_EINVAL, "line %zu: file patch without a file name",
+				      f->lineno);
+	if (pre && !e)
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': no such file", pre);
+	if (post && (!pre || strcmp(pre, post)) && exists(idx, post))
+		return tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': it already exists", post);
+	return 0;
+}
+
+static int put_file(git_index *idx, git_repository *repo, const char *path, unsigned mode,
+		    const struct buf *data)
+{
+	git_index_entry ent;
+
+	if (mode != 0100644 && mode != 0100755 && mode != 0120000)
+		return tide_error_set(TIDE_EINVAL, "'%s': unsupported mode %o", path, mode);
+	memset(&ent, 0, sizeof(ent));
+	ent.mode = mode;
+	ent.path = path;
+	if (git_blob_create_from_buffer(&ent.id, repo, buf_cstr(data), data->len) < 0 ||
+	    git_index_add(idx, &ent) < 0)
+		return tide_error_git(TIDE_ECONFLICT, "does not apply to '%s'", path);
+	return 0;
+}
+
+static int file_apply(git_index *idx, git_repository *repo, const struct apply_file *f,
+		      const struct apply_opts *o, struct apply_result *res)
+{
+	struct buf old = BUF_INIT, new = BUF_INIT;
+	const char *pre = f->old_path, *post = f->new_path;
+	const git_index_entry *e;
+	unsigned mode;
+	int error;
+
+	if (!f->git)
+		plain_paths(idx, f, &pre, &post);
+	e = pre ? git_index_get_bypath(idx, pre, 0) : NULL;
+	if ((error = check_paths(idx, f, pre, post, e)) < 0 ||
+	    (e && (error = read_blob(&old, repo, e)) < 0))
+		goto done;
+	mode = new_mode(f, e);
+	if (f->binary)
+		error = apply_bin(&new, buf_cstr(&old), old.len, f, pre ? pre : post);
+	else
+		error = apply_text(&new, buf_cstr(&old), old.len, f, pre ? pre : post, o, res);
+	if (error < 0)
+		goto done;
+	if (!post && new.len) {
+		error = tide_error_set(TIDE_ECONFLICT, "does not apply to '%s': not empty after the "
+				       "patch that deletes it", pre);
+		goto done;
+	}
+	if (pre && (!post || (strcmp(pre, post) && !f->copy)) && git_index_remove(idx, pre, 0) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot remove '%s'", pre);
+		goto done;
+	}
+	if (post)
+		error = put_file(idx, repo, post, mode, &new);
+	res->files++;
+	res->hunks += f->nhunks;
+done:
+	buf_release(&old);
+	buf_release(&new);
+	return error;
+}
+
+/* patch(1) takes a patch whose lines end in CRLF as a mangled LF patch. */
+static const char *strip_crlf(struct buf *b, const char *diff, size_t *len)
+{
+	const char *nl = memchr(diff, '\n', *len), *p, *end = diff + *len;
+
+	if (!nl || nl == diff || nl[-1] != '\r')
+		return diff;
+	for (p = diff; p < end; p++)
+		if (!(*p == '\r' && p + 1 < end && p[1] == '\n'))
+			buf_putc(b, *p);
+	*len = b->len;
+	return buf_cstr(b);
+}
+
+static int apply_files(git_index *idx, git_repository *repo, const struct apply_parsed *ps,
+		       const struct apply_opts *o, struct apply_result *res)
+{
+	size_t i;
+	int error;
+
+	if (!ps->nfiles)
+		return tide_error_set(TIDE_EINVAL, "no file patches found in the diff");
+	for (i = 0; i < ps->nfiles; i++)
+		if ((error = file_apply(idx, repo, &ps->files[i], o, res)) < 0)
+			return error;
+	return 0;
+}
+
+int apply_to_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,
+		  const char *diff, size_t len, const struct apply_opts *o,
+		  struct apply_result *res)
+{
+	struct apply_opts defaults = APPLY_OPTS_INIT;
+	struct apply_result ignored = APPLY_RESULT_INIT;
+	struct apply_parsed ps = { NULL, 0, 0 };
+	struct buf lf = BUF_INIT;
+	git_tree *tree = NULL;
+	git_index *idx = NULL;
+	int error;
+
+	o = o ? o : &defaults;
+	res = res ? res : &ignored;
+	diff = strip_crlf(&lf, diff, &len);
+	if ((error = apply_parse(&ps, diff, len, o)) < 0)
+		goto done;
+	if (git_tree_lookup(&tree, repo, tree_id) < 0 || git_index_new(&idx) < 0 ||
+	    git_index_read_tree(idx, tree) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the tree to patch");
+		goto done;
+	}
+	if ((error = apply_files(idx, repo, &ps, o, res)) < 0)
+		goto done;
+	if (git_index_write_tree_to(out, idx, repo) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write the patched tree");
+done:
+	git_index_free(idx);
+	git_tree_free(tree);
+	apply_parsed_release(&ps);
+	apply_result_release(&ignored);
+	buf_release(&lf);
+	return error;
+}
+
+static int make_author(git_signature **out, const struct patch *p, const git_commit *parent)
+{
+	const char *name = p->author_name ? p->author_name : "Unknown";
+	const char *email = p->author_email ? p->author_email : "unknown@unknown";
+	/* Without a Date: header, reuse the parent's time: same input, same ids. */
+	git_time_t when = p->date ? (git_time_t)p->date : git_commit_time(parent);
+	int tz = p->date ? p->tz_minutes : 0;
+
+	if (git_signature_new(out, name, email, when, tz) < 0)
+		return tide_error_git(TIDE_EINVAL, "bad author '%s <%s>'", name, email);
+	return 0;
+}
+
+int apply_patch_commit(git_oid *out, git_repository *repo, const git_oid *parent_id,
+		       const struct patch *p, const struct apply_opts *o,
+		       const git_signature *committer, const char *trailer,
+		       struct apply_result *res)
+{
+	git_commit *parent = NULL;
+	git_tree *tree = NULL;
+	git_signature *author = NULL;
+	char *msg = NULL;
+	git_oid tree_id;
+	int error;
+
+	if (git_commit_lookup(&parent, repo, parent_id) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the parent commit");
+		goto done;
+	}
+	if ((error = apply_to_tree(&tree_id, repo, git_commit_tree_id(parent), p->diff,
+				   p->diff_len, o, res)) < 0 ||
+	    (error = make_author(&author, p, parent)) < 0)
+		goto done;
+	if (git_tree_lookup(&tree, repo, &tree_id) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the new tree");
+		goto done;
+	}
+	msg = trailer ? xasprintf("%s\n%s\n", p->message, trailer) : xstrdup(p->message);
+	if (git_commit_create(out, repo, NULL, author, committer ? committer : author, NULL,
+			      msg, tree, 1, (const git_commit **)&parent) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot commit the patch");
+done:
+	free(msg);
+	git_signature_free(author);
+	git_tree_free(tree);
+	git_commit_free(parent);
+	return error;
+}

@@ -459,7 +459,7 @@ static int series_file(struct quilt_series *out, struct entries *e, const char *
 int patch_series_from_dir(struct patch_series *out, const char *dir)
 {
 	struct entries e = { NULL, 0, 0, 0 };
-	struct quilt_series names = { NULL, 0 };
+	struct quilt_series names = { 0 };
 	size_t i;
 	int error;
 

@@ -123,6 +123,7 @@ static void unquote(struct buf *out, const char *text, size_t len)
 	}
 }
 
+/* Parse one mail of the input into a new entry; where (freed here) names it. */
 static int add_mail(struct entries *e, const char *text, size_t len, char *where)
 {
 	struct buf mail = BUF_INIT;
@@ -134,35 +135,32 @@ static int add_mail(struct entries *e, const char *text, size_t len, char *where
 	en = &e->v[e->n];
 	memset(en, 0, sizeof(*en));
 	en->where = *subject ? xasprintf("%s, '%s'", where, subject) : xstrdup(where);
-	free(where);
+	/* Refused before a copy is made: a 1 GB attachment is not a patch. */
 	if (len > PATCH_MAX_MESSAGE) {
-		/* Refused before a copy is made: a 1 GB attachment is not a patch. */
 		error = tide_error_set(TIDE_EINVAL, "%s: %zu bytes, over the %u MB limit of a mail",
 				       en->where, len, PATCH_MAX_MESSAGE >> 20);
-		free(en->where);
-		free(subject);
-		return error;
+		goto done;
 	}
 	unquote(&mail, text, len);
 	error = patch_parse_mail(&en->p, buf_cstr(&mail), mail.len, 0);
-	buf_release(&mail);
 	if (error < 0 && !strncasecmp(subject, "re:", 3)) {
 		/* A reply is skipped anyway: what it says cannot break the series. */
-		free(en->where);
-		free(subject);
 		tide_error_clear();
-		return 0;
-	}
-	if (error < 0) {
+		error = 1;
+	} else if (error < 0) {
 		error = tide_error_wrap(error, "%s", en->where);
-		free(en->where);
-		free(subject);
-		return error;
 	}
+done:
+	if (error == 0) {
+		en->has_diff = en->p.diff != NULL;
+		e->n++;
+	} else {
+		free(en->where);
+	}
+	buf_release(&mail);
 	free(subject);
-	en->has_diff = en->p.diff != NULL;
-	e->n++;
-	return 0;
+	free(where);
+	return error < 0 ? error : 0;
 }
 
 /* Split an mbox into its mails; a text that is one mail without "From " is fine. */
@@ -261,7 +259,7 @@ static int check_numbers(const struct entries *e, struct entry **v, size_t n, in
 	const char *nd;
 
 	for (i = 0; i < n; i++) {
-		if (!v[i]->p.total && n > 1)
+		if (!v[i]->p.total)
 			return tide_error_set(TIDE_EINVAL, "%s: no n/m number, in a numbered series",
 					      v[i]->where);
 		if (v[i]->p.total > total)
@@ -280,6 +278,16 @@ static int check_numbers(const struct entries *e, struct entry **v, size_t n, in
 				      want, total, version, nd ? " (" : "", nd ? nd : "",
 				      nd ? " has no diff)" : "");
 	}
+	return 0;
+}
+
+static int numbered(struct entry *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i]->p.total)
+			return 1;
 	return 0;
 }
 
@@ -316,7 +324,8 @@ static int assemble(struct patch_series *out, struct entries *e, const char *nam
 	for (i = 0; i < e->n; i++)
 		if (is_member(e, i, version))
 			v[n++] = &e->v[i];
-	if (!e->ordered) {
+	/* Unnumbered "[PATCH]" mails (or a series file) keep the order they come in. */
+	if (!e->ordered && numbered(v, n)) {
 		qsort(v, n, sizeof(*v), cmp_number);
 		if ((error = check_numbers(e, v, n, version)) < 0) {
 			error = tide_error_wrap(error, "%s", name);

@@ -141,26 +141,51 @@ static int decode_header(char **out, const char *name, const char *raw)
 	return 0;
 }
 
+/* A display name as git mailinfo gives it: quotes off, backslash pairs undone. */
+static char *unquote_name(const char *v, size_t n)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	while (n && isspace((unsigned char)v[n - 1]))
+		n--;
+	for (i = 0; i < n; i++) {
+		if (v[i] == '"')
+			continue;
+		if (v[i] == '\\' && i + 1 < n)
+			i++;
+		buf_putc(&b, v[i]);
+	}
+	return str_rtrim(buf_detach(&b));
+}
+
+/* "Name <addr>", "addr (Name)" or "addr" (git mailinfo's handle_from()). */
 static void set_from(struct patch *p, const char *v)
 {
 	const char *lt = strchr(v, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-	size_t n;
+	const char *open = strchr(v, '('), *close = open ? strrchr(open, ')') : NULL;
+	struct buf name = BUF_INIT;
 
 	free(p->author_name);
 	free(p->author_email);
 	if (lt && gt) {
 		p->author_email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
-		n = (size_t)(lt - v);
-		while (n && isspace((unsigned char)v[n - 1]))
-			n--;
-		if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
-			p->author_name = xstrndup(v + 1, n - 2);
-		else
-			p->author_name = xstrndup(v, n);
+		buf_put(&name, v, (size_t)(lt - v));
+		/* A comment after the address stays with the name, as mailinfo keeps it. */
+		if (gt[1] && strspn(gt + 1, " \t") < strlen(gt + 1)) {
+			if (name.len && !isspace((unsigned char)name.ptr[name.len - 1]))
+				buf_putc(&name, ' ');
+			buf_puts(&name, gt + 1 + strspn(gt + 1, " \t"));
+		}
+	} else if (open && close) {
+		p->author_email = xstrndup(v, (size_t)(open - v));
+		str_rtrim(p->author_email);
+		buf_put(&name, open + 1, (size_t)(close - open - 1));
 	} else {
 		p->author_email = xstrdup(v);
-		p->author_name = xstrdup(v);
 	}
+	p->author_name = unquote_name(buf_cstr(&name), name.len);
+	buf_release(&name);
 	if (!*p->author_name) {
 		free(p->author_name);
 		p->author_name = xstrdup(p->author_email);
@@ -613,10 +638,12 @@ static int apply_inbody(struct patch *p, struct msgstate *m)
 	if (!error && m->inbody[IB_SUBJECT] &&
 	    !(error = decode_header(&v, "in-body Subject", m->inbody[IB_SUBJECT]))) {
 		int number = p->number, total = p->total, version = p->version;
+		int is_reply = p->is_reply;
 
-		/* The mail's numbering stays: the in-body subject is the commit's. */
+		/* The mail's numbering and reply-ness stay: the in-body subject is the commit's. */
 		set_subject(p, v);
 		p->number = number, p->total = total, p->version = version;
+		p->is_reply = is_reply;
 	}
 	free(v), v = NULL;
 	if (!error && m->inbody[IB_DATE])

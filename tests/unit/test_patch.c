@@ -214,7 +214,26 @@ TEST(patch__inbody_headers_and_scissors_like_mailinfo)
 	patch_release(&p);
 	check_like_mailinfo(scissors, &p);
 	CHECK_STR(p.message, "x: do it right\n\nBecause.\n");
+	CHECK(p.is_reply);	/* in a series, still a reply to skip */
 	patch_release(&p);
+}
+
+TEST(patch__from_forms_like_mailinfo)
+{
+	static const char *const froms[] = {
+		"\"M\xc3\xbcller, J\xc3\xb6rg \\\"JM\\\"\" <jm@ex.org>", "jm@ex.org (J\xc3\xb6rg M)",
+		"jm@ex.org", "<jm@ex.org>", "Joerg <jm@ex.org> (comment)",
+		"=?utf-8?b?SsO2cmc=?= =?utf-8?q?_M=C3=BCller?= <jm@ex.org>" };
+	struct patch p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(froms); i++) {
+		char *mail = xasprintf("From: %s\nSubject: s\n\nb\n---\n" DIFF_F, froms[i]);
+
+		check_like_mailinfo(mail, &p);
+		patch_release(&p);
+		free(mail);
+	}
 }
 
 TEST(patch__crlf_mail_and_base_info)
@@ -264,6 +283,49 @@ TEST(patch__bad_mails_fail_cleanly)
 		  TIDE_EINVAL);
 }
 
+/* Every truncation and a byte flipped at every offset: errors or patches, never a crash. */
+TEST(patch__truncated_and_corrupted_mails_do_not_crash)
+{
+	char *att = b64(DIFF_F);
+	char *mail = xasprintf(
+		"From 1 Mon Sep 17 00:00:00 2001\nFrom: =?UTF-8?B?SsO2cmc=?= <a@ex.org>\n"
+		"Subject: =?ISO-8859-1?Q?[PATCH_v2_1/2]_f=FC?=\nMIME-Version: 1.0\n"
+		"Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\n"
+		"Content-Type: text/plain; charset=ISO-8859-1\n"
+		"Content-Transfer-Encoding: quoted-printable\n\nFrom: X <x@ex.org>\n\nGr=FC=\nss.\n"
+		"-- >8 --\nWhy.\n---\n--b\nContent-Type: text/x-patch\n"
+		"Content-Transfer-Encoding: base64\n\n%s--b--\n", att);
+	size_t len = strlen(mail), i;
+	struct patch p;
+	struct patch_series s;
+	int ok = 0;
+
+	for (i = 0; i <= len; i++) {
+		char *copy = xstrndup(mail, len);
+
+		if (patch_parse(&p, mail, i) == 0)
+			ok++, patch_release(&p);
+		if (patch_series_from_mbox(&s, mail, i) == 0)
+			patch_series_release(&s);
+		if (i < len) {
+			copy[i] ^= (char)0xa5;
+			if (patch_parse(&p, copy, len) == 0)
+				patch_release(&p);
+			copy[i] = '\n';
+			if (patch_series_from_mbox(&s, copy, len) == 0)
+				patch_series_release(&s);
+		}
+		free(copy);
+	}
+	REQUIRE(patch_parse(&p, mail, len) == 0);
+	CHECK_STR(p.message, "f\xc3\xbc\n\nWhy.\n");
+	CHECK_STR(p.author_email, "a@ex.org");
+	CHECK(ok > 0);
+	patch_release(&p);
+	free(att);
+	free(mail);
+}
+
 /* ---- series ---- */
 
 static char *mail_n(const char *subject, const char *body)
@@ -294,12 +356,13 @@ TEST(series__newest_revision_in_order_without_replies)
 		"[PATCH v2 0/2] the series", "[PATCH v2 2/2] two", "[PATCH v2 1/2] one",
 		"[PATCH v3 2/2] two again", "Re: [PATCH v3 1/2] one again",
 		"[PATCH v3 0/2] the series, v3", "[PATCH v3 1/2] one again",
-		"[PATCH v3 1/2] one again (a comment without diff)" };
+		"[PATCH v3 1/2] one again (a comment without diff)",
+		"Re: [PATCH v3 2/2] =?x-tide-bogus?q?two?=" };
 	static const char *const body[] = {
 		"cover v2\n",  PBODY("2"), PBODY("1"), PBODY("2 v3"), "> quoted\nLooks good.\n",
 		"cover v3\n\nbase-commit: 0123456789abcdef0123456789abcdef01234567\n"
 		"prerequisite-patch-id: 89abcdef0123456789abcdef0123456789abcdef\n",
-		PBODY("1 v3"), "just talk\n" };
+		PBODY("1 v3"), "just talk\n", "A reply in a charset nobody knows.\n" };
 	char *mbox = mbox_of(subj, body, ARRAY_SIZE(subj));
 	struct patch_series s;
 
@@ -342,6 +405,15 @@ TEST(series__missing_duplicate_and_malformed_are_named)
 	CHECK_INT(patch_series_from_mbox(&s, mbox, strlen(mbox)), TIDE_EINVAL);
 	CHECK(strstr(tide_error_last(), "message 2 (line 20)") != NULL);
 	CHECK(strstr(tide_error_last(), "unknown charset 'x-tide-bogus'") != NULL);
+	free(mbox);
+	mbox = mbox_of((const char *const[]){ "[PATCH 1/2] a", "[PATCH] stray" }, badb, 2);
+	CHECK_INT(patch_series_from_mbox(&s, mbox, strlen(mbox)), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "'[PATCH] stray': no n/m number") != NULL);
+	free(mbox);
+	mbox = mbox_of((const char *const[]){ "[PATCH] z first", "[PATCH] a second" }, badb, 2);
+	REQUIRE(patch_series_from_mbox(&s, mbox, strlen(mbox)) == 0);
+	CHECK_STR(s.patches[0].subject, "z first");
+	patch_series_release(&s);
 	free(mbox);
 	CHECK_INT(patch_series_from_mbox(&s, "hello world\nthis is no mail\n", 28), TIDE_EINVAL);
 	CHECK(strstr(tide_error_last(), "line 1") != NULL);
@@ -465,7 +537,7 @@ TEST(series__dir_with_series_file_and_huge_file)
 TESTS(patch__format_patch_mail_like_mailinfo, patch__base64_body_like_mailinfo,
       patch__quoted_printable_latin1_like_mailinfo, patch__b_encoded_cjk_and_utf8_words_like_mailinfo,
       patch__multipart_attachment_like_mailinfo, patch__inbody_headers_and_scissors_like_mailinfo,
-      patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
+      patch__from_forms_like_mailinfo, patch__truncated_and_corrupted_mails_do_not_crash, patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
       series__newest_revision_in_order_without_replies,
       series__missing_duplicate_and_malformed_are_named, series__huge_attachment_is_refused,
       series__git_format_patch_outputs, series__dir_with_series_file_and_huge_file)

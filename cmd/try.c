@@ -89,10 +89,9 @@ static void print_applies(const struct try_series *s, const struct try_result *r
 			printf("failed: %s\n", a->error ? a->error : "?");
 			continue;
 		}
-		printf("failed: patch %zu/%zu \"%s\"", a->failed + 1, s->n, s->v[a->failed].subject);
-		if (a->file)
-			printf(" at '%s'", a->file);
-		printf(": %s\n", a->error ? a->error : "does not apply");
+		/* The applier's message names the file and the lines that differ. */
+		printf("failed: patch %zu/%zu \"%s\": %s\n", a->failed + 1, s->n,
+		       s->v[a->failed].subject, a->error ? a->error : "does not apply");
 		if (a->hunk)
 			print_indented(a->hunk, "      ");
 	}

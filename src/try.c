@@ -12,6 +12,7 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 
+#include "apply.h"
 #include "day.h"
 #include "error.h"
 #include "merge.h"
@@ -122,31 +123,6 @@ done:
 
 /* ---- applying ---- */
 
-struct apply_track {
-	const char *path;	/* the delta being applied */
-	size_t delta;		/* its index */
-	int hunk;		/* the hunk being applied, -1 before the first */
-};
-
-static int track_delta(const git_diff_delta *d, void *payload)
-{
-	struct apply_track *t = payload;
-
-	if (t->path)
-		t->delta++;
-	t->path = d->new_file.path ? d->new_file.path : d->old_file.path;
-	t->hunk = -1;
-	return 0;
-}
-
-static int track_hunk(const git_diff_hunk *h, void *payload)
-{
-	struct apply_track *t = payload;
-
-	t->hunk++;
-	return 0;
-}
-
 /* The text of the hunk that failed, header and lines, as in the patch. */
 static char *hunk_text(git_diff *diff, size_t delta, int hunk)
 {
@@ -175,43 +151,83 @@ done:
 	return b.len ? buf_detach(&b) : (buf_release(&b), NULL);
 }
 
-/* Apply patch p on *tip; 1 when it does not apply (recorded in a). */
+/*
+ * Where the applier's message says it failed: "does not apply to 'PATH':
+ * hunk #N (...)".  *path and *hunk (1-based, 0 if none) from it.
+ */
+static void failure_place(char **path, int *hunk, const char *msg)
+{
+	const char *p = strstr(msg, "does not apply to '"), *q, *h;
+
+	*path = NULL;
+	*hunk = 0;
+	if (!p || !(q = strchr(p += 19, '\'')))
+		return;
+	*path = xstrndup(p, (size_t)(q - p));
+	if ((h = strstr(q, ": hunk #")))
+		*hunk = atoi(h + 8);
+}
+
+/* The delta of diff that patches path, for its hunk text. */
+static int delta_of(git_diff *diff, const char *path, size_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if ((d->new_file.path && !strcmp(d->new_file.path, path)) ||
+		    (d->old_file.path && !strcmp(d->old_file.path, path))) {
+			*out = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Record why patch idx does not apply: the applier's message, file, hunk. */
+static void note_failure(struct try_apply *a, const struct try_patch *p, size_t idx)
+{
+	git_diff *diff = NULL;
+	size_t delta;
+	int hunk;
+
+	a->failed = idx;
+	a->error = xstrdup(tide_error_last());
+	failure_place(&a->file, &hunk, a->error);
+	if (a->file && hunk > 0 && git_diff_from_buffer(&diff, p->diff, p->diff_len) == 0 &&
+	    delta_of(diff, a->file, &delta))
+		a->hunk = hunk_text(diff, delta, hunk - 1);
+	git_diff_free(diff);
+	git_error_clear();
+	tide_error_clear();
+}
+
+/* Apply patch p on *tip (src/apply.h); 1 when it does not apply (recorded in a). */
 static int apply_patch(struct try_apply *a, git_repository *repo, git_oid *tip,
 		       const struct try_patch *p, size_t idx)
 {
-	struct apply_track track = { NULL, 0, -1 };
-	git_apply_options aopts;
 	git_commit *parent = NULL;
-	git_tree *tree = NULL, *newtree = NULL;
-	git_index *index = NULL;
-	git_diff *diff = NULL;
+	git_tree *newtree = NULL;
 	git_signature *committer = NULL;
 	git_oid tree_id;
-	int error = 0;
+	int error;
 
-	if (git_commit_lookup(&parent, repo, tip) < 0 || git_commit_tree(&tree, parent) < 0 ||
-	    git_diff_from_buffer(&diff, p->diff, p->diff_len) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot prepare patch '%s'", p->name);
+	if (git_commit_lookup(&parent, repo, tip) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read the commit to apply '%s' on", p->name);
 		goto done;
 	}
-	git_apply_options_init(&aopts, GIT_APPLY_OPTIONS_VERSION);
-	aopts.delta_cb = track_delta;
-	aopts.hunk_cb = track_hunk;
-	aopts.payload = &track;
-	if (git_apply_to_tree(&index, repo, tree, diff, &aopts) < 0) {
-		const git_error *e = git_error_last();
-
-		a->failed = idx;
-		a->error = xstrdup(e && e->message ? e->message : "does not apply");
-		a->file = track.path ? xstrdup(track.path) : NULL;
-		a->hunk = hunk_text(diff, track.delta, track.hunk);
-		git_error_clear();
+	error = apply_to_tree(&tree_id, repo, git_commit_tree_id(parent), p->diff, p->diff_len,
+			      NULL, NULL);
+	if (error == TIDE_ECONFLICT || error == TIDE_EINVAL) {
+		note_failure(a, p, idx);
 		error = 1;
 		goto done;
 	}
+	if (error < 0)
+		goto done;
 	/* The committer is tide, at the author's time: a rerun makes the same ids. */
-	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
-	    git_tree_lookup(&newtree, repo, &tree_id) < 0 ||
+	if (git_tree_lookup(&newtree, repo, &tree_id) < 0 ||
 	    git_signature_new(&committer, "tide try", "tide@localhost", p->sig->when.time,
 			      p->sig->when.offset) < 0 ||
 	    git_commit_create(tip, repo, NULL, p->sig, committer, NULL, p->message, newtree,
@@ -219,10 +235,7 @@ static int apply_patch(struct try_apply *a, git_repository *repo, git_oid *tip,
 		error = tide_error_git(TIDE_ERROR, "cannot commit patch '%s'", p->name);
 done:
 	git_signature_free(committer);
-	git_index_free(index);
-	git_diff_free(diff);
 	git_tree_free(newtree);
-	git_tree_free(tree);
 	git_commit_free(parent);
 	return error;
 }

@@ -76,7 +76,7 @@ test_expect_success 'a series that conflicts with gpio names the tree, the path 
 	sed -i "s/^2\$/2 dev/" dev/a && git -C dev commit -qam "dev: change line 2" &&
 	git -C dev format-patch -q -o "$TRASH/conflict" v1.0 &&
 	test_must_fail --status=1 tide -C ws try conflict >out &&
-	grep -q "^  day (next-20260101)  *failed: patch 1/1 \"dev: change line 2\" at .a.: " out &&
+	grep -q "^  day (next-20260101)  *failed: patch 1/1 \"dev: change line 2\": does not apply to .a.: hunk #1 (@@ -1,5 +1,5 @@): line 2: expected .2., found .2 gpio.$" out &&
 	grep -q "^      -2$" out &&
 	grep -q "^  gpio  *conflict: a (content)$" out &&
 	grep -q "^        2 gpio$" out &&
@@ -128,7 +128,7 @@ test_expect_success '--json of the conflicting series, whole' '
 	      "subject": "dev: change line 2",
 	      "file": "a",
 	      "hunk": "@@ -1,5 +1,5 @@\n 1\n-2\n+2 dev\n 3\n 4\n 5\n",
-	      "error": "hunk at line 1 did not apply"
+	      "error": "does not apply to @Q@a@Q@: hunk #1 (@@ -1,5 +1,5 @@): line 2: expected @Q@2@Q@, found @Q@2 gpio@Q@"
 	    }
 	  ],
 	  "merged_from": "v1.0",
@@ -166,7 +166,7 @@ test_expect_success '--json of the conflicting series, whole' '
 	}
 	EOF
 	id=$(git -C world/gpio rev-parse --short=12 for-next) &&
-	sed -i "s/f3c6c4e3b4d1/$id/" expect &&
+	sed -i -e "s/f3c6c4e3b4d1/$id/" -e "s/@Q@/$(printf "\047")/g" expect &&
 	test_cmp expect actual
 '
 

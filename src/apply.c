@@ -91,7 +91,14 @@ struct pre {
 	const struct apply_line **l;
 	unsigned long *h;
 	size_t n, prefix, suffix;	/* leading and trailing context lines */
+	/*
+	 * Line comparisons left: a huge hunk over a file of equal lines would
+	 * otherwise cost lines * hunk size.  Far above any real patch's need.
+	 */
+	size_t budget;
 };
+
+#define SEARCH_BUDGET ((size_t)1 << 26)
 
 static void pre_build(struct pre *pr, const struct apply_file *f, const struct apply_hunk *h)
 {
@@ -101,6 +108,7 @@ static void pre_build(struct pre *pr, const struct apply_file *f, const struct a
 	pr->l = xcalloc(h->n + 1, sizeof(*pr->l));
 	pr->h = xcalloc(h->n + 1, sizeof(*pr->h));
 	pr->n = pr->prefix = pr->suffix = 0;
+	pr->budget = SEARCH_BUDGET;
 	for (i = 0; i < h->n; i++) {
 		if (l[i].op == '+')
 			continue;
@@ -125,18 +133,22 @@ static int line_same(const struct fline *a, const struct apply_line *b, unsigned
 }
 
 /* Do lines [pf, n-sf) of the hunk match the file at pos? */
-static int match_at(const struct image *im, const struct pre *pr, long pos, size_t pf, size_t sf)
+static int match_at(const struct image *im, struct pre *pr, long pos, size_t pf, size_t sf)
 {
 	size_t i;
 
-	for (i = pf; i + sf < pr->n; i++)
+	for (i = pf; i + sf < pr->n; i++) {
+		if (!pr->budget)
+			return 0;
+		pr->budget--;
 		if (!line_same(&im->l[pos + (long)i], pr->l[i], pr->h[i]))
 			return 0;
+	}
 	return 1;
 }
 
 /* Nearest match to guess in [lo, hi], trying after before before (patch(1)'s order). */
-static long search(const struct image *im, const struct pre *pr, long guess, long lo, long hi,
+static long search(const struct image *im, struct pre *pr, long guess, long lo, long hi,
 		   size_t pf, size_t sf)
 {
 	long k;
@@ -144,7 +156,7 @@ static long search(const struct image *im, const struct pre *pr, long guess, lon
 	if (hi < lo)
 		return -1;
 	guess = guess < lo ? lo : guess > hi ? hi : guess;
-	for (k = 0; guess + k <= hi || guess - k >= lo; k++) {
+	for (k = 0; (guess + k <= hi || guess - k >= lo) && pr->budget; k++) {
 		if (guess + k <= hi && match_at(im, pr, guess + k, pf, sf))
 			return guess + k;
 		if (k && guess - k >= lo && match_at(im, pr, guess - k, pf, sf))
@@ -158,7 +170,7 @@ static long search(const struct image *im, const struct pre *pr, long guess, lon
  * leading than trailing context must match at the start of the file, one
  * with less trailing context at the end, unless fuzz covers the difference.
  */
-static long locate_fuzz(const struct image *im, const struct pre *pr, long guess, long cursor,
+static long locate_fuzz(const struct image *im, struct pre *pr, long guess, long cursor,
 			size_t f)
 {
 	size_t ctx = pr->prefix > pr->suffix ? pr->prefix : pr->suffix;
@@ -174,7 +186,7 @@ static long locate_fuzz(const struct image *im, const struct pre *pr, long guess
 	return search(im, pr, guess, cursor, last, (size_t)pf, (size_t)sf);
 }
 
-static long locate(const struct image *im, const struct pre *pr, long guess, long cursor,
+static long locate(const struct image *im, struct pre *pr, long guess, long cursor,
 		   int fuzz, size_t *used)
 {
 	size_t ctx = pr->prefix > pr->suffix ? pr->prefix : pr->suffix, f;
@@ -223,7 +235,7 @@ static int hunk_failed(const char *path, size_t nr, const struct apply_hunk *h,
 	buf_printf(&b, "does not apply to '%s': hunk #%zu (%.*s)", path, nr, (int)h->header_len,
 		   h->header);
 	guess = guess < 0 ? 0 : guess;
-	for (i = 0; i < pr->n && shown < 3; i++) {
+	for (i = 0; pr->budget && i < pr->n && shown < 3; i++) {
 		at = guess + (long)i;
 		if (at >= (long)im->n) {
 			buf_printf(&b, "%s line %ld: expected ", shown ? ";" : ":", at + 1);
@@ -239,7 +251,9 @@ static int hunk_failed(const char *path, size_t nr, const struct apply_hunk *h,
 		quote_line(&b, im->l[at].p, im->l[at].len);
 		shown++;
 	}
-	if (!shown && i == pr->n)
+	if (!pr->budget)
+		buf_puts(&b, ": too many places to try, search given up");
+	else if (!shown && i == pr->n)
 		buf_printf(&b, ": its lines match at line %ld, but out of order or not at the %s "
 			   "of the file", guess + 1, pr->prefix < pr->suffix ? "start" : "end");
 	error = tide_error_set(TIDE_ECONFLICT, "%s", buf_cstr(&b));

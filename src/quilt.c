@@ -425,13 +425,20 @@ static int make_committer(git_signature **out, git_repository *repo, const git_o
 	return 0;
 }
 
-/* The line of text where the diff part starts, so messages name file lines. */
-static size_t diff_lineno(const char *text, const struct patch *p)
+/*
+ * The line of text where the diff part starts, so messages name file
+ * lines.  patch_parse() keeps the diff in memory of its own (it may have
+ * decoded the body), so the diff's first line is looked up in the text;
+ * 1 when it is not there verbatim.
+ */
+static size_t diff_lineno(const char *text, size_t len, const struct patch *p)
 {
-	const char *s;
-	size_t n = 1;
+	const char *nl = memchr(p->diff, '\n', p->diff_len), *at, *s;
+	size_t first = nl ? (size_t)(nl - p->diff) : p->diff_len, n = 1;
 
-	for (s = text; s < p->diff; s++)
+	if (!first || !(at = memmem(text, len, p->diff, first)))
+		return 1;
+	for (s = text; s < at; s++)
 		n += *s == '\n';
 	return n;
 }
@@ -471,7 +478,7 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 	aopts.strip = po->strip;
 	aopts.reverse = po->reverse;
 	aopts.fuzz = o->fuzz;
-	aopts.lineno = diff_lineno(text.ptr, &p);
+	aopts.lineno = diff_lineno(text.ptr, text.len, &p);
 	if ((error = make_committer(&committer, repo, tip, &p, o)) < 0 ||
 	    (error = apply_patch_commit(tip, repo, tip, &p, &aopts, committer, o->trailer,
 					NULL)) < 0)

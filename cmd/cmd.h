@@ -69,5 +69,6 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_report(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_try(struct cmd_ctx *ctx, int argc, char **argv);
 
 #endif

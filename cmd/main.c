@@ -28,6 +28,8 @@ static const struct cmd commands[] = {
 	{ "resolve", cmd_resolve, NEED_WORKSPACE | NEED_CONF, "resolve a tree's conflict and record the resolution" },
 	/* bisect locks itself: --status reads a running bisect's state. */
 	{ "bisect", cmd_bisect, NEED_WORKSPACE, "find the tree and commit that broke a day" },
+	/* try changes nothing of the workspace: no lock (its build locks DIR/try). */
+	{ "try", cmd_try, NEED_WORKSPACE, "try a patch series against a day: apply, trees it collides with, build" },
 };
 
 static const char usage_text[] =

@@ -1382,14 +1382,29 @@ static char *find_kernel(const struct build_opts *o)
 	return NULL;
 }
 
+/*
+ * "../src/" when srcdir and outdir are siblings: with CCACHE_BASEDIR,
+ * ccache hands the compiler paths relative to outdir (make's directory),
+ * and the messages name them so.  NULL otherwise.
+ */
+static char *sibling_prefix(const char *abs_src, const char *abs_out)
+{
+	const char *s = strrchr(abs_src, '/'), *o = strrchr(abs_out, '/');
+
+	if (!s || !o || s - abs_src != o - abs_out || strncmp(abs_src, abs_out, (size_t)(s - abs_src)))
+		return NULL;
+	return xasprintf("..%s/", s);
+}
+
 /* Read the log back for errors and warnings, paths relative to the source. */
 static int parse_build_log(struct build_ctx *b)
 {
 	struct buf text = BUF_INIT;
 	char *abs_src = path_absolute(b->opts->srcdir);
 	char *abs_out = path_absolute(b->opts->outdir);
+	char *rel_src = sibling_prefix(abs_src, abs_out);
 	const char *abs_prefixes[] = { abs_src, abs_out, b->opts->srcdir,
-				       b->opts->outdir, NULL };
+				       b->opts->outdir, rel_src, NULL };
 	int error;
 
 	if ((error = file_read(&text, b->opts->log_path)) == 0)
@@ -1397,6 +1412,7 @@ static int parse_build_log(struct build_ctx *b)
 	buf_release(&text);
 	free(abs_src);
 	free(abs_out);
+	free(rel_src);
 	return error;
 }
 

@@ -588,8 +588,9 @@ static int make_committer(git_signature **out, git_repository *repo, const git_o
  */
 static size_t diff_lineno(const char *text, size_t len, const struct patch *p)
 {
-	const char *eol = memchr(p->diff, '\n', p->diff_len), *at, *s;
-	size_t first = eol ? (size_t)(eol - p->diff + 1) : p->diff_len, n = 1;
+	/* Without its newline: a CRLF file has "\r\n" where the copy has "\n". */
+	const char *nl = memchr(p->diff, '\n', p->diff_len), *at, *s;
+	size_t first = nl ? (size_t)(nl - p->diff) : p->diff_len, n = 1;
 
 	if (!first || !(at = memmem(text, len, p->diff, first)))
 		return 1;

@@ -399,7 +399,7 @@ static void git_line_names(char **a, char **b, const char *s, size_t len, int st
 			   size_t lineno)
 {
 	const char *end = s + trim_eol(s, len), *sp;
-	struct buf l = BUF_INIT;
+	struct buf l = BUF_INIT, r = BUF_INIT;
 	const char *la, *lb;
 
 	*a = *b = NULL;
@@ -412,13 +412,15 @@ static void git_line_names(char **a, char **b, const char *s, size_t len, int st
 			*b = *a, *a = xstrdup(la);
 		goto done;
 	}
+	/* Both halves are copied: the line is not NUL-terminated where it ends. */
 	for (sp = s; (sp = memchr(sp, ' ', (size_t)(end - sp))); sp++) {
 		buf_clear(&l);
+		buf_clear(&r);
 		buf_put(&l, s, (size_t)(sp - s));
+		buf_put(&r, sp + 1, (size_t)(end - sp - 1));
 		la = strip_components(buf_cstr(&l), strip);
-		lb = strip_components(sp + 1, strip);
-		if (la && lb && (size_t)(end - lb) == strlen(la) && !memcmp(la, lb, strlen(la)) &&
-		    !apply_check_path(la, lineno)) {
+		lb = strip_components(buf_cstr(&r), strip);
+		if (la && lb && !strcmp(la, lb) && !apply_check_path(la, lineno)) {
 			*a = xstrdup(la), *b = xstrdup(la);
 			break;
 		}
@@ -426,6 +428,7 @@ static void git_line_names(char **a, char **b, const char *s, size_t len, int st
 done:
 	tide_error_clear();
 	buf_release(&l);
+	buf_release(&r);
 }
 
 static int set_name(char **slot, const char *s, size_t len, int strip, size_t lineno)

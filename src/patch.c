@@ -683,6 +683,11 @@ static int build_message(struct patch *p, const char *text)
 	error = apply_inbody(p, &m);
 	buf_printf(&msg, "%s\n\n%s", p->subject ? p->subject : "(no subject)", buf_cstr(&m.log));
 	p->message = stripspace(buf_cstr(&msg));
+	/* A subject of only blanks leaves nothing, and a commit needs a message. */
+	if (!*p->message) {
+		free(p->message);
+		p->message = xstrdup("(no subject)\n");
+	}
 	buf_release(&msg);
 	buf_release(&m.log);
 	buf_release(&m.accum);
@@ -878,7 +883,8 @@ static void plain_body(struct body *b, const struct buf *mail)
 
 	buf_puts(&b->msg, valid);
 	g_free(valid);
-	buf_put(&b->diff, mail->ptr + at, mail->len - at);
+	if (at < mail->len)
+		buf_put(&b->diff, mail->ptr + at, mail->len - at);
 }
 
 /* Parse a mail; without need_diff a mail with no diff (a cover letter, a reply) is fine. */

@@ -8,8 +8,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct patch p;
 
 	if (patch_parse(&p, text, size) == 0) {
-		if (p.diff < text || p.diff + p.diff_len > text + size || !p.message)
-			FUZZ_FAIL("the diff is not inside the text, or no message");
+		/* patch_parse() keeps a decoded copy of the diff, NUL-terminated. */
+		if (!p.diff || p.diff[p.diff_len] != '\0' || !p.message)
+			FUZZ_FAIL("the diff is not diff_len bytes and a NUL, or no message");
 		if (!*p.message || p.message[strlen(p.message) - 1] != '\n')
 			FUZZ_FAIL("the commit message does not end with a newline");
 		if (p.author_name)

@@ -1701,3 +1701,42 @@ void merge_objects_free(struct merge_objects *mo)
 {
 	free(mo);
 }
+
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
+			  void (*add)(void *payload, const char *hunk), void *payload)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	struct buf hunk = BUF_INIT;
+	const char *p, *end;
+	int in = 0;
+
+	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
+	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
+		goto done;
+	p = git_blob_rawcontent(blob);
+	end = p + git_blob_rawsize(blob);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+
+		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
+			in = 1;
+		if (in)
+			buf_put(&hunk, p, len);
+		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
+			add(payload, buf_cstr(&hunk));
+			buf_clear(&hunk);
+			in = 0;
+		}
+		p += len;
+	}
+done:
+	buf_release(&hunk);
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_error_clear();
+}

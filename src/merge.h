@@ -102,4 +102,12 @@ const char *merge_conflict_kind_name(enum merge_conflict_kind kind);
 int merge_object_written(git_repository *repo, const git_oid *id, int write_errno,
 			 const char *what);
 
+/*
+ * The conflicted regions of path in a merged tree, markers included: each
+ * "<<<<<<<" .. ">>>>>>>" run is passed to add().  Nothing when the path or
+ * its blob is missing (the conflict is then not a text one).
+ */
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree, const char *path,
+			  void (*add)(void *payload, const char *hunk), void *payload);
+
 #endif

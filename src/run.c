@@ -487,43 +487,9 @@ static char *commit_author(const struct run *r, const git_commit *c)
 	return commit_author_utf8(c, r->mailmap);
 }
 
-/* The conflicted regions of the merged file, markers included. */
-static void add_hunks(struct run *r, struct day_conflict *dc, const git_oid *result_tree)
+static void add_day_hunk(void *payload, const char *hunk)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	struct buf hunk = BUF_INIT;
-	const char *p, *end;
-	int in = 0;
-
-	if (git_tree_lookup(&tree, r->repo, result_tree) < 0 ||
-	    git_tree_entry_bypath(&entry, tree, dc->path) < 0 ||
-	    git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0)
-		goto done;
-	p = git_blob_rawcontent(blob);
-	end = p + git_blob_rawsize(blob);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
-			in = 1;
-		if (in)
-			buf_put(&hunk, p, len);
-		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
-			day_conflict_add_hunk(dc, hunk.ptr);
-			buf_clear(&hunk);
-			in = 0;
-		}
-		p += len;
-	}
-done:
-	buf_release(&hunk);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
-	tide_error_clear();
+	day_conflict_add_hunk(payload, hunk);
 }
 
 /* Which of today's merges brought commit id into the state, or "mainline". */
@@ -964,7 +930,8 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 
 		dc->path = xstrdup(mc->path);
 		dc->kind = xstrdup(merge_conflict_kind_name(mc->kind));
-		add_hunks(r, dc, &res->tree);
+		merge_conflict_hunks(r->repo, &res->tree, dc->path, add_day_hunk, dc);
+		tide_error_clear();
 		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
 	}
 	if (mailmap_from_commit(&r->mailmap, r->repo, tip) < 0)

@@ -413,43 +413,12 @@ static int conflict_known(const struct cset *before, const struct merge_conflict
 	return 0;
 }
 
-/* The conflicted regions of path in the merged tree, markers included. */
-static void add_hunks(struct try_conflict *tc, git_repository *repo, const git_oid *tree_id)
+static void add_try_hunk(void *payload, const char *hunk)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *e = NULL;
-	git_blob *blob = NULL;
-	struct buf h = BUF_INIT;
-	const char *p, *end;
-	int in = 0;
+	struct try_conflict *tc = payload;
 
-	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
-	    git_tree_entry_bypath(&e, tree, tc->path) < 0 ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0)
-		goto done;
-	p = git_blob_rawcontent(blob);
-	end = p + git_blob_rawsize(blob);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
-			in = 1;
-		if (in)
-			buf_put(&h, p, len);
-		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
-			tc->hunks = xrealloc(tc->hunks, (tc->nhunks + 1) * sizeof(char *));
-			tc->hunks[tc->nhunks++] = buf_detach(&h);
-			in = 0;
-		}
-		p += len;
-	}
-done:
-	buf_release(&h);
-	git_blob_free(blob);
-	git_tree_entry_free(e);
-	git_tree_free(tree);
-	git_error_clear();
+	tc->hunks = xrealloc(tc->hunks, (tc->nhunks + 1) * sizeof(char *));
+	tc->hunks[tc->nhunks++] = xstrdup(hunk);
 }
 
 /* Does commit c (one parent) change path? */
@@ -521,7 +490,7 @@ static void note_conflicts(struct try_tree *t, git_repository *repo, const struc
 		memset(tc, 0, sizeof(*tc));
 		tc->path = xstrdup(c->path);
 		tc->kind = merge_conflict_kind_name(c->kind);
-		add_hunks(tc, repo, &after->res.tree);
+		merge_conflict_hunks(repo, &after->res.tree, tc->path, add_try_hunk, tc);
 		add_commits(tc, repo, st);
 	}
 	t->status = t->nconflicts ? TRY_TREE_CONFLICT : TRY_TREE_OK;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tide try on the kernel world: the three series of integration/try/
-# against day 1 as t4500 built it (work/build-ws, whose DIR/build holds
+# against day 1 as t4600 built it (work/build-ws, whose DIR/build holds
 # day 1's build): the series that builds is built incrementally in
 # DIR/try, seeded from that build (only gpio-sim.o recompiles); the one
 # that conflicts with gpio is reported with its tree and files and not
@@ -30,8 +30,8 @@ try_field() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" out.json
 }
 
-# t4500 leaves day 1 built in work/build-ws; run alone, do what it does.
-test_expect_success 'day 1 built in the workspace (t4500, else built here)' '
+# t4600 leaves day 1 built in work/build-ws; run alone, do what it does.
+test_expect_success 'day 1 built in the workspace (t4600, else built here)' '
 	if ! test -f "$WS/build/src.tree" || ! test -f "$WS/days/$DAY/day.json"; then
 		if [ ! -d "$WORK/world/mainline.git" ]; then "$I/import-mainline" >/dev/null; fi &&
 		make -s -C "$TOP/kernel-tests" &&

@@ -12,6 +12,26 @@ make_mainline() {
 	git -C world/mainline tag v1.0
 }
 
+# fake_kernel_source DIR [RECIPE]: a Makefile that "builds" a kernel the
+# way tide's build stage drives Kbuild (O=, tinyconfig, olddefconfig,
+# scripts/kconfig/merge_config.sh), so the build stage runs with no real
+# kernel: every *.c is compiled by RECIPE (make syntax, compiles $< to
+# $@; default with -Wall) and the objects are cat into the bzImage.
+fake_kernel_source() {
+	mkdir -p "$1/scripts/kconfig" &&
+	{
+		printf '%s\n' '.RECIPEPREFIX = >' 'O ?= .' 'SRCS = $(wildcard *.c)' \
+			'all: $(O)/arch/x86/boot/bzImage' '$(O)/%.o: %.c'
+		printf '> %s\n' "${2:-\$(CC) -Wall -c \$(CURDIR)/\$< -o \$@}"
+		printf '%s\n' '$(O)/arch/x86/boot/bzImage: $(SRCS:%.c=$(O)/%.o)' \
+			'> mkdir -p $(dir $@) && cat $^ > $@' \
+			'tinyconfig:' '> mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config' \
+			'olddefconfig:' '> @true'
+	} > "$1/Makefile" &&
+	printf '#!/bin/sh\ncat "$5" >> "$4"\n' > "$1/scripts/kconfig/merge_config.sh" &&
+	chmod +x "$1/scripts/kconfig/merge_config.sh"
+}
+
 # make_tree NAME FILE TEXT [SUBJECT]: clone mainline, branch for-next, one commit.
 make_tree() {
 	git clone -q world/mainline "world/$1" &&

@@ -9,24 +9,9 @@
 export TIDE_KERNEL_TESTS=$TRASH/kt
 
 test_expect_success 'setup: a fake kernel mainline and two trees' '
-	mkdir -p kt world/mainline/scripts/kconfig &&
+	mkdir -p kt &&
 	printf "CONFIG_GPIO=y\n" > kt/smoke.config &&
-	cat > world/mainline/Makefile <<-\EOF &&
-	.RECIPEPREFIX = >
-	O ?= .
-	SRCS = $(wildcard *.c)
-	all: $(O)/arch/x86/boot/bzImage
-	$(O)/%.o: %.c
-	> $(CC) -Wall -c $(CURDIR)/$< -o $@
-	$(O)/arch/x86/boot/bzImage: $(SRCS:%.c=$(O)/%.o)
-	> mkdir -p $(dir $@) && cat $^ > $@
-	tinyconfig:
-	> mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config
-	olddefconfig:
-	> @true
-	EOF
-	printf "#!/bin/sh\ncat \"\$5\" >> \"\$4\"\n" > world/mainline/scripts/kconfig/merge_config.sh &&
-	chmod +x world/mainline/scripts/kconfig/merge_config.sh &&
+	fake_kernel_source world/mainline &&
 	echo "int m(void) { return 0; }" > world/mainline/m.c &&
 	git init -q -b master world/mainline &&
 	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&

@@ -22,24 +22,9 @@ normalize() {
 }
 
 test_expect_success 'setup: mainline, gpio and cpumask trees, a day with a fake kernel build' '
-	mkdir -p kt world/mainline/scripts/kconfig &&
+	mkdir -p kt &&
 	printf "CONFIG_GPIO=y\n" > kt/smoke.config &&
-	cat > world/mainline/Makefile <<-\EOF &&
-	.RECIPEPREFIX = >
-	O ?= .
-	SRCS = $(wildcard *.c)
-	all: $(O)/arch/x86/boot/bzImage
-	$(O)/%.o: %.c
-	> cd $(O) && $(CC) -Wall -c $(CURDIR)/$< -o $(notdir $@)
-	$(O)/arch/x86/boot/bzImage: $(SRCS:%.c=$(O)/%.o)
-	> mkdir -p $(dir $@) && cat $^ > $@
-	tinyconfig:
-	> mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config
-	olddefconfig:
-	> @true
-	EOF
-	printf "#!/bin/sh\ncat \"\$5\" >> \"\$4\"\n" > world/mainline/scripts/kconfig/merge_config.sh &&
-	chmod +x world/mainline/scripts/kconfig/merge_config.sh &&
+	fake_kernel_source world/mainline "cd \$(O) && \$(CC) -Wall -c \$(CURDIR)/\$< -o \$(notdir \$@)" &&
 	seq 1 10 > world/mainline/a &&
 	printf "int m(void) { return 0; }\n" > world/mainline/m.c &&
 	printf "int g(void) { return 0; }\n" > world/mainline/g.c &&

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "fsck.h"
 #include "safefs.h"
+#include "text.h"
 #include "util.h"
 
 /* ---- incremental checkout ---- */
@@ -849,23 +850,6 @@ int build_attribute(git_repository *repo, const git_oid *tip,
 }
 
 /* ---- the record ---- */
-
-/* A log line with bytes that are not UTF-8 still gets into the record. */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-	char *copy, *p;
-
-	if (j)
-		return j;
-	copy = xstrdup(s);
-	for (p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
 
 json_t *build_diags_json(const struct build_diags *d)
 {

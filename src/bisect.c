@@ -348,22 +348,6 @@ static char *commit_subject(git_repository *repo, const git_oid *id)
 	return s;
 }
 
-/* The value of the commit's "Tide-Tree:" trailer, or NULL. */
-static char *tide_tree_trailer(const git_commit *cm)
-{
-	git_message_trailer_array arr = { 0 };
-	char *name = NULL;
-	size_t i;
-
-	if (git_message_trailers(&arr, git_commit_message(cm)) < 0)
-		return NULL;
-	for (i = 0; i < arr.count; i++)
-		if (!strcmp(arr.trailers[i].key, "Tide-Tree"))
-			name = xstrdup(arr.trailers[i].value);
-	git_message_trailer_array_free(&arr);
-	return name;
-}
-
 /*
  * Merge theirs onto ours in memory; write the tree.  Returns 1 when the
  * merge conflicts (the state cannot be tested), 0 when clean.
@@ -796,7 +780,7 @@ static int earlier_trees(struct bctx *c, const git_oid *chain, size_t k,
 			continue;
 		}
 		e->tip = *git_commit_parent_id(m, 1);
-		e->name = tide_tree_trailer(m);
+		e->name = merge_tide_tree(m);
 		if (!e->name)
 			e->name = xstrdup(git_commit_summary(m));
 		(*nall)++;
@@ -1016,7 +1000,7 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain, size
 
 			if (git_commit_lookup(&cm, c->repo, &cur) < 0)
 				return tide_error_git(TIDE_ERROR, "%s: cannot walk the day", d->path);
-			t = tide_tree_trailer(cm);
+			t = merge_tide_tree(cm);
 			if (!git_oid_equal(&cur, &d->tip) && !t) {
 				git_commit_free(cm);
 				break;
@@ -1053,7 +1037,7 @@ static char *tree_at(git_repository *repo, const git_oid *id, int *is_merge)
 	if (git_commit_lookup(&cm, repo, id) < 0)
 		return NULL;
 	*is_merge = git_commit_parentcount(cm) > 1;
-	name = tide_tree_trailer(cm);
+	name = merge_tide_tree(cm);
 	git_commit_free(cm);
 	return name;
 }

@@ -294,27 +294,10 @@ static void chain_release(struct chain *c)
 	free(c->v);
 }
 
-static char *tide_tree_trailer(const git_commit *c)
-{
-	git_message_trailer_array arr = { 0 };
-	char *name = NULL;
-	size_t i;
-
-	if (git_message_trailers(&arr, git_commit_message(c)) < 0) {
-		git_error_clear();
-		return NULL;
-	}
-	for (i = 0; i < arr.count && !name; i++)
-		if (!strcmp(arr.trailers[i].key, "Tide-Tree"))
-			name = xstrdup(arr.trailers[i].value);
-	git_message_trailer_array_free(&arr);
-	return name;
-}
-
 /* One commit of the chain (newest first), joined to its tree's step. */
 static void chain_add(struct chain *ch, const git_commit *c)
 {
-	char *name = tide_tree_trailer(c);
+	char *name = merge_tide_tree(c);
 	struct step *s = ch->n ? &ch->v[ch->n - 1] : NULL;
 
 	/* A tree's merge and its fixups, read newest first, are one step. */

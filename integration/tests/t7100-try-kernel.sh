@@ -5,7 +5,8 @@
 # DIR/try, seeded from that build (only gpio-sim.o recompiles); the one
 # that conflicts with gpio is reported with its tree and files and not
 # built; the one that breaks only on the day fails to build with an error
-# the day does not have.  The workspace is the same afterwards.  The time
+# the day does not have; the one that builds also boots with the smoke
+# tests (--boot).  The workspace is the same afterwards.  The time
 # of the warm try lands in $TIDE_MEASURE/try-kernel.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 
@@ -45,6 +46,7 @@ test_expect_success 'day 1 built in the workspace (t4600, else built here)' '
 	fi &&
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"build\"][\"status\"] == \"ok\"" \
 		"$WS/days/$DAY/day.json" &&
+	rm -rf "$WS/try" &&
 	ws_state >"$TRASH/state.before"
 '
 
@@ -61,6 +63,21 @@ test_expect_success 'a series that applies and builds: incremental, only its obj
 	grep -q "  CC      drivers/gpio/gpio-sim.o" "$log" &&
 	test "$(grep -c "^  CC  " "$log")" -lt 10 &&
 	echo "try (warm, incremental): $(echo "$end - $start" | bc) s total, seed $(try_field "round(d[\"build\"][\"seed_seconds\"], 1)") s (seeded: $(try_field "d[\"build\"][\"seeded\"]")), make $(try_field "round(d[\"build\"][\"make_seconds\"], 1)") s, $(grep -c "^  CC  " "$log") objects compiled" |
+		tee -a "$MEASURE/try-kernel.txt" >&3
+'
+
+test_expect_success 'the same series booted with the smoke tests (--boot)' '
+	start=$(date +%s.%N) &&
+	tide -C "$WS" try --day $DAY --boot --json "$I/try/builds" >out.json &&
+	end=$(date +%s.%N) &&
+	test "$(try_field "d[\"result\"]")" = ok &&
+	test "$(try_field "d[\"build\"][\"status\"]")" = ok &&
+	test "$(try_field "d[\"boot\"][\"status\"]")" = passed &&
+	test "$(try_field "d[\"boot\"][\"counts\"][\"fail\"]")" = 0 &&
+	test "$(try_field "d[\"boot\"][\"counts\"][\"pass\"] > 0")" = True &&
+	test "$(try_field "[t[\"name\"] for t in d[\"boot\"][\"tests\"] if \"gpio\" in t[\"name\"]] != []")" = True &&
+	test -s "$WS/try/console.log" &&
+	echo "try --boot (warm): $(echo "$end - $start" | bc) s total, boot $(try_field "round(d[\"boot\"][\"seconds\"], 1)") s, $(try_field "d[\"boot\"][\"counts\"][\"pass\"]") passed" |
 		tee -a "$MEASURE/try-kernel.txt" >&3
 '
 

@@ -380,6 +380,12 @@ static int map_file(const char *path, const char **data, size_t *len)
 		close(fd);
 		return 0;
 	}
+	if ((unsigned long long)st.st_size > PATCH_MAX_FILE) {
+		close(fd);
+		return tide_error_set(TIDE_EINVAL, "'%s' is %llu MB, over the %u MB limit of a "
+				      "series file", path, (unsigned long long)st.st_size >> 20,
+				      PATCH_MAX_FILE >> 20);
+	}
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)

@@ -15,10 +15,12 @@
  * attachment of a multipart mail; the message is converted to UTF-8.
  *
  * Everything in a mail is untrusted: a message is at most
- * PATCH_MAX_MESSAGE bytes, and an unknown charset is an error, not a
+ * PATCH_MAX_MESSAGE bytes (a file of them PATCH_MAX_FILE), and an unknown charset is an error, not a
  * guess.
  */
 #define PATCH_MAX_MESSAGE (64u << 20)
+/* An mbox or patch file given as a series: refused unread when bigger. */
+#define PATCH_MAX_FILE (256u << 20)
 
 struct patch {
 	char *author_name;	/* NULL if the patch has no From: header */

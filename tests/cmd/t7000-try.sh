@@ -225,6 +225,44 @@ test_expect_success 'bad input: exit 3 with a message naming the culprit' '
 	test_must_fail --status=2 tide -C ws try clean --jobs 0 2>err
 '
 
+test_expect_success 'bad input in posted series: each names the file, the message and the line' '
+	p=clean/0001-dev-change-line-9.patch &&
+	sed "s/^Subject: \[PATCH\]/Subject: [PATCH 1\/2]/" $p >one.patch &&
+	{ cat one.patch && echo && cat one.patch; } >dup.mbox &&
+	test_must_fail --status=3 tide -C ws try dup.mbox 2>err &&
+	echo "tide: series '\''dup.mbox'\'': dup.mbox: duplicate patch 1/2 (v1): dup.mbox: message 1 (line 1), '\''[PATCH 1/2] dev: change line 9'\'' and dup.mbox: message 2 (line 25), '\''[PATCH 1/2] dev: change line 9'\''" >expect &&
+	test_cmp expect err &&
+	head -c 3000 /dev/urandom | tr "\n" x >garbage.mbox &&
+	test_must_fail --status=3 tide -C ws try garbage.mbox 2>err &&
+	grep -q "^tide: series .garbage.mbox.: garbage.mbox: not an mbox: line 1 is neither a .From . line nor a mail header$" err &&
+	sed "/^Subject/a Content-Type: text/plain; charset=x-klingon" $p >cs.patch &&
+	test_must_fail --status=3 tide -C ws try cs.patch 2>err &&
+	grep -q "^tide: series .cs.patch.: cs.patch: message 1 (line 1), .\[PATCH\] dev: change line 9.: unknown charset .x-klingon. in the body$" err &&
+	sed "s/^Subject: .*/Subject: =?x-klingon?B?aGVsbG8=?=/" $p >cs2.patch &&
+	test_must_fail --status=3 tide -C ws try cs2.patch 2>err &&
+	grep -q "unknown charset .x-klingon. in the Subject$" err
+'
+
+test_expect_success 'a 1 GB series file is refused unread; a 70 MB mail by the mail limit' '
+	sed -n "1,/^---$/p" clean/0001-dev-change-line-9.patch >huge.mbox &&
+	truncate -s 1G huge.mbox &&
+	test_must_fail --status=3 /usr/bin/time -f "%M" -o rss "$TIDE_BIN" -C ws try huge.mbox 2>err &&
+	grep -q "^tide: series .huge.mbox.: .huge.mbox. is 1024 MB, over the 256 MB limit of a series file$" err &&
+	test "$(tail -1 rss)" -lt 200000 &&
+	{ sed -n "1,/^---$/p" clean/0001-dev-change-line-9.patch &&
+	  printf "Content-Type: application/octet-stream\n\n" &&
+	  head -c 70000000 /dev/zero | tr "\0" A; } >big.patch &&
+	test_must_fail --status=3 tide -C ws try big.patch 2>err &&
+	grep -q "over the 64 MB limit of a mail" err
+'
+
+test_expect_success 'an absolute path in a patch is stripped into the tree (-p1), never outside' '
+	sed "s|a/a|/etc/passwd|; s|b/a|/etc/passwd|" clean/0001-dev-change-line-9.patch >abs.patch &&
+	test_must_fail --status=1 tide -C ws try abs.patch >out &&
+	grep -q "^  base (v1.0)  *failed: patch 1/1 \"dev: change line 9\": does not apply to .etc/passwd.: no such file$" out &&
+	grep -q "^result: problems: apply$" out
+'
+
 test_expect_success '--build: a clean series builds, only its file recompiles' '
 	git -C dev checkout -q -b buildok v1.0 &&
 	printf "int m(void) { return 1; }\n" >dev/m.c && git -C dev commit -qam "dev: m returns 1" &&

@@ -55,6 +55,8 @@ static void print_result(const struct boot_result *res, const char *console)
 	       res->seconds, res->accel, res->smp, v->pass, v->fail, v->skip);
 	if (res->accel_note)
 		printf("accel: tcg, %s\n", res->accel_note);
+	if (res->smp_note)
+		printf("smp: %s\n", res->smp_note);
 	print_failures(v);
 	if (console)
 		printf("console: %s\n", console);

@@ -539,6 +539,49 @@ static int check_inputs(const struct boot_opts *opts)
 	return 0;
 }
 
+/*
+ * The most CPUs the kernel of config can bring up: CONFIG_NR_CPUS, 1 for
+ * a uniprocessor kernel, 0 when the config does not say.
+ */
+static int config_nr_cpus(const char *config)
+{
+	struct buf text = BUF_INIT;
+	const char *line;
+	int nr = 0;
+
+	if (!config || file_read(&text, config) < 0) {
+		tide_error_clear();
+		buf_release(&text);
+		return 0;
+	}
+	for (line = text.ptr; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (str_starts_with(line, "# CONFIG_SMP is not set")) {
+			nr = 1;
+			break;
+		}
+		if (str_starts_with(line, "CONFIG_NR_CPUS="))
+			nr = atoi(line + strlen("CONFIG_NR_CPUS="));
+	}
+	buf_release(&text);
+	return nr > 0 ? nr : 0;
+}
+
+/* More CPUs than the kernel can use would fail the guest's CPU count: cap, say so. */
+static void cap_smp(struct boot_result *res, const struct boot_opts *opts)
+{
+	int nr = config_nr_cpus(opts->config);
+
+	if (nr && res->smp > nr) {
+		if (nr == 1)
+			res->smp_note = xasprintf("%d CPUs asked, 1 used: the kernel has CONFIG_SMP "
+						  "unset", res->smp);
+		else
+			res->smp_note = xasprintf("%d CPUs asked, %d used: the kernel has "
+						  "CONFIG_NR_CPUS=%d", res->smp, nr, nr);
+		res->smp = nr;
+	}
+}
+
 int boot_run(struct boot_result *res, const struct boot_opts *opts)
 {
 	struct qemu_run q = { &res->console, &res->qemu_stderr, -1, 0, NULL, 0, 0, 0, 0 };
@@ -550,6 +593,7 @@ int boot_run(struct boot_result *res, const struct boot_opts *opts)
 	res->timeout = opts->timeout > 0 ? opts->timeout : BOOT_DEFAULT_TIMEOUT;
 	if ((error = check_inputs(opts)) < 0)
 		goto done;
+	cap_smp(res, opts);
 	if (!(qemu = find_qemu(opts))) {
 		error = TIDE_ERROR;
 		goto done;
@@ -595,6 +639,7 @@ void boot_result_release(struct boot_result *res)
 	buf_release(&res->qemu_stderr);
 	free(res->accel);
 	free(res->accel_note);
+	free(res->smp_note);
 	free(res->cmdline);
 	free(res->initramfs);
 	memset(res, 0, sizeof(*res));
@@ -653,6 +698,8 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 	json_object_set_new(o, "initramfs_seconds", json_real(res->initramfs_seconds));
 	if (res->accel_note)
 		json_object_set_new(o, "accel_note", json_text(res->accel_note));
+	if (res->smp_note)
+		json_object_set_new(o, "smp_note", json_text(res->smp_note));
 	if (console_name)
 		json_object_set_new(o, "console", json_text(console_name));
 	return o;

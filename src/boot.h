@@ -65,6 +65,7 @@ struct boot_result {
 	struct buf console;		/* everything the guest printed */
 	char *accel;			/* "tcg" or "kvm" */
 	char *accel_note;		/* why, when auto chose TCG; or NULL */
+	char *smp_note;			/* why fewer CPUs than asked (the config's NR_CPUS); or NULL */
 	char *cmdline;			/* the kernel command line */
 	char *initramfs;		/* the image booted */
 	int initramfs_reused;

@@ -86,6 +86,23 @@ test_expect_success 'a day: the record gets "boot", the day its console.log' '
 	cmp images1 images2
 '
 
+test_expect_success '--smp above the kernel config NR_CPUS is capped, and says so' '
+	printf "CONFIG_SMP=y\nCONFIG_NR_CPUS=2\n" >nr2.config &&
+	test_must_fail --status=1 tide boot --accel tcg --kernel /bin/true --config nr2.config \
+		--smp 16 >out &&
+	grep -q "^boot: no-output: .* (.* s, tcg, 2 CPUs): 0 passed" out &&
+	grep -qx "smp: 16 CPUs asked, 2 used: the kernel has CONFIG_NR_CPUS=2" out &&
+	test_must_fail --status=1 tide boot --accel tcg --kernel /bin/true --config nr2.config \
+		--smp 16 --json >out.json &&
+	python3 -c "import json,sys; b = json.load(open(\"out.json\")); assert b[\"smp\"] == 2 and \"tide.smp=2\" in b[\"cmdline\"], b" &&
+	printf "# CONFIG_SMP is not set\n" >up.config &&
+	test_must_fail --status=1 tide boot --accel tcg --kernel /bin/true --config up.config >out &&
+	grep -qx "smp: 4 CPUs asked, 1 used: the kernel has CONFIG_SMP unset" out &&
+	test_must_fail --status=1 tide boot --accel tcg --kernel /bin/true --config nr2.config \
+		--smp 2 >out &&
+	! grep -q "^smp:" out
+'
+
 test_expect_success 'the initramfs follows the kernel config' '
 	echo "# CONFIG_GPIO_SIM is not set" > ws/build/out/.config &&
 	test_must_fail --status=1 tide -C ws boot --accel tcg > out &&

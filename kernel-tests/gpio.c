@@ -148,6 +148,25 @@ static int request(const struct sim *sim, const int *lines, int n,
 	return req.fd;
 }
 
+/* Request lines with a debounce period (microseconds) on all of them. */
+static int request_debounced(const struct sim *sim, int line, __u64 flags, __u32 period_us)
+{
+	struct gpio_v2_line_request req;
+
+	memset(&req, 0, sizeof(req));
+	req.offsets[0] = line;
+	req.num_lines = 1;
+	snprintf(req.consumer, sizeof(req.consumer), "%s", CONSUMER);
+	req.config.flags = flags;
+	req.config.num_attrs = 1;
+	req.config.attrs[0].attr.id = GPIO_V2_LINE_ATTR_ID_DEBOUNCE;
+	req.config.attrs[0].attr.debounce_period_us = period_us;
+	req.config.attrs[0].mask = 1;
+	if (ioctl(sim->fd, GPIO_V2_GET_LINE_IOCTL, &req) < 0)
+		return -1;
+	return req.fd;
+}
+
 static int get_values(int fd, __u64 mask, __u64 *bits)
 {
 	struct gpio_v2_line_values v = { .mask = mask };
@@ -312,22 +331,57 @@ static int read_event(int fd, struct gpio_v2_line_event *ev)
 	return 0;
 }
 
-static int check_event(int fd, unsigned id, unsigned seqno, int line)
+static const char *event_name(unsigned id)
+{
+	return id == GPIO_V2_LINE_EVENT_RISING_EDGE ? "rising" :
+	       id == GPIO_V2_LINE_EVENT_FALLING_EDGE ? "falling" : "unknown";
+}
+
+/* The next event is id on line, with the request's and the line's sequence numbers. */
+static int check_event2(int fd, unsigned id, int line, unsigned seqno, unsigned line_seqno)
 {
 	struct gpio_v2_line_event ev;
 
 	if (read_event(fd, &ev) < 0)
 		return KT_FAIL;
-	KT_EXPECT(ev.id == id, "event id %u, expected %u (%s)", ev.id, id,
-		  id == GPIO_V2_LINE_EVENT_RISING_EDGE ? "rising" : "falling");
+	KT_EXPECT(ev.id == id, "event id %u (%s), expected %u (%s)", ev.id,
+		  event_name(ev.id), id, event_name(id));
 	KT_EXPECT(ev.offset == (unsigned)line, "event on line %u, expected %d",
 		  ev.offset, line);
-	KT_EXPECT(ev.seqno == seqno && ev.line_seqno == seqno,
-		  "sequence numbers %u/%u, expected %u", ev.seqno, ev.line_seqno,
-		  seqno);
+	KT_EXPECT(ev.seqno == seqno && ev.line_seqno == line_seqno,
+		  "sequence numbers %u/%u, expected %u/%u", ev.seqno, ev.line_seqno,
+		  seqno, line_seqno);
 	KT_EXPECT(ev.timestamp_ns != 0, "event without a timestamp");
 	return KT_PASS;
 }
+
+static int check_event(int fd, unsigned id, unsigned seqno, int line)
+{
+	return check_event2(fd, id, line, seqno, seqno);
+}
+
+/* No event arrives within ms milliseconds. */
+static int no_event(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct gpio_v2_line_event ev;
+
+	if (poll(&p, 1, ms) == 0)
+		return 1;
+	if (read(fd, &ev, sizeof(ev)) == sizeof(ev))
+		kt_diag("unexpected %s event on line %u (seqno %u)", event_name(ev.id),
+			ev.offset, ev.seqno);
+	return 0;
+}
+
+#define RISING GPIO_V2_LINE_EVENT_RISING_EDGE
+#define FALLING GPIO_V2_LINE_EVENT_FALLING_EDGE
+
+#define CHECK_EVENT(...)                                                   \
+	do {                                                               \
+		if (check_event2(__VA_ARGS__) != KT_PASS)                  \
+			return KT_FAIL;                                    \
+	} while (0)
 
 static int test_edge_events(void)
 {
@@ -351,6 +405,143 @@ static int test_edge_events(void)
 		return KT_FAIL;
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
 	KT_EXPECT(poll(&p, 1, 100) == 0, "an extra event without an edge");
+	close(fd);
+	return KT_PASS;
+}
+
+/* A line watching rising edges only: falling edges make no event. */
+static int test_rising_only(void)
+{
+	int line = 3, fd;
+	struct sim sim;
+
+	OPEN_SIM(sim);
+	KT_EXPECT(sim_pull(&sim, line, 0) == 0, "pull-down: %s", strerror(errno));
+	fd = request(&sim, &line, 1, GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_RISING, 0);
+	KT_EXPECT(fd >= 0, "request rising edges: %s", strerror(errno));
+	KT_EXPECT(sim_pull(&sim, line, 1) == 0, "pull-up: %s", strerror(errno));
+	CHECK_EVENT(fd, RISING, line, 1, 1);
+	KT_EXPECT(sim_pull(&sim, line, 0) == 0, "pull-down: %s", strerror(errno));
+	KT_EXPECT(no_event(fd, 100), "a falling edge made an event on a rising-only line");
+	KT_EXPECT(sim_pull(&sim, line, 1) == 0, "pull-up: %s", strerror(errno));
+	CHECK_EVENT(fd, RISING, line, 2, 2);
+	close(fd);
+	return KT_PASS;
+}
+
+/* A line watching falling edges only: rising edges make no event. */
+static int test_falling_only(void)
+{
+	int line = 3, fd;
+	struct sim sim;
+
+	OPEN_SIM(sim);
+	KT_EXPECT(sim_pull(&sim, line, 1) == 0, "pull-up: %s", strerror(errno));
+	fd = request(&sim, &line, 1, GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_FALLING, 0);
+	KT_EXPECT(fd >= 0, "request falling edges: %s", strerror(errno));
+	KT_EXPECT(sim_pull(&sim, line, 0) == 0, "pull-down: %s", strerror(errno));
+	CHECK_EVENT(fd, FALLING, line, 1, 1);
+	KT_EXPECT(sim_pull(&sim, line, 1) == 0, "pull-up: %s", strerror(errno));
+	KT_EXPECT(no_event(fd, 100), "a rising edge made an event on a falling-only line");
+	KT_EXPECT(sim_pull(&sim, line, 0) == 0, "pull-down: %s", strerror(errno));
+	CHECK_EVENT(fd, FALLING, line, 2, 2);
+	close(fd);
+	return KT_PASS;
+}
+
+/*
+ * Two lines in one request: seqno counts the request's events, line_seqno
+ * each line's, so after events on both lines they differ.
+ */
+static int test_two_lines(void)
+{
+	int lines[2] = { 6, 7 }, fd;
+	struct sim sim;
+
+	OPEN_SIM(sim);
+	KT_EXPECT(sim_pull(&sim, 6, 0) == 0 && sim_pull(&sim, 7, 0) == 0,
+		  "pull-down: %s", strerror(errno));
+	fd = request(&sim, lines, 2, GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_RISING |
+		     GPIO_V2_LINE_FLAG_EDGE_FALLING, 0);
+	KT_EXPECT(fd >= 0, "request two lines with edges: %s", strerror(errno));
+	KT_EXPECT(sim_pull(&sim, 6, 1) == 0, "pull-up 6: %s", strerror(errno));
+	CHECK_EVENT(fd, RISING, 6, 1, 1);
+	KT_EXPECT(sim_pull(&sim, 7, 1) == 0, "pull-up 7: %s", strerror(errno));
+	CHECK_EVENT(fd, RISING, 7, 2, 1);
+	KT_EXPECT(sim_pull(&sim, 7, 0) == 0, "pull-down 7: %s", strerror(errno));
+	CHECK_EVENT(fd, FALLING, 7, 3, 2);
+	KT_EXPECT(sim_pull(&sim, 6, 0) == 0, "pull-down 6: %s", strerror(errno));
+	CHECK_EVENT(fd, FALLING, 6, 4, 2);
+	close(fd);
+	return KT_PASS;
+}
+
+/*
+ * Active-low: values are the inverse of the physical level both ways, and
+ * a physical falling edge is a logical rising one.
+ */
+static int test_active_low(void)
+{
+	int in = 2, out = 1, fd, ofd;
+	struct sim sim;
+	__u64 bits = 0;
+
+	OPEN_SIM(sim);
+	ofd = request(&sim, &out, 1, GPIO_V2_LINE_FLAG_OUTPUT | GPIO_V2_LINE_FLAG_ACTIVE_LOW, 1);
+	KT_EXPECT(ofd >= 0, "request active-low output: %s", strerror(errno));
+	KT_EXPECT(sim_value(&sim, out) == 0, "active-low output 1 drives %d, expected 0",
+		  sim_value(&sim, out));
+	KT_EXPECT(set_values(ofd, 1, 0) == 0, "set value: %s", strerror(errno));
+	KT_EXPECT(sim_value(&sim, out) == 1, "active-low output 0 drives %d, expected 1",
+		  sim_value(&sim, out));
+	close(ofd);
+	KT_EXPECT(sim_pull(&sim, in, 1) == 0, "pull-up: %s", strerror(errno));
+	fd = request(&sim, &in, 1, GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_ACTIVE_LOW |
+		     GPIO_V2_LINE_FLAG_EDGE_RISING | GPIO_V2_LINE_FLAG_EDGE_FALLING, 0);
+	KT_EXPECT(fd >= 0, "request active-low input: %s", strerror(errno));
+	KT_EXPECT(get_values(fd, 1, &bits) == 0 && bits == 0,
+		  "pulled up, active-low reads %llu, expected 0", (unsigned long long)bits);
+	KT_EXPECT(sim_pull(&sim, in, 0) == 0, "pull-down: %s", strerror(errno));
+	CHECK_EVENT(fd, RISING, in, 1, 1);
+	KT_EXPECT(get_values(fd, 1, &bits) == 0 && bits == 1,
+		  "pulled down, active-low reads %llu, expected 1", (unsigned long long)bits);
+	KT_EXPECT(sim_pull(&sim, in, 1) == 0, "pull-up: %s", strerror(errno));
+	CHECK_EVENT(fd, FALLING, in, 2, 2);
+	close(fd);
+	return KT_PASS;
+}
+
+/*
+ * Debounce: gpio-sim has none in hardware, so gpiolib debounces in
+ * software.  A pulse shorter than the period makes no event; a level that
+ * stays makes exactly one, after the period.
+ */
+static int test_debounce(void)
+{
+	struct gpio_v2_line_info info;
+	int line = 4, fd, i;
+	struct sim sim;
+
+	OPEN_SIM(sim);
+	KT_EXPECT(sim_pull(&sim, line, 0) == 0, "pull-down: %s", strerror(errno));
+	fd = request_debounced(&sim, line, GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_RISING |
+			       GPIO_V2_LINE_FLAG_EDGE_FALLING, 50000);
+	KT_EXPECT(fd >= 0, "request with a 50 ms debounce: %s", strerror(errno));
+	KT_EXPECT(line_info(&sim, line, &info) == 0, "line info: %s", strerror(errno));
+	for (i = 0; i < (int)info.num_attrs; i++)
+		if (info.attrs[i].id == GPIO_V2_LINE_ATTR_ID_DEBOUNCE)
+			break;
+	KT_EXPECT(i < (int)info.num_attrs && info.attrs[i].debounce_period_us == 50000,
+		  "line info does not report the 50 ms debounce period");
+	/* A pulse up and down again within the period: nothing. */
+	KT_EXPECT(sim_pull(&sim, line, 1) == 0 && sim_pull(&sim, line, 0) == 0,
+		  "pulse: %s", strerror(errno));
+	KT_EXPECT(no_event(fd, 200), "a pulse shorter than the debounce period made an event");
+	/* Bouncing up: one rising edge once it settles. */
+	KT_EXPECT(sim_pull(&sim, line, 1) == 0 && sim_pull(&sim, line, 0) == 0 &&
+		  sim_pull(&sim, line, 1) == 0, "bounce: %s", strerror(errno));
+	CHECK_EVENT(fd, RISING, line, 1, 1);
+	KT_EXPECT(no_event(fd, 200), "a bouncing edge made more than one event");
 	close(fd);
 	return KT_PASS;
 }
@@ -459,6 +650,11 @@ static const struct ktest gpio_tests[] = {
 	{ "output_values", test_output_values },
 	{ "input_pull", test_input_pull },
 	{ "edge_events", test_edge_events },
+	{ "rising_only", test_rising_only },
+	{ "falling_only", test_falling_only },
+	{ "two_lines", test_two_lines },
+	{ "active_low", test_active_low },
+	{ "debounce", test_debounce },
 	{ "release_rerequest", test_release_rerequest },
 	{ "legacy_api", test_legacy_api },
 };

@@ -52,7 +52,7 @@ test_expect_success 'mainline boots and every smoke test passes' '
 	jq_py "
 assert b[\"status\"] == \"passed\", b[\"reason\"]
 names = {t[\"name\"]: t for t in b[\"tests\"]}
-want = [\"gpio.\" + n for n in \"chip_info line_info request_by_name output_values input_pull edge_events release_rerequest legacy_api\".split()]
+want = [\"gpio.\" + n for n in \"chip_info line_info request_by_name output_values input_pull edge_events rising_only falling_only two_lines active_low debounce release_rerequest legacy_api\".split()]
 want += [\"cpumask_smoke.\" + n for n in \"cpu_masks affinity hotplug\".split()]
 want += [\"cpumask.test_cpumask_weight\"]
 for n in want:

@@ -20,11 +20,15 @@ static const char *stage_status(const struct day *d, const char *key)
 
 static void print_day(const struct day *d)
 {
-	size_t i, merged = 0, conflicts = 0, failed = 0, previous = 0;
+	size_t i, merged = 0, conflicts = 0, failed = 0, previous = 0, stale = 0;
 	const char *s;
 
 	for (i = 0; i < d->ntrees; i++) {
 		const char *st = d->trees[i].status ? d->trees[i].status : "";
+		const char *fetch = d->trees[i].fetch_status;
+
+		if (fetch && !strcmp(fetch, "stale"))
+			stale++;
 
 		if (!strcmp(st, "previous"))
 			previous++;
@@ -42,6 +46,8 @@ static void print_day(const struct day *d)
 		printf("  %zu at an earlier version", previous);
 	if (failed)
 		printf("  %zu not merged", failed);
+	if (stale)
+		printf("  %zu not fetched (older commit used)", stale);
 	if ((s = stage_status(d, "build")))
 		printf("  build: %s", s);
 	if ((s = stage_status(d, "boot")))

@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "../src/conf.h"
+#include "../src/day.h"
 #include "../src/error.h"
 #include "../src/run.h"
 #include "../src/workspace.h"
@@ -91,6 +92,10 @@ static int parse_args(struct run_opts *opts, int argc, char **argv)
 		cmd_error("unexpected argument '%s'", argv[optind]);
 		return cmd_usage(usage);
 	}
+	if (opts->date && !day_date_is_valid(opts->date)) {
+		cmd_error("bad --date '%s' (expected YYYY-MM-DD)", opts->date);
+		return cmd_usage(usage);
+	}
 	return 0;
 }
 
@@ -103,6 +108,8 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if ((status = parse_args(&opts, argc, argv)) != 0)
 		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	opts.progress = on_event;
 	opts.progress_arg = &p;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);

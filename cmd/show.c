@@ -18,20 +18,7 @@ static const char usage[] = "usage: tide show [--json] [DATE]\n";
 /* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
 static char *find_date(struct workspace *ws, const char *arg)
 {
-	if (arg && str_starts_with(arg, "next-") && strlen(arg) == 13) {
-		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
-
-		if (day_date_is_valid(d))
-			return d;
-		free(d);
-	} else if (arg && day_date_is_valid(arg)) {
-		return xstrdup(arg);
-	}
-	if (arg) {
-		tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
-		return NULL;
-	}
-	return cmd_newest_day(ws);
+	return arg ? cmd_day_arg(arg) : cmd_newest_day(ws);
 }
 
 static void print_tree(const struct day_tree *t)

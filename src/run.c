@@ -28,6 +28,7 @@
 #include "boot.h"
 #include "build.h"
 #include "day.h"
+#include "diffstat.h"
 #include "error.h"
 #include "fetch.h"
 #include "fsck.h"
@@ -1010,8 +1011,7 @@ static void log_diffstat(struct run *r, const git_oid *before, const struct merg
 	git_commit *c = NULL;
 	git_tree *a = NULL, *b = NULL;
 	git_diff *diff = NULL;
-	git_diff_stats *stats = NULL;
-	git_buf text = { NULL, 0, 0 };
+	struct buf text = BUF_INIT;
 	git_diff_options dopts;
 
 	if (!res->nchanged)
@@ -1023,12 +1023,11 @@ static void log_diffstat(struct run *r, const git_oid *before, const struct merg
 	if (git_commit_lookup(&c, r->repo, before) == 0 && git_commit_tree(&a, c) == 0 &&
 	    git_tree_lookup(&b, r->repo, &res->tree) == 0 &&
 	    git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) == 0 &&
-	    git_diff_find_similar(diff, NULL) == 0 && git_diff_get_stats(&stats, diff) == 0 &&
-	    git_diff_stats_to_buf(&text, stats, GIT_DIFF_STATS_FULL, 80) == 0 && text.ptr)
+	    git_diff_find_similar(diff, NULL) == 0 && diffstat_format(&text, r->repo, diff, 80) == 0 &&
+	    text.len)
 		nextfiles_log_outcome(&r->mergelog, text.ptr);
 	tide_error_clear();	/* the log is a courtesy: never fail a merge for it */
-	git_buf_dispose(&text);
-	git_diff_stats_free(stats);
+	buf_release(&text);
 	git_diff_free(diff);
 	git_tree_free(a);
 	git_tree_free(b);

@@ -9,6 +9,7 @@
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
+#include "../src/event.h"
 #include "../src/run.h"
 #include "../src/workspace.h"
 
@@ -20,32 +21,30 @@ struct progress {
 	int drawn;	/* a status line is on the screen */
 };
 
-/* Problems stay on screen; everything else only redraws the status line. */
-static int is_problem(const char *line)
-{
-	return strstr(line, "failed") || strstr(line, "conflict") || strstr(line, "left out") ||
-	       strstr(line, "refus");
-}
-
-static void on_event(void *arg, const char *line, size_t done, size_t total)
+/*
+ * A terminal keeps warnings and problems on screen and redraws one status
+ * line for the rest; a log (cron) gets every message as a line.
+ */
+static void on_event(void *arg, const struct event *ev)
 {
 	struct progress *p = arg;
+	int stays = event_stays(ev->severity);
 
 	if (!p->tty) {
-		fprintf(stderr, "tide: %s\n", line);
+		fprintf(stderr, "tide: %s\n", ev->message);
 		return;
 	}
-	if (is_problem(line)) {
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", done, total, line);
+	if (stays) {
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", ev->done, ev->total, ev->message);
 	} else {
 		/* A status line longer than the terminal would wrap and not redraw. */
 		struct winsize ws;
 		int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ?
 			ws.ws_col - 12 : 68;
 
-		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", done, total, width, line);
+		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", ev->done, ev->total, width, ev->message);
 	}
-	p->drawn = !is_problem(line);
+	p->drawn = !stays;
 	fflush(stderr);
 }
 
@@ -110,8 +109,8 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
 		return status;
-	opts.progress = on_event;
-	opts.progress_arg = &p;
+	opts.events.fn = on_event;
+	opts.events.data = &p;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	if (p.drawn)
 		fputs("\r\033[K", stderr);

@@ -280,6 +280,17 @@ static int run_fetch(struct run *r)
 	return 0;
 }
 
+/* The name reports use (src/report.h), fixed for the day in its record. */
+static void record_project(struct run *r)
+{
+	char *name = report_project_name(r->conf, r->repo, &r->base, r->ws->dir);
+
+	if (!r->day->extra)
+		r->day->extra = json_object();
+	json_object_set_new(r->day->extra, "project", json_text(name));
+	free(name);
+}
+
 static int run_resolve_base(struct run *r)
 {
 	const struct fetch_job *job = &r->jobs[0];
@@ -306,6 +317,7 @@ static int run_resolve_base(struct run *r)
 	git_oid_cpy(&r->base, git_object_id(commit));
 	git_oid_cpy(&r->state, &r->base);
 	r->day->base_commit = oid_str(&r->base);
+	record_project(r);
 done:
 	git_object_free(commit);
 	git_object_free(obj);

@@ -72,6 +72,12 @@ void cmd_close(struct cmd_ctx *ctx);
 int cmd_load_conf(struct cmd_ctx *ctx);
 /* The newest day of the workspace, or NULL with the error set (caller frees). */
 char *cmd_newest_day(struct workspace *ws);
+struct day;
+/*
+ * days/DATE/day.json (NULL: the newest day) and the day before it (NULL
+ * when there is none or it cannot be read); the caller frees both.
+ */
+int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date);
 /* A day named YYYY-MM-DD or by its tag next-YYYYMMDD, as YYYY-MM-DD; NULL with the error set. */
 char *cmd_day_arg(const char *arg);
 

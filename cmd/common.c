@@ -163,3 +163,37 @@ char *cmd_day_arg(const char *arg)
 	tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
 	return NULL;
 }
+
+/* days/DATE/day.json and the day before it (NULL if none). */
+int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date)
+{
+	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
+	int n = day_list(&dates, days), i, error = 0;
+
+	*day = *prev = NULL;
+	for (i = n - 1; i >= 0; i--)
+		if (!date || !strcmp(dates[i], date))
+			break;
+	if (n < 0) {
+		error = n;
+		goto done;
+	}
+	if (i < 0) {
+		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
+		goto done;
+	}
+	path = xasprintf("%s/%s/day.json", days, dates[i]);
+	if ((error = day_load(day, path)) < 0 || i == 0)
+		goto done;
+	free(path);
+	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);
+	if (day_load(prev, path) < 0) {
+		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
+		tide_error_clear();
+	}
+done:
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(path);
+	free(days);
+	return error;
+}

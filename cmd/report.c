@@ -26,41 +26,6 @@ struct report_args {
 	int json, mail, dry_run, all;
 };
 
-/* days/DATE/day.json and the day before it (NULL if none). */
-static int load_days(struct day **day, struct day **prev, struct workspace *ws,
-		     const char *date)
-{
-	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
-	int n = day_list(&dates, days), i, error = 0;
-
-	*day = *prev = NULL;
-	for (i = n - 1; i >= 0; i--)
-		if (!date || !strcmp(dates[i], date))
-			break;
-	if (n < 0) {
-		error = n;
-		goto done;
-	}
-	if (i < 0) {
-		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
-		goto done;
-	}
-	path = xasprintf("%s/%s/day.json", days, dates[i]);
-	if ((error = day_load(day, path)) < 0 || i == 0)
-		goto done;
-	free(path);
-	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);
-	if (day_load(prev, path) < 0) {
-		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
-		tide_error_clear();
-	}
-done:
-	day_list_free(dates, n < 0 ? 0 : n);
-	free(path);
-	free(days);
-	return error;
-}
-
 /*
  * Trees whose tip tide refused (src/run.c run_check_tip()): no conflict
  * to report, but as much the maintainer's to fix, so they are listed.
@@ -382,7 +347,7 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	a.date = date;
-	if (load_days(&d, &prev, ctx->ws, a.date) < 0) {
+	if (cmd_load_days(&d, &prev, ctx->ws, a.date) < 0) {
 		free(date);
 		return cmd_fail(NULL);
 	}

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../src/changes.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -98,6 +99,22 @@ static int parse_args(struct run_opts *opts, int argc, char **argv)
 	return 0;
 }
 
+/* The day's "Changes since" section (src/changes.h), after the summary line. */
+static void print_changes(struct cmd_ctx *ctx, const char *date)
+{
+	struct day *d = NULL, *prev = NULL;
+	struct buf text = BUF_INIT;
+
+	if (cmd_load_days(&d, &prev, ctx->ws, date) == 0 && prev) {
+		changes_text(&text, ctx->ws->repo, prev, d);
+		printf("\n%s", buf_cstr(&text));
+	}
+	tide_error_clear();	/* the section is a courtesy: the day is recorded */
+	buf_release(&text);
+	day_free(d);
+	day_free(prev);
+}
+
 int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct run_opts opts = RUN_OPTS_INIT;
@@ -126,9 +143,11 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (sum.previous)
 		printf(", %zu at an earlier day's version", sum.previous);
 	printf("\n");
+	status = EXIT_OK;
 	if (sum.left_out || sum.stale || sum.unapplied || sum.previous || sum.stage_failed) {
 		printf("see 'tide show %s'\n", sum.date);
-		return EXIT_PROBLEMS;
+		status = EXIT_PROBLEMS;
 	}
-	return EXIT_OK;
+	print_changes(ctx, sum.date);
+	return status;
 }

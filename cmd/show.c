@@ -21,12 +21,32 @@ static char *find_date(struct workspace *ws, const char *arg)
 	return arg ? cmd_day_arg(arg) : cmd_newest_day(ws);
 }
 
-static void print_tree(const struct day_tree *t)
+/* How a merged tree got in: from a recorded resolution, with fixups. */
+static void print_handling(const struct day_tree *t)
+{
+	const char *handled = json_string_value(json_object_get(t->extra, "handled"));
+	const char *fixup_error = json_string_value(json_object_get(t->extra, "fixup_error"));
+	json_t *fixups = json_object_get(t->extra, "fixups"), *v;
+	size_t i;
+
+	if (handled && !strcmp(handled, "recorded"))
+		printf("  resolved (recorded resolution)");
+	if (json_array_size(fixups)) {
+		printf("  fixed up:");
+		json_array_foreach(fixups, i, v)
+			printf("%s%s", i ? ", " : " ", json_string_value(v));
+	}
+	if (fixup_error)
+		printf("  fixup failed");
+}
+
+static void print_tree(const struct day_tree *t, int width)
 {
 	const char *from, *why;
 	size_t i;
 
-	printf("  %-20s %-12s %.12s", t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	printf("  %-*s %-12s %.12s", width, t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	print_handling(t);
 	if ((from = json_string_value(json_object_get(t->extra, "version_from"))))
 		printf("  version of %s", from);
 	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
@@ -51,6 +71,7 @@ static void print_day(const struct day *d)
 {
 	char *bisect, *base;
 	size_t i;
+	int width = 20;
 
 	printf("%s  %s  %s\n", d->date, d->tag ? d->tag : "-", d->status ? d->status : "-");
 	/* Records written before redaction may still hold a password. */
@@ -59,8 +80,12 @@ static void print_day(const struct day *d)
 	       d->base_tag ? d->base_tag : "-", d->base_commit ? d->base_commit : "-");
 	free(base);
 	printf("commit  %s\n", d->commit ? d->commit : "-");
+	/* Columns stay aligned whatever the longest name (ref components have no wide characters). */
 	for (i = 0; i < d->ntrees; i++)
-		print_tree(&d->trees[i]);
+		if ((int)strlen(d->trees[i].name) > width)
+			width = (int)strlen(d->trees[i].name);
+	for (i = 0; i < d->ntrees; i++)
+		print_tree(&d->trees[i], width);
 	print_stage(build_record_summary(json_object_get(d->extra, "build")));
 	print_stage(build_boot_summary(json_object_get(d->extra, "boot")));
 	bisect = bisect_record_summary(json_object_get(d->extra, "bisect"));

@@ -896,6 +896,39 @@ static void fixup_series(struct run *r, const struct tree *t, struct quilt_serie
 	free(rel);
 }
 
+/*
+ * "Applying: SUBJECT" in merge.log for each fixup commit from before to
+ * tip (at most n), as `git am` prints them in linux-next's log.
+ */
+static void log_fixups(struct run *r, const git_oid *before, const git_oid *tip, size_t n)
+{
+	git_commit *c = NULL, *parent = NULL;
+	char **subjects = xcalloc(n ? n : 1, sizeof(*subjects));
+	size_t k = 0;
+
+	if (git_commit_lookup(&c, r->repo, tip) < 0)
+		goto done;
+	while (k < n && !git_oid_equal(git_commit_id(c), before)) {
+		subjects[k++] = commit_summary_utf8(c);
+		if (git_commit_parent(&parent, c, 0) < 0)
+			break;
+		git_commit_free(c);
+		c = parent;
+		parent = NULL;
+	}
+	while (k--) {
+		char *line = xasprintf("Applying: %s", subjects[k]);
+
+		nextfiles_log_outcome(&r->mergelog, line);
+		free(line);
+		free(subjects[k]);
+	}
+done:
+	tide_error_clear();
+	git_commit_free(c);
+	free(subjects);
+}
+
 static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tree *dt)
 {
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
@@ -917,8 +950,10 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	    run_fsck(r, &tip) < 0) {
 		json_object_set_new(tree_extra(dt), "fixup_error", json_text(tide_error_last()));
 		run_event(r, EVENT_FIXUP, EVENT_PROBLEM, t->name, "%s: fixup failed: %s", t->name, tide_error_last());
+		nextfiles_log_outcome(&r->mergelog, "Applying fixups failed; none applied.");
 		goto done;
 	}
+	log_fixups(r, &r->state, &tip, s.npatches);
 	git_oid_cpy(&r->state, &tip);
 	/* The state after this tree: what `tide resolve` merges the next tree onto. */
 	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));

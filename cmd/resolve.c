@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/rerere.h"

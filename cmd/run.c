@@ -93,7 +93,7 @@ static int parse_args(struct run_opts *opts, int argc, char **argv)
 		return cmd_usage(usage);
 	}
 	if (opts->date && !day_date_is_valid(opts->date)) {
-		cmd_error("bad --date '%s' (expected YYYY-MM-DD)", opts->date);
+		cmd_error("bad date '%s' for --date (expected YYYY-MM-DD)", opts->date);
 		return cmd_usage(usage);
 	}
 	return 0;

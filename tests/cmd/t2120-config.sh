@@ -8,7 +8,7 @@ test_expect_success 'run --bogus and a bad --date are usage errors without trees
 	test_must_fail --status=2 tide -C ws run --bogus 2>err &&
 	grep -q "unrecognized option" err &&
 	test_must_fail --status=2 tide -C ws run --date 2026-13-01 2>err &&
-	grep -q "^tide: bad --date .2026-13-01. (expected YYYY-MM-DD)$" err &&
+	grep -q "^tide: bad date .2026-13-01. for --date (expected YYYY-MM-DD)$" err &&
 	test_must_fail --status=2 tide -C ws run --date=yesterday 2>err &&
 	test ! -e ws &&
 	test_must_fail --status=3 tide -C ws run --date 2026-12-01 2>err &&
@@ -77,6 +77,13 @@ test_expect_success 'a bad DIR/config is bad input naming the line' '
 	test_must_fail --status=3 tide -C ws log 2>err &&
 	grep -q "config:4" err &&
 	cp config.good ws/config
+'
+
+test_expect_success 'resolve needs no trees.conf at all' '
+	mv ws/config config.saved &&
+	tide -C ws resolve --record 2>err || grep -q "nothing to record" err &&
+	! grep -q "trees.conf" err &&
+	mv config.saved ws/config
 '
 
 test_expect_success 'report takes next-YYYYMMDD like show' '

@@ -21,17 +21,26 @@ enum {
 	NEED_WORKSPACE = 1 << 0,	/* open (-C DIR / $TIDE_DIR) */
 	TAKES_LOCK = 1 << 1,		/* hold the workspace lock while running */
 	NEED_CONF = 1 << 2,		/* load trees.conf */
+	/*
+	 * The command parses its arguments first and then calls
+	 * cmd_open(ctx, ctx->open_flags) itself, so a bad option is a usage
+	 * error even where there is no trees.conf or workspace yet.
+	 */
+	ARGS_FIRST = 1 << 3,
 };
 
 struct workspace;
 struct trees_conf;
+struct settings;
 
 struct cmd_ctx {
 	const char *wsdir;		/* -C DIR or $TIDE_DIR; NULL if neither */
 	const char *conf_path;		/* -f FILE or NULL (workspace default) */
 	struct workspace *ws;		/* set when NEED_WORKSPACE */
 	struct trees_conf *conf;	/* set when NEED_CONF */
+	struct settings *settings;	/* DIR/config, loaded with the workspace or conf */
 	int progress;			/* stderr is a terminal: draw progress */
+	unsigned open_flags;		/* the table's flags, for ARGS_FIRST commands */
 };
 
 struct cmd {
@@ -52,11 +61,25 @@ int cmd_usage(const char *usage);
 /* Flush stdout; a failed write (EPIPE, full disk) is an error. */
 int cmd_finish_stdout(int status);
 
+/* Implemented in cmd/main.c: the command table. */
+const struct cmd *cmd_find(const char *name);
+void cmd_print_help(FILE *fp);
+
 /* Implemented in cmd/common.c. */
 int cmd_open(struct cmd_ctx *ctx, unsigned flags);
 void cmd_close(struct cmd_ctx *ctx);
+/* Load trees.conf as NEED_CONF does, for a command that needs it only sometimes. */
+int cmd_load_conf(struct cmd_ctx *ctx);
 /* The newest day of the workspace, or NULL with the error set (caller frees). */
 char *cmd_newest_day(struct workspace *ws);
+struct day;
+/*
+ * days/DATE/day.json (NULL: the newest day) and the day before it (NULL
+ * when there is none or it cannot be read); the caller frees both.
+ */
+int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date);
+/* A day named YYYY-MM-DD or by its tag next-YYYYMMDD, as YYYY-MM-DD; NULL with the error set. */
+char *cmd_day_arg(const char *arg);
 
 int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
@@ -70,5 +93,6 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_try(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_help(struct cmd_ctx *ctx, int argc, char **argv);
 
 #endif

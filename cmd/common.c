@@ -3,29 +3,89 @@
  * runs: load trees.conf, open (or for `tide run`, create) the workspace,
  * take its lock.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
+#include "../src/settings.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
+
+/* DIR/config (tide-config(5)); a workspace that does not exist yet has none. */
+static int open_settings(struct cmd_ctx *ctx)
+{
+	char *path;
+	int error;
+
+	if (ctx->settings || !ctx->wsdir)
+		return 0;
+	path = path_join(ctx->wsdir, "config");
+	error = settings_load(&ctx->settings, path);
+	free(path);
+	return error < 0 ? cmd_fail(NULL) : 0;
+}
+
+/*
+ * -f FILE, else the trees.conf the workspace remembers (key "trees" of
+ * DIR/config, written by the first `tide -f FILE run`), else
+ * DIR/trees.conf, else ./trees.conf without a workspace.
+ */
+static char *conf_path(const struct cmd_ctx *ctx)
+{
+	const char *remembered = ctx->settings ? settings_get(ctx->settings, "trees") : NULL;
+
+	if (ctx->conf_path)
+		return xstrdup(ctx->conf_path);
+	if (remembered)
+		return xstrdup(remembered);
+	if (ctx->wsdir)
+		return path_join(ctx->wsdir, "trees.conf");
+	return xstrdup("trees.conf");
+}
 
 static int open_conf(struct cmd_ctx *ctx)
 {
 	char *path;
 	int error;
 
-	if (ctx->conf_path)
-		path = xstrdup(ctx->conf_path);
-	else if (ctx->wsdir)
-		path = path_join(ctx->wsdir, "trees.conf");
-	else
-		path = xstrdup("trees.conf");
+	if (ctx->conf)
+		return 0;
+	path = conf_path(ctx);
 	error = trees_conf_load(&ctx->conf, path);
 	free(path);
 	return error < 0 ? cmd_fail(NULL) : 0;
+}
+
+/*
+ * `tide -f FILE run` remembers FILE (absolute) for the later commands; a
+ * changed path is said on stderr, never replaced silently.  Other
+ * commands read -f for themselves only.
+ */
+static int remember_conf(struct cmd_ctx *ctx)
+{
+	char abs[PATH_MAX];
+	const char *old;
+
+	if (!ctx->conf_path)
+		return 0;
+	if (!realpath(ctx->conf_path, abs)) {
+		cmd_error("cannot resolve '%s': %s", ctx->conf_path, strerror(errno));
+		return EXIT_FAILED;
+	}
+	old = settings_get(ctx->settings, "trees");
+	if (old && !strcmp(old, abs))
+		return 0;
+	if (old)
+		cmd_error("note: workspace '%s' now uses trees.conf '%s' (was '%s')",
+			  ctx->ws->dir, abs, old);
+	if (settings_set(ctx->settings, "trees", abs) < 0 || settings_save(ctx->settings) < 0)
+		return cmd_fail(NULL);
+	return 0;
 }
 
 static int open_workspace(struct cmd_ctx *ctx, unsigned flags)
@@ -48,16 +108,31 @@ int cmd_open(struct cmd_ctx *ctx, unsigned flags)
 {
 	int status;
 
+	if ((flags & (NEED_CONF | NEED_WORKSPACE)) && (status = open_settings(ctx)) != 0)
+		return status;
 	/* The conf first: a bad conf must not leave a new, empty workspace behind. */
 	if ((flags & NEED_CONF) && (status = open_conf(ctx)) != 0)
 		return status;
-	if ((flags & NEED_WORKSPACE) && (status = open_workspace(ctx, flags)) != 0)
+	if ((flags & NEED_WORKSPACE) && !ctx->ws && (status = open_workspace(ctx, flags)) != 0)
+		return status;
+	if ((flags & TAKES_LOCK) && (flags & NEED_CONF) && (status = remember_conf(ctx)) != 0)
 		return status;
 	return 0;
 }
 
+int cmd_load_conf(struct cmd_ctx *ctx)
+{
+	int status;
+
+	if ((status = open_settings(ctx)) != 0)
+		return status;
+	return open_conf(ctx);
+}
+
 void cmd_close(struct cmd_ctx *ctx)
 {
+	settings_free(ctx->settings);
+	ctx->settings = NULL;
 	workspace_free(ctx->ws);
 	ctx->ws = NULL;
 	trees_conf_free(ctx->conf);
@@ -72,4 +147,53 @@ char *cmd_newest_day(struct workspace *ws)
 		tide_error_set(TIDE_ENOTFOUND, "no day in workspace '%s' yet", ws->dir);
 	free(days);
 	return date;
+}
+
+char *cmd_day_arg(const char *arg)
+{
+	if (str_starts_with(arg, "next-") && strlen(arg) == 13) {
+		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
+
+		if (day_date_is_valid(d))
+			return d;
+		free(d);
+	} else if (day_date_is_valid(arg)) {
+		return xstrdup(arg);
+	}
+	tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
+	return NULL;
+}
+
+/* days/DATE/day.json and the day before it (NULL if none). */
+int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date)
+{
+	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
+	int n = day_list(&dates, days), i, error = 0;
+
+	*day = *prev = NULL;
+	for (i = n - 1; i >= 0; i--)
+		if (!date || !strcmp(dates[i], date))
+			break;
+	if (n < 0) {
+		error = n;
+		goto done;
+	}
+	if (i < 0) {
+		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
+		goto done;
+	}
+	path = xasprintf("%s/%s/day.json", days, dates[i]);
+	if ((error = day_load(day, path)) < 0 || i == 0)
+		goto done;
+	free(path);
+	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);
+	if (day_load(prev, path) < 0) {
+		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
+		tide_error_clear();
+	}
+done:
+	day_list_free(dates, n < 0 ? 0 : n);
+	free(path);
+	free(days);
+	return error;
 }

@@ -5,12 +5,13 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "../src/changes.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
-static const char usage[] = "usage: tide log\n";
+static const char usage[] = "usage: tide log [--changes [DAY]]\n";
 
 /* "ok"/"failed" of a later stage's record ("build", "boot"), or NULL. */
 static const char *stage_status(const struct day *d, const char *key)
@@ -20,11 +21,15 @@ static const char *stage_status(const struct day *d, const char *key)
 
 static void print_day(const struct day *d)
 {
-	size_t i, merged = 0, conflicts = 0, failed = 0, previous = 0;
+	size_t i, merged = 0, conflicts = 0, failed = 0, previous = 0, stale = 0;
 	const char *s;
 
 	for (i = 0; i < d->ntrees; i++) {
 		const char *st = d->trees[i].status ? d->trees[i].status : "";
+		const char *fetch = d->trees[i].fetch_status;
+
+		if (fetch && !strcmp(fetch, "stale"))
+			stale++;
 
 		if (!strcmp(st, "previous"))
 			previous++;
@@ -42,6 +47,8 @@ static void print_day(const struct day *d)
 		printf("  %zu at an earlier version", previous);
 	if (failed)
 		printf("  %zu not merged", failed);
+	if (stale)
+		printf("  %zu not fetched (older commit used)", stale);
 	if ((s = stage_status(d, "build")))
 		printf("  build: %s", s);
 	if ((s = stage_status(d, "boot")))
@@ -49,16 +56,46 @@ static void print_day(const struct day *d)
 	putchar('\n');
 }
 
+/* tide log --changes [DAY]: linux-next's "Changes since" section of DAY. */
+static int print_changes(struct cmd_ctx *ctx, const char *arg)
+{
+	struct day *d = NULL, *prev = NULL;
+	struct buf text = BUF_INIT;
+	char *date = NULL;
+	int status = EXIT_OK;
+
+	if (arg && !(date = cmd_day_arg(arg))) {
+		cmd_error("%s", tide_error_last());
+		return EXIT_USAGE;
+	}
+	if (cmd_load_days(&d, &prev, ctx->ws, date) < 0) {
+		status = cmd_fail(NULL);
+	} else if (!prev) {
+		printf("%s is the first day: nothing to compare with\n", d->date);
+	} else {
+		changes_text(&text, ctx->ws->repo, prev, d);
+		fputs(buf_cstr(&text), stdout);
+	}
+	buf_release(&text);
+	day_free(d);
+	day_free(prev);
+	free(date);
+	return status;
+}
+
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	char *days = NULL, **dates = NULL;
 	int n, i, status = EXIT_OK;
 
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--changes") && argc <= 3 &&
+	    (argc < 3 || argv[2][0] != '-'))
+		return print_changes(ctx, argc == 3 ? argv[2] : NULL);
 	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		}
 		cmd_error("unknown argument '%s'", argv[1]);
 		return cmd_usage(usage);
 	}

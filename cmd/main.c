@@ -17,7 +17,7 @@
 
 static const struct cmd commands[] = {
 	{ "trees", cmd_trees, NEED_CONF, "list the trees trees.conf names, in merge order" },
-	{ "run", cmd_run, NEED_WORKSPACE | TAKES_LOCK | NEED_CONF, "integrate today's trees" },
+	{ "run", cmd_run, NEED_WORKSPACE | TAKES_LOCK | NEED_CONF | ARGS_FIRST, "integrate today's trees" },
 	{ "log", cmd_log, NEED_WORKSPACE, "one line per integrated day" },
 	{ "show", cmd_show, NEED_WORKSPACE, "per-tree status of one day" },
 	{ "merge-tree", cmd_merge_tree, 0, "merge two revisions in memory (plumbing)" },
@@ -25,11 +25,12 @@ static const struct cmd commands[] = {
 	{ "build", cmd_build, NEED_WORKSPACE | TAKES_LOCK, "build a day's kernel" },
 	{ "boot", cmd_boot, 0, "boot a day's kernel in QEMU and run the smoke tests" },
 	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict reports of a day" },
-	{ "resolve", cmd_resolve, NEED_WORKSPACE | NEED_CONF, "resolve a tree's conflict and record the resolution" },
+	{ "resolve", cmd_resolve, NEED_WORKSPACE, "resolve a tree's conflict and record the resolution" },
 	/* bisect locks itself: --status reads a running bisect's state. */
 	{ "bisect", cmd_bisect, NEED_WORKSPACE, "find the tree and commit that broke a day" },
 	/* try changes nothing of the workspace: no lock (its build locks DIR/try). */
 	{ "try", cmd_try, NEED_WORKSPACE, "try a patch series against a day: apply, trees it collides with, build" },
+	{ "help", cmd_help, 0, "list the commands, or show one command's usage" },
 };
 
 static const char usage_text[] =
@@ -91,7 +92,7 @@ int cmd_finish_stdout(int status)
 	return status;
 }
 
-static void print_help(FILE *fp)
+void cmd_print_help(FILE *fp)
 {
 	size_t i;
 
@@ -102,7 +103,7 @@ static void print_help(FILE *fp)
 	fputs("\nSee tide(1) for options and exit statuses.\n", fp);
 }
 
-static const struct cmd *find_command(const char *name)
+const struct cmd *cmd_find(const char *name)
 {
 	size_t i;
 
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
 			printf("tide %s\n", TIDE_VERSION);
 			return cmd_finish_stdout(EXIT_OK);
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			print_help(stdout);
+			cmd_print_help(stdout);
 			return cmd_finish_stdout(EXIT_OK);
 		} else {
 			cmd_error("unknown option '%s'", argv[i]);
@@ -146,17 +147,19 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return cmd_usage(usage_text);
-	if (!(cmd = find_command(argv[i]))) {
+	if (!(cmd = cmd_find(argv[i]))) {
 		cmd_error("'%s' is not a tide command; see 'tide --help'", argv[i]);
 		return EXIT_USAGE;
 	}
 	if (!ctx.wsdir)
 		ctx.wsdir = getenv("TIDE_DIR");
 	ctx.progress = isatty(STDERR_FILENO);
+	ctx.open_flags = cmd->flags & ~ARGS_FIRST;
 
 	git_libgit2_init();
 	/* "tide CMD -h" needs no workspace or trees.conf. */
-	if ((status = cmd_open(&ctx, wants_help(argc - i, argv + i) ? 0 : cmd->flags)) == 0)
+	if ((status = cmd_open(&ctx, wants_help(argc - i, argv + i) || (cmd->flags & ARGS_FIRST) ?
+				     0 : cmd->flags)) == 0)
 		status = cmd->fn(&ctx, argc - i, argv + i);
 	cmd_close(&ctx);
 	/* An abandoned fetch thread may still be inside libgit2: leave it its state. */

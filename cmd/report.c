@@ -26,41 +26,6 @@ struct report_args {
 	int json, mail, dry_run, all;
 };
 
-/* days/DATE/day.json and the day before it (NULL if none). */
-static int load_days(struct day **day, struct day **prev, struct workspace *ws,
-		     const char *date)
-{
-	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
-	int n = day_list(&dates, days), i, error = 0;
-
-	*day = *prev = NULL;
-	for (i = n - 1; i >= 0; i--)
-		if (!date || !strcmp(dates[i], date))
-			break;
-	if (n < 0) {
-		error = n;
-		goto done;
-	}
-	if (i < 0) {
-		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
-		goto done;
-	}
-	path = xasprintf("%s/%s/day.json", days, dates[i]);
-	if ((error = day_load(day, path)) < 0 || i == 0)
-		goto done;
-	free(path);
-	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);
-	if (day_load(prev, path) < 0) {
-		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
-		tide_error_clear();
-	}
-done:
-	day_list_free(dates, n < 0 ? 0 : n);
-	free(path);
-	free(days);
-	return error;
-}
-
 /*
  * Trees whose tip tide refused (src/run.c run_check_tip()): no conflict
  * to report, but as much the maintainer's to fix, so they are listed.
@@ -291,15 +256,6 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 	return error;
 }
 
-static int load_conf(struct cmd_ctx *ctx)
-{
-	char *path = ctx->conf_path ? xstrdup(ctx->conf_path) : workspace_path(ctx->ws, "trees.conf");
-	int error = trees_conf_load(&ctx->conf, path);
-
-	free(path);
-	return error;
-}
-
 static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 			const struct report_args *a)
 {
@@ -309,8 +265,8 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 	int status = EXIT_OK, error;
 	size_t i;
 
-	if (!ctx->conf && load_conf(ctx) < 0)
-		return cmd_fail(NULL);
+	if ((status = cmd_load_conf(ctx)) != 0)
+		return status;
 	if (mailer_load(&m, ctx->ws) < 0 && !a->dry_run) {
 		status = cmd_fail(NULL);
 		goto done;
@@ -377,6 +333,7 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct report_args a = { 0 };
 	struct day *d = NULL, *prev = NULL;
+	char *date = NULL;
 	int status, rc = parse_args(&a, argc, argv);
 
 	if (rc > 0) {
@@ -385,12 +342,15 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (rc < 0)
 		return cmd_usage(usage);
-	if (a.date && !day_date_is_valid(a.date)) {
-		cmd_error("bad date '%s' (expected YYYY-MM-DD)", a.date);
+	if (a.date && !(date = cmd_day_arg(a.date))) {
+		cmd_error("%s", tide_error_last());
 		return EXIT_USAGE;
 	}
-	if (load_days(&d, &prev, ctx->ws, a.date) < 0)
+	a.date = date;
+	if (cmd_load_days(&d, &prev, ctx->ws, a.date) < 0) {
+		free(date);
 		return cmd_fail(NULL);
+	}
 	if (a.tree && !day_find_tree(d, a.tree)) {
 		cmd_error("no tree '%s' on %s", a.tree, d->date);
 		status = EXIT_BADINPUT;
@@ -401,5 +361,6 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	day_free(d);
 	day_free(prev);
+	free(date);
 	return status;
 }

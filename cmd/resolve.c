@@ -1,6 +1,7 @@
 /*
- * tide resolve TREE [--date DATE]: a worktree with the conflicted merge of
- * a tree, for a person to fix; tide resolve --record [TREE]: store the fix
+ * tide resolve TREE [--date DATE]: a full worktree (and git repository
+ * mid-merge) of a tree's conflicted merge, for a person to fix, build and
+ * test; tide resolve --record [TREE]: store the fix
  * in the workspace's rr-cache, where the next run finds it.
  */
 #include <dirent.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/rerere.h"
@@ -120,7 +120,8 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 		printf("%s: no text conflict to resolve on %s\n", tree, d->date);
 	else
 		printf("%s: %zu conflicted file%s in %s\n"
-		       "fix them, then run 'tide resolve --record %s'\n",
+		       "a git worktree mid-merge: fix them (build and test there), then run\n"
+		       "'tide resolve --record %s'\n",
 		       tree, nfiles, nfiles == 1 ? "" : "s", dir, tree);
 done:
 	free(label);

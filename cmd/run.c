@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../src/changes.h"
 #include "../src/conf.h"
+#include "../src/day.h"
 #include "../src/error.h"
+#include "../src/event.h"
 #include "../src/run.h"
 #include "../src/workspace.h"
 
@@ -19,32 +22,30 @@ struct progress {
 	int drawn;	/* a status line is on the screen */
 };
 
-/* Problems stay on screen; everything else only redraws the status line. */
-static int is_problem(const char *line)
-{
-	return strstr(line, "failed") || strstr(line, "conflict") || strstr(line, "left out") ||
-	       strstr(line, "refus");
-}
-
-static void on_event(void *arg, const char *line, size_t done, size_t total)
+/*
+ * A terminal keeps warnings and problems on screen and redraws one status
+ * line for the rest; a log (cron) gets every message as a line.
+ */
+static void on_event(void *arg, const struct event *ev)
 {
 	struct progress *p = arg;
+	int stays = event_stays(ev->severity);
 
 	if (!p->tty) {
-		fprintf(stderr, "tide: %s\n", line);
+		fprintf(stderr, "tide: %s\n", ev->message);
 		return;
 	}
-	if (is_problem(line)) {
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", done, total, line);
+	if (stays) {
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", ev->done, ev->total, ev->message);
 	} else {
 		/* A status line longer than the terminal would wrap and not redraw. */
 		struct winsize ws;
 		int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ?
 			ws.ws_col - 12 : 68;
 
-		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", done, total, width, line);
+		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", ev->done, ev->total, width, ev->message);
 	}
-	p->drawn = !is_problem(line);
+	p->drawn = !stays;
 	fflush(stderr);
 }
 
@@ -91,7 +92,27 @@ static int parse_args(struct run_opts *opts, int argc, char **argv)
 		cmd_error("unexpected argument '%s'", argv[optind]);
 		return cmd_usage(usage);
 	}
+	if (opts->date && !day_date_is_valid(opts->date)) {
+		cmd_error("bad date '%s' for --date (expected YYYY-MM-DD)", opts->date);
+		return cmd_usage(usage);
+	}
 	return 0;
+}
+
+/* The day's "Changes since" section (src/changes.h), after the summary line. */
+static void print_changes(struct cmd_ctx *ctx, const char *date)
+{
+	struct day *d = NULL, *prev = NULL;
+	struct buf text = BUF_INIT;
+
+	if (cmd_load_days(&d, &prev, ctx->ws, date) == 0 && prev) {
+		changes_text(&text, ctx->ws->repo, prev, d);
+		printf("\n%s", buf_cstr(&text));
+	}
+	tide_error_clear();	/* the section is a courtesy: the day is recorded */
+	buf_release(&text);
+	day_free(d);
+	day_free(prev);
 }
 
 int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
@@ -103,8 +124,10 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if ((status = parse_args(&opts, argc, argv)) != 0)
 		return status < 0 ? EXIT_OK : status;
-	opts.progress = on_event;
-	opts.progress_arg = &p;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
+	opts.events.fn = on_event;
+	opts.events.data = &p;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	if (p.drawn)
 		fputs("\r\033[K", stderr);
@@ -120,9 +143,11 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (sum.previous)
 		printf(", %zu at an earlier day's version", sum.previous);
 	printf("\n");
+	status = EXIT_OK;
 	if (sum.left_out || sum.stale || sum.unapplied || sum.previous || sum.stage_failed) {
 		printf("see 'tide show %s'\n", sum.date);
-		return EXIT_PROBLEMS;
+		status = EXIT_PROBLEMS;
 	}
-	return EXIT_OK;
+	print_changes(ctx, sum.date);
+	return status;
 }

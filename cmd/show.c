@@ -18,28 +18,35 @@ static const char usage[] = "usage: tide show [--json] [DATE]\n";
 /* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
 static char *find_date(struct workspace *ws, const char *arg)
 {
-	if (arg && str_starts_with(arg, "next-") && strlen(arg) == 13) {
-		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
-
-		if (day_date_is_valid(d))
-			return d;
-		free(d);
-	} else if (arg && day_date_is_valid(arg)) {
-		return xstrdup(arg);
-	}
-	if (arg) {
-		tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
-		return NULL;
-	}
-	return cmd_newest_day(ws);
+	return arg ? cmd_day_arg(arg) : cmd_newest_day(ws);
 }
 
-static void print_tree(const struct day_tree *t)
+/* How a merged tree got in: from a recorded resolution, with fixups. */
+static void print_handling(const struct day_tree *t)
+{
+	const char *handled = json_string_value(json_object_get(t->extra, "handled"));
+	const char *fixup_error = json_string_value(json_object_get(t->extra, "fixup_error"));
+	json_t *fixups = json_object_get(t->extra, "fixups"), *v;
+	size_t i;
+
+	if (handled && !strcmp(handled, "recorded"))
+		printf("  resolved (recorded resolution)");
+	if (json_array_size(fixups)) {
+		printf("  fixed up:");
+		json_array_foreach(fixups, i, v)
+			printf("%s%s", i ? ", " : " ", json_string_value(v));
+	}
+	if (fixup_error)
+		printf("  fixup failed");
+}
+
+static void print_tree(const struct day_tree *t, int width)
 {
 	const char *from, *why;
 	size_t i;
 
-	printf("  %-20s %-12s %.12s", t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	printf("  %-*s %-12s %.12s", width, t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	print_handling(t);
 	if ((from = json_string_value(json_object_get(t->extra, "version_from"))))
 		printf("  version of %s", from);
 	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
@@ -64,6 +71,7 @@ static void print_day(const struct day *d)
 {
 	char *bisect, *base;
 	size_t i;
+	int width = 20;
 
 	printf("%s  %s  %s\n", d->date, d->tag ? d->tag : "-", d->status ? d->status : "-");
 	/* Records written before redaction may still hold a password. */
@@ -72,8 +80,12 @@ static void print_day(const struct day *d)
 	       d->base_tag ? d->base_tag : "-", d->base_commit ? d->base_commit : "-");
 	free(base);
 	printf("commit  %s\n", d->commit ? d->commit : "-");
+	/* Columns stay aligned whatever the longest name (ref components have no wide characters). */
 	for (i = 0; i < d->ntrees; i++)
-		print_tree(&d->trees[i]);
+		if ((int)strlen(d->trees[i].name) > width)
+			width = (int)strlen(d->trees[i].name);
+	for (i = 0; i < d->ntrees; i++)
+		print_tree(&d->trees[i], width);
 	print_stage(build_record_summary(json_object_get(d->extra, "build")));
 	print_stage(build_boot_summary(json_object_get(d->extra, "boot")));
 	bisect = bisect_record_summary(json_object_get(d->extra, "bisect"));

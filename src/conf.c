@@ -284,6 +284,34 @@ static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
+/* A name for "Today's NAME merge of ...": printable ASCII, no '/' or quote. */
+static int project_name_valid(const char *v)
+{
+	const char *p;
+
+	if (!*v || strlen(v) > 64)
+		return 0;
+	for (p = v; *p; p++)
+		if (*p <= ' ' || *p > '~' || *p == '"' || *p == '/' || *p == '\\')
+			return 0;
+	return 1;
+}
+
+static int set_project(struct parser *p, char **f, size_t n, int line)
+{
+	const char *v = f[1] + strlen("project=");
+
+	if (n != 2)
+		return conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
+	if (p->conf->project)
+		return conf_err(p, line, "%s", "project given twice");
+	if (!project_name_valid(v))
+		return conf_err(p, line, "bad project name '%s' (1 to 64 printable characters, "
+				"no space, '/', '\\' or '\"')", v);
+	p->conf->project = xstrdup(v);
+	return 0;
+}
+
 /* "#tide<TAB>..." lines: the base and global options now, per-tree extras at the end. */
 static int parse_tide_line(struct parser *p, const char *text, int line)
 {
@@ -298,6 +326,8 @@ static int parse_tide_line(struct parser *p, const char *text, int line)
 		error = set_base(p, f, n, line);
 	} else if (str_starts_with(f[1], "fetch-deadline=")) {
 		error = set_fetch_deadline(p, f, n, line);
+	} else if (str_starts_with(f[1], "project=")) {
+		error = set_project(p, f, n, line);
 	} else {
 		array_grow(&p->extras, &p->extras_alloc, p->nextras + 1, sizeof(*p->extras));
 		e = &p->extras[p->nextras++];
@@ -502,6 +532,7 @@ void trees_conf_free(struct trees_conf *conf)
 	free(conf->base_url);
 	free(conf->base_location);
 	free(conf->base_tag);
+	free(conf->project);
 	free(conf);
 }
 

@@ -39,6 +39,7 @@ struct trees_conf {
 	struct tree *trees;	/* in merge order (file order) */
 	size_t ntrees;
 	long fetch_deadline;	/* "#tide fetch-deadline=SECONDS"; 0: none */
+	char *project;		/* "#tide project=NAME": the name reports use; NULL: default */
 };
 
 /* Parse path.  On bad input returns TIDE_EINVAL with "FILE:LINE: what". */

@@ -11,6 +11,34 @@
 #include "text.h"
 #include "util.h"
 
+static int base_is_kernel(git_repository *repo, const git_oid *base)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	int kernel = 0;
+
+	if (git_commit_lookup(&c, repo, base) == 0 && git_commit_tree(&tree, c) == 0)
+		kernel = git_tree_entry_byname(tree, "Kbuild") && git_tree_entry_byname(tree, "Kconfig");
+	git_tree_free(tree);
+	git_commit_free(c);
+	return kernel;
+}
+
+char *report_project_name(const struct trees_conf *conf, git_repository *repo,
+			  const git_oid *base, const char *wsdir)
+{
+	const char *slash;
+
+	if (conf && conf->project)
+		return xstrdup(conf->project);
+	if (repo && base && base_is_kernel(repo, base))
+		return xstrdup("linux-next");
+	slash = wsdir ? strrchr(wsdir, '/') : NULL;
+	if (slash && slash[1])
+		return xstrdup(slash + 1);
+	return xstrdup(wsdir && *wsdir ? wsdir : "the integration tree");
+}
+
 int report_tree_has_conflict(const struct day_tree *dt)
 {
 	return dt->nconflicts > 0;
@@ -138,6 +166,7 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 		     const struct day *prev)
 {
 	json_t *r, *files = json_array(), *f;
+	const char *project;
 	int is_new = 0;
 	size_t i;
 
@@ -147,8 +176,10 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 				       json_string_value(json_object_get(f, "conflict_id")));
 		json_array_append_new(files, f);
 	}
-	r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "date", json_text(day->date),
-		      "tag", json_text(day->tag), "tree", json_text(dt->name),
+	project = day->extra ? json_string_value(json_object_get(day->extra, "project")) : NULL;
+	r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "date", json_text(day->date),
+		      "tag", json_text(day->tag), "project", json_text(project ? project : "linux-next"),
+		      "tree", json_text(dt->name),
 		      "status", json_text(dt->status), "with", other_trees(dt),
 		      "handled", json_text(handled(dt)), "new", is_new,
 		      "files", files);
@@ -204,24 +235,61 @@ static void commit_lines(struct buf *out, const json_t *commits)
 		buf_puts(out, "  (no commit found touching this file)\n");
 }
 
-static void file_section(struct buf *out, const json_t *r, const json_t *f)
+static int has_string(const json_t *arr, const char *s)
 {
-	const json_t *ours = json_object_get(f, "ours_commits");
-	const json_t *theirs = json_object_get(f, "theirs_commits");
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(arr, i, v)
+		if (!strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
+/* The trees of a file's ours-side commits, in order ("mainline" if none). */
+static json_t *file_with(const json_t *f)
+{
+	json_t *with = json_array(), *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(f, "ours_commits"), i, c) {
+		const char *t = jstr(c, "tree");
+
+		if (*t && strcmp(t, "mainline") && !has_string(with, t))
+			json_array_append_new(with, json_text(t));
+	}
+	if (!json_array_size(with))
+		json_array_append_new(with, json_text("mainline"));
+	return with;
+}
+
+/* Add the commits of list to all, each id once. */
+static void add_commits(json_t *all, const json_t *list)
+{
+	json_t *c, *d;
+	size_t i, j;
+	int seen;
+
+	json_array_foreach(list, i, c) {
+		seen = 0;
+		json_array_foreach(all, j, d)
+			seen |= !strcmp(jstr(c, "id"), jstr(d, "id"));
+		if (!seen)
+			json_array_append(all, c);
+	}
+}
+
+static void hunks_section(struct buf *out, const json_t *f, int named)
+{
 	json_t *h;
 	size_t i;
 
-	buf_printf(out, "Today's linux-next merge of the %s tree got a conflict in:\n\n  %s\n\n",
-		   jstr(r, "tree"), jstr(f, "path"));
-	buf_printf(out, "between commit%s:\n\n", json_array_size(ours) > 1 ? "s" : "");
-	commit_lines(out, ours);
-	buf_puts(out, "\nfrom ");
-	with_phrase(out, json_object_get(r, "with"));
-	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
-	commit_lines(out, theirs);
-	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
-	buf_printf(out, "The conflict (%s, rerere id %.12s):\n\n", jstr(f, "kind"),
-		   jstr(f, "conflict_id"));
+	if (named)
+		buf_printf(out, "The conflict in %s (%s, rerere id %.12s):\n\n", jstr(f, "path"),
+			   jstr(f, "kind"), jstr(f, "conflict_id"));
+	else
+		buf_printf(out, "The conflict (%s, rerere id %.12s):\n\n", jstr(f, "kind"),
+			   jstr(f, "conflict_id"));
 	json_array_foreach(json_object_get(f, "hunks"), i, h) {
 		const char *p = json_string_value(h), *nl;
 
@@ -239,6 +307,81 @@ static void file_section(struct buf *out, const json_t *r, const json_t *f)
 		buf_puts(out, "  (no text hunks: the file itself conflicts)\n\n");
 }
 
+/*
+ * One block for every file whose conflict is with the same trees, as
+ * linux-next's mails list them: the paths, the commits of both sides
+ * (each once), then each file's hunks.
+ */
+static void group_section(struct buf *out, const json_t *r, const json_t *files,
+			  const json_t *with)
+{
+	json_t *ours = json_array(), *theirs = json_array(), *f;
+	size_t i, n = json_array_size(files);
+
+	json_array_foreach(files, i, f) {
+		add_commits(ours, json_object_get(f, "ours_commits"));
+		add_commits(theirs, json_object_get(f, "theirs_commits"));
+	}
+	buf_printf(out, "Today's %s merge of the %s tree got %s in:\n\n", jstr(r, "project"),
+		   jstr(r, "tree"), n == 1 ? "a conflict" : "conflicts");
+	json_array_foreach(files, i, f)
+		buf_printf(out, "  %s\n", jstr(f, "path"));
+	buf_printf(out, "\nbetween commit%s:\n\n", json_array_size(ours) > 1 ? "s" : "");
+	commit_lines(out, ours);
+	buf_puts(out, "\nfrom ");
+	with_phrase(out, with);
+	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
+	commit_lines(out, theirs);
+	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
+	json_array_foreach(files, i, f)
+		hunks_section(out, f, n > 1);
+	json_decref(ours);
+	json_decref(theirs);
+}
+
+static int same_trees(const json_t *a, const json_t *b)
+{
+	json_t *v;
+	size_t i;
+
+	if (json_array_size(a) != json_array_size(b))
+		return 0;
+	json_array_foreach(a, i, v)
+		if (!has_string(b, json_string_value(v)))
+			return 0;
+	return 1;
+}
+
+/* The files of the report grouped by the trees they conflict with, in file order. */
+static void conflict_sections(struct buf *out, const json_t *r)
+{
+	const json_t *files = json_object_get(r, "files");
+	size_t i, j, n = json_array_size(files);
+	char *done = xcalloc(n ? n : 1, 1);
+
+	for (i = 0; i < n; i++) {
+		json_t *with, *group;
+
+		if (done[i])
+			continue;
+		with = file_with(json_array_get(files, i));
+		group = json_array();
+		for (j = i; j < n; j++) {
+			json_t *w = file_with(json_array_get(files, j));
+
+			if (!done[j] && same_trees(with, w)) {
+				json_array_append(group, json_array_get(files, j));
+				done[j] = 1;
+			}
+			json_decref(w);
+		}
+		group_section(out, r, group, with);
+		json_decref(group);
+		json_decref(with);
+	}
+	free(done);
+}
+
 static void handling_section(struct buf *out, const json_t *r)
 {
 	const char *how = jstr(r, "handled");
@@ -246,10 +389,10 @@ static void handling_section(struct buf *out, const json_t *r)
 	size_t i;
 
 	if (!strcmp(how, "recorded")) {
-		buf_puts(out, "I fixed it up (see below) and can carry the fix as necessary. This\n"
-			 "is now fixed as far as linux-next is concerned, but any non trivial\n"
-			 "conflicts should be mentioned to your upstream maintainer when your\n"
-			 "tree is submitted for merging.\n\n");
+		buf_printf(out, "I fixed it up (see below) and can carry the fix as necessary. This\n"
+			   "is now fixed as far as %s is concerned, but any non trivial\n"
+			   "conflicts should be mentioned to your upstream maintainer when your\n"
+			   "tree is submitted for merging.\n\n", jstr(r, "project"));
 		json_array_foreach(json_object_get(r, "files"), i, f) {
 			if (!(res = json_object_get(f, "resolution")))
 				continue;
@@ -274,12 +417,8 @@ static void handling_section(struct buf *out, const json_t *r)
 
 void report_text(struct buf *out, const json_t *r)
 {
-	json_t *f;
-	size_t i;
-
 	buf_printf(out, "Hi all,\n\n");
-	json_array_foreach(json_object_get(r, "files"), i, f)
-		file_section(out, r, f);
+	conflict_sections(out, r);
 	handling_section(out, r);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
 }
@@ -365,7 +504,7 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 		mail_msg_release(out);
 		return tide_error_set(TIDE_ENOTFOUND, "no contact address for tree '%s'", tree);
 	}
-	buf_printf(&subject, "linux-next: manual merge of the %s tree with ", tree);
+	buf_printf(&subject, "%s: manual merge of the %s tree with ", jstr(r, "project"), tree);
 	with_phrase(&subject, json_object_get(r, "with"));
 	buf_printf(&subject, " (%s)", jstr(r, "tag"));
 	report_text(&body, r);

@@ -1,6 +1,7 @@
 #ifndef TIDE_REPORT_H
 #define TIDE_REPORT_H
 
+#include <git2.h>
 #include <jansson.h>
 
 #include "buf.h"
@@ -23,7 +24,7 @@ struct mail_msg;
  *
  * The JSON report of a tree:
  *
- *     { "date", "tag", "tree", "with": ["fixes"], "handled", "version_from",
+ *     { "date", "tag", "project", "tree", "with": ["fixes"], "handled", "version_from",
  *       "new": true, "files": [ { "path", "kind", "conflict_id", "hunks",
  *       "ours_commits", "theirs_commits", "resolution": { "id", "diff" } } ],
  *       "errors": [...], "fixups": [...] }
@@ -31,6 +32,16 @@ struct mail_msg;
  * "conflict_id" is the git rerere id of the file's conflict; "new" says
  * whether some id was not in that tree's report of the previous day.
  */
+
+/*
+ * The project name the reports use ("Today's NAME merge of ..."):
+ * trees.conf's "#tide project=NAME", else "linux-next" when the base is a
+ * kernel tree (a top-level Kbuild and Kconfig), else the workspace
+ * directory's name.  run records it in day.json as "project"; a record
+ * without one is a linux-next day.  The caller frees it.
+ */
+char *report_project_name(const struct trees_conf *conf, git_repository *repo,
+			  const git_oid *base, const char *wsdir);
 
 /* Does this tree of the day have a conflict report? */
 int report_tree_has_conflict(const struct day_tree *dt);

@@ -13,11 +13,13 @@
 #include <git2.h>
 #include <openssl/evp.h>
 
+#include "build.h"
 #include "error.h"
 #include "merge.h"
 #include "rerere.h"
 #include "safefs.h"
 #include "util.h"
+#include "worktree.h"
 
 #define MARKER_SIZE 7
 
@@ -521,6 +523,81 @@ done:
 	return error;
 }
 
+/*
+ * The whole merged tree, markers and all, checked out into the empty dir
+ * (src/build.c's checkout, through src/safefs): a commit of it, with
+ * ours and theirs as parents and a fixed signature so a rerun makes the
+ * same object, is what build_checkout() takes.
+ */
+static int checkout_merged(git_repository *repo, const char *dir, const git_tree *tree,
+			   git_commit *ours, git_commit *theirs, const char *msg)
+{
+	struct build_checkout_stats st = { 0 };
+	const git_commit *parents[2] = { ours, theirs };
+	git_signature *sig = NULL;
+	git_oid commit;
+	const char *slash = strrchr(dir, '/');
+	char *state = slash ? xasprintf("%.*s/.%s.checkout", (int)(slash - dir), dir, slash + 1) :
+			      xasprintf(".%s.checkout", dir);
+	int error;
+
+	if (git_signature_new(&sig, "tide", "tide@localhost", 0, 0) < 0 ||
+	    git_commit_create(&commit, repo, NULL, sig, sig, NULL, msg, tree, 2, parents) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot write the merged state");
+		goto done;
+	}
+	error = build_checkout(&st, repo, &commit, dir, state);
+	unlink(state);
+done:
+	build_checkout_stats_release(&st);
+	git_signature_free(sig);
+	free(state);
+	return error;
+}
+
+/*
+ * What `git merge` leaves for git rerere after a conflict: each conflicted
+ * file's preimage in .git/rr-cache/<id>/ and "<id> TAB path NUL" in
+ * .git/MERGE_RR, so `git rerere` and `git commit` in the worktree record
+ * the postimage as they would after a merge of their own.
+ */
+static int git_rerere_state(const char *dir, const char *files)
+{
+	struct buf rr = BUF_INIT, text = BUF_INIT, pre = BUF_INIT;
+	char id[RERERE_ID_LEN + 1], *copy, *entry, *path;
+	const char *p, *nl;
+	int error = 0, n;
+
+	/* .git is tide's own directory here (ids are hex): no tree path is in these names. */
+	for (p = files; !error && (nl = strchr(p, '\n')); p = nl + 1) {
+		copy = xasprintf("%s/.tide/conflicts/%.*s", dir, (int)(nl - p), p);
+		buf_clear(&text);
+		buf_clear(&pre);
+		if ((error = file_read(&text, copy)) == 0 &&
+		    (n = rerere_normalize(&pre, id, text.ptr, text.len)) > 0) {
+			entry = xasprintf("%s/.git/rr-cache/%s", dir, id);
+			path = path_join(entry, "preimage");
+			if ((error = mkdir_p(entry, 0777)) == 0)
+				error = file_write_atomic(path, pre.ptr, pre.len);
+			buf_printf(&rr, "%s\t%.*s", id, (int)(nl - p), p);
+			buf_putc(&rr, '\0');
+			free(path);
+			free(entry);
+		} else if (!error && n < 0) {
+			error = n;
+		}
+		free(copy);
+	}
+	path = xasprintf("%s/.git/MERGE_RR", dir);
+	if (!error)
+		error = file_write_atomic(path, rr.ptr ? rr.ptr : "", rr.len);
+	free(path);
+	buf_release(&rr);
+	buf_release(&text);
+	buf_release(&pre);
+	return error;
+}
+
 int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *dir,
 			    const git_oid *ours, const git_oid *theirs,
 			    const char *ours_label, const char *theirs_label)
@@ -530,6 +607,7 @@ int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *di
 	struct buf files = BUF_INIT, other = BUF_INIT;
 	git_commit *a = NULL, *b = NULL;
 	git_tree *tree = NULL;
+	char *msg = NULL;
 	size_t i;
 	int error;
 
@@ -547,7 +625,9 @@ int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *di
 		error = tide_error_git(TIDE_ERROR, "cannot read the merged tree");
 		goto done;
 	}
-	if ((error = rm_rf(dir)) < 0 || (error = mkdir_p(dir, 0777)) < 0)
+	msg = xasprintf("Merge %s into %s\n\nConflicts:\n", theirs_label, ours_label);
+	if ((error = rm_rf(dir)) < 0 || (error = mkdir_p(dir, 0777)) < 0 ||
+	    (error = checkout_merged(repo, dir, tree, a, b, msg)) < 0)
 		goto done;
 	for (i = 0; i < res.nconflicts && !error; i++)
 		error = write_conflict(repo, dir, tree, &res.conflicts[i], &files, &other);
@@ -557,7 +637,13 @@ int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *di
 		error = write_under(dir, ".tide/files", buf_cstr(&files), files.len);
 	if (!error)
 		error = write_under(dir, ".tide/other", buf_cstr(&other), other.len);
+	if (!error)
+		error = worktree_git_init(repo, dir, ours, theirs, &res.tree, res.conflicts,
+					  res.nconflicts, msg);
+	if (!error)
+		error = git_rerere_state(dir, buf_cstr(&files));
 done:
+	free(msg);
 	buf_release(&files);
 	buf_release(&other);
 	git_tree_free(tree);

@@ -88,9 +88,12 @@ int rerere_sync_before(const char *wsdir, struct buf *done);
 int rerere_sync_after(const char *wsdir, struct buf *done);
 
 /*
- * A resolution worktree for a person: the conflicted files of the merge of
- * theirs into ours (with markers) written under dir at their paths, and a
- * copy of each under dir/.tide/conflicts/ plus the list dir/.tide/files.
+ * A resolution worktree for a person: the whole merge of theirs into ours
+ * checked out into dir, markers in the conflicted files, and dir a git
+ * repository in the middle of that merge (src/worktree.h), with the
+ * preimages and MERGE_RR git rerere expects after a conflicted merge; a
+ * copy of each conflicted file under dir/.tide/conflicts/ plus the list
+ * dir/.tide/files.
  * *nfiles gets the number of files with text conflicts written; other
  * conflicts (modify/delete ...) are listed in dir/.tide/other and cannot be
  * recorded.  An existing dir is replaced.

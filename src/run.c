@@ -28,6 +28,8 @@
 #include "boot.h"
 #include "build.h"
 #include "day.h"
+#include "diffstat.h"
+#include "event.h"
 #include "error.h"
 #include "fetch.h"
 #include "fsck.h"
@@ -83,11 +85,14 @@ struct run {
 	git_mailmap *mailmap;	/* the conflicting tree's .mailmap, while its sides are recorded */
 };
 
-static void run_event(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_event(struct run *r, enum event_kind kind, enum event_severity severity,
+		      const char *tree, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static void run_event(struct run *r, const char *fmt, ...)
+static void run_event(struct run *r, enum event_kind kind, enum event_severity severity,
+		      const char *tree, const char *fmt, ...)
 {
 	struct buf raw = BUF_INIT, line = BUF_INIT;
+	struct event ev;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -97,8 +102,13 @@ static void run_event(struct run *r, const char *fmt, ...)
 	text_redact(&line, buf_cstr(&raw));
 	buf_release(&raw);
 	workspace_log(r->ws, "%s", line.ptr);
-	if (r->opts->progress)
-		r->opts->progress(r->opts->progress_arg, line.ptr, r->ndone, r->conf->ntrees);
+	ev.kind = kind;
+	ev.severity = severity;
+	ev.tree = tree;
+	ev.done = r->ndone;
+	ev.total = r->conf->ntrees;
+	ev.message = line.ptr;
+	event_emit(&r->opts->events, &ev);
 	buf_release(&line);
 }
 
@@ -254,7 +264,7 @@ static int run_fetch(struct run *r)
 		free(dst);
 	}
 	free(tagref);
-	run_event(r, "fetching %zu repositories (%d at a time)", r->njobs, r->opts->jobs);
+	run_event(r, EVENT_FETCH, EVENT_PROGRESS, NULL, "fetching %zu repositories (%d at a time)", r->njobs, r->opts->jobs);
 	start = time_now();
 	if ((error = fetch_run(r->ws, r->jobs, r->njobs, r->opts->jobs)) < 0)
 		return error;
@@ -262,12 +272,23 @@ static int run_fetch(struct run *r)
 	r->repo = r->ws->repo;	/* reopened by fetch_run */
 	for (i = 0; i < r->njobs; i++) {
 		if (r->jobs[i].error)
-			run_event(r, "fetch %s failed: %s", r->jobs[i].name, r->jobs[i].message);
+			run_event(r, EVENT_FETCH, EVENT_PROBLEM, r->jobs[i].name, "fetch %s failed: %s", r->jobs[i].name, r->jobs[i].message);
 		else
-			run_event(r, "fetched %s (%.2fs)", r->jobs[i].name, r->jobs[i].seconds);
+			run_event(r, EVENT_FETCH, EVENT_PROGRESS, r->jobs[i].name, "fetched %s (%.2fs)", r->jobs[i].name, r->jobs[i].seconds);
 	}
 	run_die_point("fetch", 0);
 	return 0;
+}
+
+/* The name reports use (src/report.h), fixed for the day in its record. */
+static void record_project(struct run *r)
+{
+	char *name = report_project_name(r->conf, r->repo, &r->base, r->ws->dir);
+
+	if (!r->day->extra)
+		r->day->extra = json_object();
+	json_object_set_new(r->day->extra, "project", json_text(name));
+	free(name);
 }
 
 static int run_resolve_base(struct run *r)
@@ -287,7 +308,7 @@ static int run_resolve_base(struct run *r)
 		goto done;
 	}
 	if (job->error)	/* an older copy of the tag is still usable */
-		run_event(r, "using the base tag '%s' fetched earlier", r->conf->base_tag);
+		run_event(r, EVENT_FETCH, EVENT_WARNING, NULL, "using the base tag '%s' fetched earlier", r->conf->base_tag);
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
 		error = tide_error_git(TIDE_EINVAL, "base tag '%s' does not name a commit",
 				       r->conf->base_tag);
@@ -296,6 +317,7 @@ static int run_resolve_base(struct run *r)
 	git_oid_cpy(&r->base, git_object_id(commit));
 	git_oid_cpy(&r->state, &r->base);
 	r->day->base_commit = oid_str(&r->base);
+	record_project(r);
 done:
 	git_object_free(commit);
 	git_object_free(obj);
@@ -423,7 +445,7 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip, 
 			      &r->base, &qopts);
 	r->fetch_spent += time_now() - start;
 	*applying = error < 0 && stats.fetched;
-	run_event(r, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",
+	run_event(r, EVENT_FETCH, EVENT_INFO, t->name, "%s: quilt series: %zu requests, %zu downloaded, %zu not modified",
 		  t->name, stats.requests, stats.downloaded, stats.not_modified);
 	free(ca);
 	free(cachedir);
@@ -458,7 +480,7 @@ static int run_tree_tip(struct run *r, const struct tree *t, struct day_tree *dt
 		*have = 1;
 	} else if (find_previous_sha(r, t, tip, &from)) {
 		dt->fetch_status = xstrdup("stale");
-		run_event(r, "%s: %s, using its commit of %s", t->name,
+		run_event(r, EVENT_FETCH, EVENT_WARNING, t->name, "%s: %s, using its commit of %s", t->name,
 			  applying ? "a patch failed to apply" : "fetch failed", from);
 		if (applying)
 			r->sum->unapplied++;
@@ -750,7 +772,7 @@ static int run_try_recorded(struct run *r, const struct tree *t, struct day_tree
 	if (rc == 1) {
 		json_object_set_new(tree_extra(dt), "handled", json_text("recorded"));
 		nextfiles_log_outcome(&r->mergelog, outcome->ptr);
-		run_event(r, "%s: conflict resolved from recorded resolutions", t->name);
+		run_event(r, EVENT_CONFLICT, EVENT_INFO, t->name, "%s: conflict resolved from recorded resolutions", t->name);
 		if ((rc = run_merge_clean(r, t, dt, &resolved, tip)) == 0)
 			rc = 1;
 	}
@@ -777,7 +799,7 @@ static int run_try_previous(struct run *r, const struct tree *t, struct day_tree
 	if (!find_previous_sha(r, t, &prev, &from) || git_oid_equal(&prev, tip))
 		goto done;
 	if (run_fsck(r, &prev) < 0) {	/* merged before tide checked trees */
-		run_event(r, "%s: its version of %s is refused too: %s", t->name, from,
+		run_event(r, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: its version of %s is refused too: %s", t->name, from,
 			  tide_error_last());
 		tide_error_clear();
 		goto done;
@@ -802,7 +824,7 @@ static int run_try_previous(struct run *r, const struct tree *t, struct day_tree
 	dt->sha = oid_str(&prev);
 	json_object_set_new(tree_extra(dt), "handled", json_text("previous"));
 	json_object_set_new(tree_extra(dt), "version_from", json_text(from));
-	run_event(r, "%s: used the version from %s", t->name, from);
+	run_event(r, EVENT_CONFLICT, EVENT_WARNING, t->name, "%s: used the version from %s", t->name, from);
 	rc = 1;
 done:
 	merge_result_clear(&res);
@@ -833,11 +855,11 @@ static int run_check_tip(struct run *r, const struct tree *t, struct day_tree *d
 	tide_error_clear();
 	json_object_set_new(tree_extra(dt), "rejected", json_text(why));
 	nextfiles_log_outcome(&r->mergelog, why);
-	run_event(r, "%s", why);
+	run_event(r, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s", why);
 	if ((rc = run_try_previous(r, t, dt, tip)) == 0) {
 		dt->status = xstrdup("rejected");
 		r->sum->left_out++;
-		run_event(r, "%s: refused, left out", t->name);
+		run_event(r, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: refused, left out", t->name);
 	}
 	free(why);
 	return rc < 0 ? rc : 1;
@@ -874,6 +896,39 @@ static void fixup_series(struct run *r, const struct tree *t, struct quilt_serie
 	free(rel);
 }
 
+/*
+ * "Applying: SUBJECT" in merge.log for each fixup commit from before to
+ * tip (at most n), as `git am` prints them in linux-next's log.
+ */
+static void log_fixups(struct run *r, const git_oid *before, const git_oid *tip, size_t n)
+{
+	git_commit *c = NULL, *parent = NULL;
+	char **subjects = xcalloc(n ? n : 1, sizeof(*subjects));
+	size_t k = 0;
+
+	if (git_commit_lookup(&c, r->repo, tip) < 0)
+		goto done;
+	while (k < n && !git_oid_equal(git_commit_id(c), before)) {
+		subjects[k++] = commit_summary_utf8(c);
+		if (git_commit_parent(&parent, c, 0) < 0)
+			break;
+		git_commit_free(c);
+		c = parent;
+		parent = NULL;
+	}
+	while (k--) {
+		char *line = xasprintf("Applying: %s", subjects[k]);
+
+		nextfiles_log_outcome(&r->mergelog, line);
+		free(line);
+		free(subjects[k]);
+	}
+done:
+	tide_error_clear();
+	git_commit_free(c);
+	free(subjects);
+}
+
 static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tree *dt)
 {
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
@@ -894,9 +949,11 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	if (quilt_apply(&tip, r->repo, &r->state, &s, "/", &qopts) < 0 ||
 	    run_fsck(r, &tip) < 0) {
 		json_object_set_new(tree_extra(dt), "fixup_error", json_text(tide_error_last()));
-		run_event(r, "%s: fixup failed: %s", t->name, tide_error_last());
+		run_event(r, EVENT_FIXUP, EVENT_PROBLEM, t->name, "%s: fixup failed: %s", t->name, tide_error_last());
+		nextfiles_log_outcome(&r->mergelog, "Applying fixups failed; none applied.");
 		goto done;
 	}
+	log_fixups(r, &r->state, &tip, s.npatches);
 	git_oid_cpy(&r->state, &tip);
 	/* The state after this tree: what `tide resolve` merges the next tree onto. */
 	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));
@@ -904,7 +961,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	for (i = 0; i < s.npatches; i++)
 		json_array_append_new(names, json_text(strrchr(s.patches[i], '/') + 1));
 	json_object_set_new(tree_extra(dt), "fixups", names);
-	run_event(r, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
+	run_event(r, EVENT_FIXUP, EVENT_INFO, t->name, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
 done:
 	tide_error_clear();
 	quilt_series_release(&s);
@@ -951,7 +1008,7 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 	dt->status = xstrdup("conflict");
 	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
 	r->sum->left_out++;
-	run_event(r, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
+	run_event(r, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
 		  res->nconflicts > 1 ? ", ..." : "");
 done:
@@ -1010,8 +1067,7 @@ static void log_diffstat(struct run *r, const git_oid *before, const struct merg
 	git_commit *c = NULL;
 	git_tree *a = NULL, *b = NULL;
 	git_diff *diff = NULL;
-	git_diff_stats *stats = NULL;
-	git_buf text = { NULL, 0, 0 };
+	struct buf text = BUF_INIT;
 	git_diff_options dopts;
 
 	if (!res->nchanged)
@@ -1023,12 +1079,11 @@ static void log_diffstat(struct run *r, const git_oid *before, const struct merg
 	if (git_commit_lookup(&c, r->repo, before) == 0 && git_commit_tree(&a, c) == 0 &&
 	    git_tree_lookup(&b, r->repo, &res->tree) == 0 &&
 	    git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) == 0 &&
-	    git_diff_find_similar(diff, NULL) == 0 && git_diff_get_stats(&stats, diff) == 0 &&
-	    git_diff_stats_to_buf(&text, stats, GIT_DIFF_STATS_FULL, 80) == 0 && text.ptr)
+	    git_diff_find_similar(diff, NULL) == 0 && diffstat_format(&text, r->repo, diff, 80) == 0 &&
+	    text.len)
 		nextfiles_log_outcome(&r->mergelog, text.ptr);
 	tide_error_clear();	/* the log is a courtesy: never fail a merge for it */
-	git_buf_dispose(&text);
-	git_diff_stats_free(stats);
+	buf_release(&text);
 	git_diff_free(diff);
 	git_tree_free(a);
 	git_tree_free(b);
@@ -1059,7 +1114,7 @@ static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree 
 	r->sum->merged++;
 	nextfiles_log_outcome(&r->mergelog, "Merge made by the 'ort' strategy.");
 	log_diffstat(r, &before, res);
-	run_event(r, "%s: merged", t->name);
+	run_event(r, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: merged", t->name);
 	run_apply_fixups(r, t, dt);
 done:
 	free(msg);
@@ -1152,7 +1207,7 @@ static int run_build_merge(struct run *r, const struct tree *t, struct day_tree 
 	build_opts_for_workspace(&opts, r->ws->dir, log);
 	opts.fragment = build_default_fragment();
 	opts.nice = 10;
-	run_event(r, "%s: building the merge", t->name);
+	run_event(r, EVENT_BUILD, EVENT_PROGRESS, t->name, "%s: building the merge", t->name);
 	if (!opts.fragment || build_run(&res, r->repo, &r->state, &opts) < 0) {
 		if (!opts.fragment)
 			tide_error_set(TIDE_ENOTFOUND, "no config fragment (kernel-tests/smoke.config)");
@@ -1162,7 +1217,7 @@ static int run_build_merge(struct run *r, const struct tree *t, struct day_tree 
 	json_object_set_new(tree_extra(dt), "build", build_result_json(&res, name));
 	if (res.ok)
 		goto done;
-	run_event(r, "%s: build failed after its merge (%s), merge dropped", t->name, res.failure);
+	run_event(r, EVENT_BUILD, EVENT_PROBLEM, t->name, "%s: build failed after its merge (%s), merge dropped", t->name, res.failure);
 	git_oid_cpy(&r->state, before);
 	r->nmerged--;
 	r->sum->merged--;
@@ -1195,11 +1250,11 @@ static int run_tree(struct run *r, const struct tree *t)
 	dt->type = xstrdup(tree_type_name(t->type));
 	dt->url = xstrdup(t->url);
 	dt->branch = t->branch ? xstrdup(t->branch) : NULL;
-	run_event(r, "merging %s", t->name);
+	run_event(r, EVENT_MERGE, EVENT_PROGRESS, t->name, "merging %s", t->name);
 	run_tree_tip(r, t, dt, &tip, &have);
 	if (!have) {
 		r->sum->left_out++;
-		run_event(r, "%s: %s, left out: %s", t->name,
+		run_event(r, EVENT_MERGE, EVENT_PROBLEM, t->name, "%s: %s, left out: %s", t->name,
 			  strcmp(dt->status, "patch-failed") ? "not fetched" : "patch failed to apply",
 			  dt->fetch_error);
 		goto done;
@@ -1228,7 +1283,7 @@ static int run_tree(struct run *r, const struct tree *t)
 		dt->status = xstrdup("up-to-date");
 		r->sum->merged++;
 		nextfiles_log_outcome(&r->mergelog, "Already up to date.");
-		run_event(r, "%s: up to date", t->name);
+		run_event(r, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
 		goto done;
 	}
 	git_oid_cpy(&before, &r->state);
@@ -1354,15 +1409,15 @@ static int run_stage_build(struct run *r)
 
 	if (r->opts->no_build)
 		return 0;
-	run_event(r, "building %s", r->sum->tag);
+	run_event(r, EVENT_BUILD, EVENT_PROGRESS, NULL, "building %s", r->sum->tag);
 	prev = build_previous_day(r->days_dir, r->sum->date);
 	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, &o, &res) < 0) {
 		/* tide could not build (no fragment, I/O): the merges still count */
-		run_event(r, "build: %s", tide_error_last());
+		run_event(r, EVENT_BUILD, EVENT_PROBLEM, NULL, "build: %s", tide_error_last());
 		record_failure(&r->day->extra, "build", "failed");
 		r->sum->stage_failed = 1;
 	} else {
-		run_event(r, "build %s in %.0f s%s%s", res.ok ? "ok" : "failed", res.seconds,
+		run_event(r, EVENT_BUILD, res.ok ? EVENT_INFO : EVENT_PROBLEM, NULL, "build %s in %.0f s%s%s", res.ok ? "ok" : "failed", res.seconds,
 			  res.ok ? "" : ": ", res.ok ? "" : res.failure);
 		r->sum->stage_failed |= !res.ok;
 	}
@@ -1391,14 +1446,14 @@ static int run_stage_boot(struct run *r)
 		return 0;
 	}
 	console = path_join(r->tmp_dir, "console.log");
-	run_event(r, "booting %s", r->sum->tag);
+	run_event(r, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
 	if (boot_workspace(&rec, &passed, r->ws->dir, console) < 0) {
-		run_event(r, "boot: %s", tide_error_last());
+		run_event(r, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot: %s", tide_error_last());
 		record_failure(&r->day->extra, "boot", "error");
 		passed = 0;
 	} else {
 		json_object_set_new(r->day->extra, "boot", rec);
-		run_event(r, "boot %s in %.1f s",
+		run_event(r, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL, "boot %s in %.1f s",
 			  json_string_value(json_object_get(rec, "status")),
 			  json_number_value(json_object_get(rec, "seconds")));
 	}
@@ -1438,7 +1493,7 @@ static void run_write_reports(struct run *r)
 		break;
 	}
 	if (report_write_day(r->day, prev, r->tmp_dir) < 0)
-		run_event(r, "cannot write conflict reports: %s", tide_error_last());
+		run_event(r, EVENT_RECORD, EVENT_PROBLEM, NULL, "cannot write conflict reports: %s", tide_error_last());
 	tide_error_clear();
 	day_free(prev);
 	free(path);
@@ -1476,7 +1531,7 @@ static int run_install(struct run *r)
 	if ((is_newest_day(r) && (error = update_ref(r, "refs/heads/master", "day")) < 0) ||
 	    (error = update_ref(r, tagref, "tag")) < 0)
 		goto done;
-	run_event(r, "tagged %s (%zu of %zu trees merged)", r->sum->tag, r->sum->merged,
+	run_event(r, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag, r->sum->merged,
 		  r->sum->ntrees);
 done:
 	free(tagref);
@@ -1531,9 +1586,9 @@ static void run_rerere_sync(struct run *r, int after)
 	const char *p, *nl;
 
 	if ((after ? rerere_sync_after(r->ws->dir, &done) : rerere_sync_before(r->ws->dir, &done)) < 0)
-		run_event(r, "recorded resolutions: %s", tide_error_last());
+		run_event(r, EVENT_RECORD, EVENT_WARNING, NULL, "recorded resolutions: %s", tide_error_last());
 	for (p = buf_cstr(&done); (nl = strchr(p, '\n')); p = nl + 1)
-		run_event(r, "%.*s", (int)(nl - p), p);
+		run_event(r, EVENT_RECORD, EVENT_INFO, NULL, "%.*s", (int)(nl - p), p);
 	tide_error_clear();
 	buf_release(&done);
 }
@@ -1569,7 +1624,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	if ((error = run_install(&r)) == 0)
 		run_rerere_sync(&r, 1);
 	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */
-		run_event(&r, "cannot keep the trees checked: %s", tide_error_last());
+		run_event(&r, EVENT_RECORD, EVENT_WARNING, NULL, "cannot keep the trees checked: %s", tide_error_last());
 		tide_error_clear();
 	}
 done:

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "event.h"
+
 struct workspace;
 struct trees_conf;
 
@@ -19,15 +21,13 @@ struct run_opts {
 	int no_boot;		/* skip the boot stage */
 	int jobs;		/* parallel fetches (and build jobs); default 4 */
 	/*
-	 * Called for every event of the run with one line of text (no
-	 * newline), and the trees done / total; the same line is appended
-	 * to DIR/tide.log.
+	 * Gets every event of the run (src/event.h); each message is also
+	 * appended to DIR/tide.log.
 	 */
-	void (*progress)(void *arg, const char *line, size_t done, size_t total);
-	void *progress_arg;
+	struct event_sink events;
 };
 
-#define RUN_OPTS_INIT { NULL, 0, 0, 4, NULL, NULL }
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, EVENT_SINK_INIT }
 
 struct run_summary {
 	char date[11];

@@ -147,7 +147,7 @@ test_expect_success 'no base line: exit 3 naming the file' '
 test_expect_success 'bad options and dates are refused' '
 	test_must_fail --status=2 tide -C ws -f world/trees.conf run --jobs 0 &&
 	test_must_fail --status=2 tide -C ws -f world/trees.conf run extra &&
-	test_must_fail --status=3 tide -C ws -f world/trees.conf run --no-build --date 2026-02-30 2>err &&
+	test_must_fail --status=2 tide -C ws -f world/trees.conf run --no-build --date 2026-02-30 2>err &&
 	grep -q "bad date" err &&
 	tide run -h >out && grep -q "^usage: tide run \[--date YYYY-MM-DD\] \[--no-build\] \[--no-boot\] \[--jobs N\]$" out
 '

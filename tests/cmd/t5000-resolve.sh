@@ -53,7 +53,7 @@ test_expect_success 'day 2: a conflict with no resolution uses the previous vers
 
 test_expect_success 'day 2 report names both sides and how it was handled' '
 	tide -C ws report 2026-12-02 >out &&
-	grep -q "^Today.s linux-next merge of the gpio tree got a conflict in:$" out &&
+	grep -q "^Today.s ws merge of the gpio tree got a conflict in:$" out &&
 	grep -q "^  f$" out &&
 	grep -q "(\"f: fix three\")" out &&
 	grep -q "^from the fixes tree and commit:$" out &&

@@ -41,7 +41,7 @@ test_expect_success 'setup: fixes and gpio conflict on day 2' '
 	git clone -q main fixes && git clone -q main gpio && git clone -q main net &&
 	printf "#tide\tbase\tmain#v1\nfixes\tgit\tfixes#master\ngpio\tgit\tgpio#master\nnet\tgit\tnet#master\n" > trees.conf &&
 	printf "#tide\tfixes\tcontact=Fixes Maint <fixes@ex.org>\n#tide\tgpio\tcontact=gpio@ex.org\n" >> trees.conf &&
-	printf "#tide\tnet\tcontact=net@ex.org\n" >> trees.conf &&
+	printf "#tide\tnet\tcontact=net@ex.org\n#tide\tproject=linux-next\n" >> trees.conf &&
 	run_day 2026-12-01 &&
 	sed -i "s/^3$/three-fixes/" fixes/f && git -C fixes commit -qam "f: fix three" &&
 	sed -i "s/^3$/three-gpio/" gpio/f && git -C gpio commit -qam "gpio: three" &&

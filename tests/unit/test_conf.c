@@ -260,8 +260,28 @@ TEST(conf__names_must_be_ascii_ref_components)
 	trees_conf_free(conf);
 }
 
+TEST(conf__project_name)
+{
+	struct trees_conf *conf = NULL;
+
+	REQUIRE(parse(&conf, "a\tgit\tx#b\n") == 0);
+	CHECK(conf->project == NULL);
+	trees_conf_free(conf);
+	REQUIRE(parse(&conf, "#tide\tproject=widget-next\na\tgit\tx#b\n") == 0);
+	CHECK_STR(conf->project, "widget-next");
+	trees_conf_free(conf);
+	CHECK_INT(parse(&conf, "#tide\tproject=a\n#tide\tproject=b\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":2: project given twice") != NULL);
+	CHECK_INT(parse(&conf, "#tide\tproject=\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":1: bad project name ''") != NULL);
+	CHECK_INT(parse(&conf, "#tide\tproject=a/b\n"), TIDE_EINVAL);
+	CHECK_INT(parse(&conf, "#tide\tproject=caf\xc3\xa9\n"), TIDE_EINVAL);
+	CHECK_INT(parse(&conf, "#tide\tproject=x\textra\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":1: unexpected field 'extra'") != NULL);
+}
+
 TESTS(conf__parses_linux_next_sample, conf__tide_lines_give_base_and_extras,
       conf__urls_are_kept_as_written, conf__bad_input_names_file_and_line,
       conf__missing_file_is_bad_input, conf__crlf_and_spaces_are_tolerated,
       conf__limits_are_numbers_in_range, conf__nul_byte_names_its_line,
-      conf__names_must_be_ascii_ref_components)
+      conf__names_must_be_ascii_ref_components, conf__project_name)

@@ -1,0 +1,175 @@
+/* What changed since the day before (changes.h). */
+#include <string.h>
+
+#include <jansson.h>
+
+#include "changes.h"
+#include "day.h"
+#include "error.h"
+
+static const char *extra_str(const struct day_tree *t, const char *key)
+{
+	return t && t->extra ? json_string_value(json_object_get(t->extra, key)) : NULL;
+}
+
+/* The tree's own tip that day (a tree merged at an older version attempted this one). */
+static const char *tip_of(const struct day_tree *t)
+{
+	const char *attempted = extra_str(t, "attempted_sha");
+
+	return attempted ? attempted : t->sha;
+}
+
+static void sentence_end(struct buf *out)
+{
+	buf_puts(out, ".\n\n");
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void movement(struct buf *out, git_repository *repo, const struct day_tree *t,
+		     const struct day_tree *pt)
+{
+	const char *now = tip_of(t), *then = tip_of(pt);
+	git_oid a, b;
+	size_t ahead = 0, behind = 0;
+
+	if (!now || !then || !strcmp(now, then))
+		return;
+	if (git_oid_fromstr(&a, now) < 0 || git_oid_fromstr(&b, then) < 0 ||
+	    git_graph_ahead_behind(&ahead, &behind, repo, &a, &b) < 0) {
+		tide_error_clear();
+		buf_printf(out, "The %s tree moved to commit %.12s", t->name, now);
+	} else if (!behind) {
+		buf_printf(out, "The %s tree moved forward by %zu commit%s", t->name, ahead,
+			   plural(ahead));
+	} else {
+		buf_printf(out, "The %s tree was rewound (%zu commit%s dropped, %zu new)", t->name,
+			   behind, plural(behind), ahead);
+	}
+	sentence_end(out);
+}
+
+static void fetch_problem(struct buf *out, const struct day_tree *t)
+{
+	const char *why = t->fetch_error ? t->fetch_error : "no reason recorded";
+
+	if (!t->fetch_status || !strcmp(t->fetch_status, "ok"))
+		return;
+	if (!strcmp(t->fetch_status, "stale"))
+		buf_printf(out, "Fetching the %s tree failed (%s), so I used its commit %.12s "
+			   "of an earlier day", t->name, why, t->sha ? t->sha : "-");
+	else
+		buf_printf(out, "Fetching the %s tree failed (%s), so it was left out", t->name,
+			   why);
+	sentence_end(out);
+}
+
+/* "the fixes tree and the net tree": the trees of the ours-side commits. */
+static void against(struct buf *out, const struct day_tree *t)
+{
+	const char *names[16];
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < t->nconflicts; i++)
+		for (j = 0; j < t->conflicts[i].nours; j++) {
+			const char *name = t->conflicts[i].ours[j].tree;
+			int seen = 0;
+
+			if (!name || !strcmp(name, "mainline"))
+				continue;
+			for (k = 0; k < n; k++)
+				seen |= !strcmp(names[k], name);
+			if (!seen && n < sizeof(names) / sizeof(names[0]))
+				names[n++] = name;
+		}
+	if (!n)
+		names[n++] = "mainline";
+	for (i = 0; i < n; i++)
+		buf_printf(out, "%sthe %s tree", i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+}
+
+static void conflict_change(struct buf *out, const struct day_tree *t, const struct day_tree *pt)
+{
+	const char *handled = extra_str(t, "handled");
+	int now = t->nconflicts > 0, before = pt && pt->nconflicts > 0;
+
+	if (now && !before) {
+		buf_printf(out, "The %s tree gained a conflict against ", t->name);
+		against(out, t);
+		if (handled && !strcmp(handled, "previous"))
+			buf_printf(out, ", so I used the version from %s",
+				   extra_str(t, "version_from") ? extra_str(t, "version_from") : "an earlier day");
+		else if (handled && !strcmp(handled, "dropped"))
+			buf_puts(out, ", so it was left out today");
+		sentence_end(out);
+	} else if (!now && before) {
+		buf_printf(out, "The %s tree lost its conflict", t->name);
+		sentence_end(out);
+	}
+	if (now && handled && !strcmp(handled, "recorded")) {
+		buf_printf(out, "The %s tree's conflict was resolved by a recorded resolution", t->name);
+		sentence_end(out);
+	}
+}
+
+static void fixups(struct buf *out, const struct day_tree *t)
+{
+	json_t *list = t->extra ? json_object_get(t->extra, "fixups") : NULL, *v;
+	size_t i;
+
+	if (json_array_size(list)) {
+		buf_printf(out, "I applied %s after merging the %s tree:",
+			   json_array_size(list) == 1 ? "a fixup" : "fixups", t->name);
+		json_array_foreach(list, i, v)
+			buf_printf(out, "%s%s", i ? ", " : " ", json_string_value(v));
+		sentence_end(out);
+	}
+	if (extra_str(t, "fixup_error")) {
+		buf_printf(out, "The fixups of the %s tree did not apply", t->name);
+		sentence_end(out);
+	}
+}
+
+static void tree_changes(struct buf *out, git_repository *repo, const struct day_tree *t,
+			 const struct day_tree *pt)
+{
+	if (!pt) {
+		buf_printf(out, "The %s tree is new", t->name);
+		sentence_end(out);
+	} else {
+		movement(out, repo, t, pt);
+	}
+	fetch_problem(out, t);
+	if (extra_str(t, "rejected") && !extra_str(pt, "rejected")) {
+		buf_printf(out, "The %s tree was refused (%s)", t->name, extra_str(t, "rejected"));
+		sentence_end(out);
+	}
+	conflict_change(out, t, pt);
+	fixups(out, t);
+}
+
+void changes_text(struct buf *out, git_repository *repo, const struct day *prev,
+		  const struct day *d)
+{
+	size_t i, start;
+
+	buf_printf(out, "Changes since %.4s%.2s%.2s:\n\n", prev->date, prev->date + 5,
+		   prev->date + 8);
+	start = out->len;
+	for (i = 0; i < d->ntrees; i++)
+		tree_changes(out, repo, &d->trees[i], day_find_tree(prev, d->trees[i].name));
+	for (i = 0; i < prev->ntrees; i++)
+		if (!day_find_tree(d, prev->trees[i].name)) {
+			buf_printf(out, "The %s tree was dropped from the tree list",
+				   prev->trees[i].name);
+			sentence_end(out);
+		}
+	if (out->len == start)
+		buf_puts(out, "No tree changed.\n\n");
+	/* One blank line between sentences, none after the last. */
+	buf_truncate(out, out->len - 1);
+}

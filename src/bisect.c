@@ -194,6 +194,7 @@ struct bctx {
 		size_t merges, reused, resolved, fixups;
 		struct buf notes;
 		double t;
+		int begun;	/* step_begin() called, test_state() not yet */
 	} st;
 };
 
@@ -290,6 +291,7 @@ static void step_begin(struct bctx *c, const char *stage, const char *label)
 	c->st.merges = c->st.reused = c->st.resolved = c->st.fixups = 0;
 	buf_clear(&c->st.notes);
 	c->st.t = time_now();
+	c->st.begun = 1;
 	progress(c, "step %zu: %s: %s ...", c->nsteps, stage, label);
 }
 
@@ -337,6 +339,7 @@ static int test_state(struct bctx *c, const char *stage, const char *label,
 		git_oid_tostr(hex, sizeof(hex), commit);
 	key = xasprintf("%s:%s", stage, why ? "conflict" : hex);
 	step_built(c);
+	c->st.begun = 0;
 	old = replayed(c, key);
 	if (old) {
 		step = json_deep_copy(old);
@@ -1405,7 +1408,9 @@ static int test_tip(struct bctx *c, struct bisect_result *res, const git_oid *ba
 
 	*go_on = 0;
 	res->bound += 2;	/* this one and, possibly, the base */
-	err = test_known(c, "endpoints", label, bad, &v);
+	if (!c->st.begun)
+		step_begin(c, "endpoints", label);
+	err = test_state(c, "endpoints", label, bad, NULL, &v);
 	if (err)
 		return err;
 	if (v == BISECT_SKIP)
@@ -1431,7 +1436,9 @@ static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *g
 	int err;
 
 	*go_on = 0;
-	err = test_known(c, "endpoints", label, good, &v);
+	if (!c->st.begun)
+		step_begin(c, "endpoints", label);
+	err = test_state(c, "endpoints", label, good, NULL, &v);
 	if (err)
 		return err;
 	if (v != BISECT_GOOD) {
@@ -2091,6 +2098,7 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	size_t alloc = 0, i, n = 0, lo, hi;
 	json_t *t;
 	char *why = NULL;
+	const char *which;
 	int err, go_on;
 
 	if ((err = day_load(&good, c->repo, c->opts->wsdir, since)) < 0)
@@ -2128,17 +2136,19 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	ds.vec = xcalloc(ds.nitems, sizeof(*ds.vec));
 	progress(c, "%zu of %zu trees (mainline included) moved since %s", ds.nchanged,
 		 ds.nitems, good.date);
-	if ((err = days_state(&ds, 0, &sgood, &why)) != 0 ||
-	    (err = days_state(&ds, ds.nchanged, &sbad, &why)) != 0) {
-		if (err > 0)
-			err = tide_error_set(TIDE_ERROR, "the trees of %s or %s cannot be merged "
-					     "again: %s", good.date, bad->date, why);
-		goto done;
-	}
+	/* Each endpoint is built inside its step, so that its merges are shown. */
+	which = bad->date;
+	step_begin(c, "endpoints", "the bad day's commits");
+	if ((err = days_state(&ds, ds.nchanged, &sbad, &why)) != 0)
+		goto unbuilt;
 	err = test_tip(c, res, &sbad, "the bad day's commits", &go_on);
 	if (err || !go_on)
 		goto done;
 	if (ds.nchanged == 0) {
+		which = good.date;
+		step_begin(c, "endpoints", "the good day's commits");
+		if ((err = days_state(&ds, 0, &sgood, &why)) != 0)
+			goto unbuilt;
 		err = test_base(c, res, &sgood, "the good day's commits", &go_on);
 		if (!err && go_on)
 			err = tide_error_set(TIDE_ERROR, "no tree moved between %s and %s",
@@ -2151,9 +2161,15 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	res->bound += bisect_log2_ceil(ds.nchanged);
 	if ((err = bisect_search(v, ds.nchanged, days_test, &ds, &lo, &hi)) < 0)
 		goto done;
-	if (lo == 0 && ((err = test_base(c, res, &sgood, "the good day's commits", &go_on)) < 0 ||
-			!go_on))
-		goto done;
+	if (lo == 0) {
+		which = good.date;
+		step_begin(c, "endpoints", "the good day's commits");
+		if ((err = days_state(&ds, 0, &sgood, &why)) != 0)
+			goto unbuilt;
+		if ((err = test_base(c, res, &sgood, "the good day's commits", &go_on)) < 0 ||
+		    !go_on)
+			goto done;
+	}
 	if (hi - lo > 1) {
 		res->outcome = BISECT_RANGE;
 		set_str(&res->range_first, ds.items[ds.changed[lo]].name);
@@ -2164,6 +2180,13 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	}
 	progress(c, "the tree that made it fail: %s", ds.items[ds.changed[hi - 1]].name);
 	err = days_stage2(c, res, &ds, hi, &good, bad);
+	goto done;
+unbuilt:
+	if (err > 0)
+		err = tide_error_set(TIDE_ERROR, "the trees of %s cannot be merged again: %s",
+				     which, why);
+	c->st.begun = 0;
+	c->nsteps--;	/* no step was decided */
 done:
 	free(why);
 	free(v);

@@ -101,7 +101,7 @@ test_expect_success 'day against day without it: exit 4 naming the merge that co
 	mv ws/rr-cache rr-saved &&
 	test_must_fail --status=4 tide -C ws bisect 2026-05-02 --since 2026-05-01 --cmd "$CHECK" 2>err &&
 	mv rr-saved ws/rr-cache &&
-	grep "cannot be merged again: the merge of t05 conflicts in shared.txt (no recorded resolution)" err
+	grep "of 2026-05-02 cannot be merged again: the merge of t05 conflicts in shared.txt (no recorded resolution)" err
 '
 
 test_done

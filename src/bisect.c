@@ -1453,6 +1453,54 @@ static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *g
 	return 0;
 }
 
+/*
+ * A tree whose state after it fails may fail only through a fixup the
+ * day applied after its merge.  The states inside the group (its merge,
+ * then each fixup commit) need not be monotone: a first fixup typically
+ * repairs the merge.  So they are tested from the last but one down:
+ * the first that passes makes the fixup after it the culprit; if none
+ * does (the merge alone fails too), the tree's own commits are searched.
+ * *found says whether a fixup was the culprit.
+ */
+static int fixup_culprit(struct bctx *c, struct bisect_result *res, const struct group *g,
+			 int *found)
+{
+	size_t n = json_array_size(g->fixups), i;
+	git_oid *states;
+	enum bisect_verdict v = BISECT_BAD;
+	int err = 0;
+
+	*found = 0;
+	if (!n)
+		return 0;
+	states = xcalloc(n + 1, sizeof(*states));
+	states[0] = g->merge;
+	for (i = 0; i < n; i++)
+		git_oid_fromstr(&states[i + 1], json_string_value(json_array_get(g->fixups, i)));
+	for (i = n; i-- > 0 && v != BISECT_GOOD && !err;) {
+		char *subject = i ? commit_subject(c->repo, &states[i]) : NULL;
+		char *label = i ? xasprintf("%s: up to fixup %zu/%zu \"%s\"", g->name, i, n, subject) :
+			xasprintf("%s's merge without its %zu fixup%s", g->name, n, n == 1 ? "" : "s");
+
+		err = test_known(c, "fixups", label, &states[i], &v);
+		res->bound++;
+		free(label);
+		free(subject);
+	}
+	if (err || v != BISECT_GOOD)
+		goto done;
+	i++;	/* the loop's last decrement: states[i] passed, states[i + 1] failed */
+	*found = 1;
+	res->outcome = BISECT_FOUND;
+	set_commit(res, c->repo, &states[i + 1]);
+	progress(c, "%s passes up to its fixup %.12s %s, which breaks it", g->name,
+		 res->commit, res->subject);
+	err = confirm(c, res, &states[i + 1], &states[i]);
+done:
+	free(states);
+	return err;
+}
+
 static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 {
 	struct chain_series cs = { c, NULL, 0 };
@@ -1463,7 +1511,7 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 	struct mixslot vec[2];
 	git_commit *m = NULL;
 	size_t n, lo, hi, ncom, found;
-	int err, go_on;
+	int err, go_on, by_fixup;
 	const char *name;
 
 	if ((err = day_chain(c, d, &chain, &groups, &n)) < 0)
@@ -1506,6 +1554,8 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 		err = confirm(c, res, &chain[hi], &chain[hi - 1]);
 		goto done;
 	}
+	if ((err = fixup_culprit(c, res, &groups[hi], &by_fixup)) < 0 || by_fixup)
+		goto done;
 	if (git_commit_lookup(&m, c->repo, &groups[hi].merge) < 0) {
 		err = tide_error_git(TIDE_ERROR, "bisect: cannot read the merge");
 		goto done;

@@ -65,6 +65,21 @@ echo \$((n + 1)) >"$TRASH/count"
 sh "$TRASH/bw/check.sh"
 EOF
 
+test_expect_success 'a fixup that breaks the day is named, not the tree it follows' '
+	printf "%s\n" "From: Tide Test <test@tide.invalid>" "Subject: [PATCH] t07: a bad fixup" "" "---" \
+		"diff --git a/t07/bad b/t07/bad" "new file mode 100644" "--- /dev/null" "+++ b/t07/bad" \
+		"@@ -0,0 +1 @@" "+BUG in a fixup" >ws/fixups/t07/0002-t07-a-bad-fixup.patch &&
+	world_day 1 2026-05-03 &&
+	rm ws/fixups/t07/0002-t07-a-bad-fixup.patch &&
+	day_field 2026-05-03 "[t.get(\"fixups\") for t in d[\"trees\"] if t[\"name\"]==\"t07\"][0]" | grep -q 0002 &&
+	fixup=$(git --git-dir=ws/repo.git log --format=%H -1 --grep="^t07: a bad fixup" next-20260503) &&
+	tide -C ws bisect 2026-05-03 --cmd "$CHECK" >out 2>err &&
+	cat err &&
+	grep "^tree: t07$" out &&
+	grep "^first bad commit: $fixup t07: a bad fixup$" out &&
+	grep "fixups: t07: up to fixup 1/2 \"t07: call new_name after t02.s rename\" ...$" err
+'
+
 test_expect_success 'a check killed by a signal stops the bisect; --status says so' '
 	rm -f count &&
 	test_must_fail --status=4 tide -C ws bisect 2026-05-02 --since 2026-05-01 --cmd "sh $TRASH/dies.sh" >out 2>err &&

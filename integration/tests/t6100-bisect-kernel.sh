@@ -100,6 +100,23 @@ test_expect_success 'setup: days 1-3 integrated, bitmap merged with a recorded r
 	test "$(bitmap $DAY3)" = "merged recorded"
 '
 
+# Day against day first: the searches that must replay the recorded
+# resolution in every state they build.
+test_expect_success 'day 3 against day 1 (--since): the planted gpio commit' '
+	tree=$(expect 3 tree) && subject=$(expect 3 subject) &&
+	measure day3-since $DAY3 --since $DAY1 --test gpio.edge_events &&
+	grep "^tree: $tree$" day3-since.out &&
+	grep "^first bad commit: [0-9a-f]* $subject$" day3-since.out &&
+	grep "conflicts\? resolved from recorded resolutions" day3-since.err
+'
+
+test_expect_success 'day 2 against day 1 (--since): the tree and commit that break the build' '
+	tree=$(expect 2 tree) && subject=$(expect 2 subject) && object=$(expect 2 object) &&
+	measure day2-since $DAY2 --since $DAY1 --build --target "$object" &&
+	grep "^tree: $tree$" day2-since.out &&
+	grep "^first bad commit: [0-9a-f]* $subject$" day2-since.out
+'
+
 test_expect_success 'day 3: the gpio.edge_events failure is bisected to the planted commit' '
 	tree=$(expect 3 tree) && subject=$(expect 3 subject) &&
 	test -n "$tree" && test -n "$subject" &&
@@ -121,21 +138,6 @@ test_expect_success 'day 2: the build break is bisected to the right tree' '
 test_expect_success 'the bisects are in the days records' '
 	tide -C "$WS" show $DAY3 | grep "^bisect  --test gpio.edge_events: found" &&
 	tide -C "$WS" show $DAY2 | grep "^bisect  --build --target $(expect 2 object): "
-'
-
-test_expect_success 'day 3 against day 1 (--since): the planted gpio commit' '
-	tree=$(expect 3 tree) && subject=$(expect 3 subject) &&
-	measure day3-since $DAY3 --since $DAY1 --test gpio.edge_events &&
-	grep "^tree: $tree$" day3-since.out &&
-	grep "^first bad commit: [0-9a-f]* $subject$" day3-since.out &&
-	grep "conflicts\? resolved from recorded resolutions" day3-since.err
-'
-
-test_expect_success 'day 2 against day 1 (--since): the tree and commit that break the build' '
-	tree=$(expect 2 tree) && subject=$(expect 2 subject) && object=$(expect 2 object) &&
-	measure day2-since $DAY2 --since $DAY1 --build --target "$object" &&
-	grep "^tree: $tree$" day2-since.out &&
-	grep "^first bad commit: [0-9a-f]* $subject$" day2-since.out
 '
 
 test_done

@@ -6,7 +6,7 @@
 #   make check      install what is missing, build, run every test
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
-#   make bench-merge, make bench-day   benchmarks against the reference tools
+#   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -169,12 +169,15 @@ bench-merge: all
 bench-day: all
 	bench/bench-day
 
+bench-bisect: all
+	bench/bench-bisect
+
 clean:
 	rm -rf $(BUILD)
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day clean
+.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

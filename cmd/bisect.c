@@ -45,6 +45,15 @@ struct checker {
 	char *srcdir, *state_path, *log_path, *console_path;
 };
 
+/* The step's build and boot, as they start: a kernel build is minutes of silence otherwise. */
+static void say_building(const struct checker *ck, const git_oid *commit)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	fprintf(stderr, "tide: bisect: building %.12s (%s%s)\n", git_oid_tostr(hex, sizeof(hex), commit),
+		ck->bopts.target ? "make " : "the kernel", ck->bopts.target ? ck->bopts.target : "");
+}
+
 /* Why a build failed, for the step's note: the first error if the log has one. */
 static char *build_note(const struct build_result *res)
 {
@@ -61,9 +70,10 @@ static int build_check(void *data, git_repository *repo, const git_oid *commit,
 {
 	struct checker *ck = data;
 	struct build_result res = { 0 };
-	int err = build_run(&res, repo, commit, &ck->bopts);
+	int err;
 
-	if (err < 0)
+	say_building(ck, commit);
+	if ((err = build_run(&res, repo, commit, &ck->bopts)) < 0)
 		return err;
 	*verdict = res.ok ? BISECT_GOOD : BISECT_BAD;
 	if (!res.ok)
@@ -130,8 +140,10 @@ static int boot_check(void *data, git_repository *repo, const git_oid *commit,
 	struct build_result res = { 0 };
 	struct boot_result br;
 	struct boot_opts bo = { 0 };
-	int err = build_run(&res, repo, commit, &ck->bopts);
+	int err;
 
+	say_building(ck, commit);
+	err = build_run(&res, repo, commit, &ck->bopts);
 	memset(&br, 0, sizeof(br));
 	if (err < 0)
 		goto done;
@@ -149,6 +161,7 @@ static int boot_check(void *data, git_repository *repo, const git_oid *commit,
 	bo.kvm_cache = ck->paths.kvm_cache;
 	bo.console_path = ck->console_path;
 	bo.accel = "tcg";
+	fprintf(stderr, "tide: bisect: booting it in QEMU\n");
 	if ((err = boot_run(&br, &bo)) < 0)
 		goto done;
 	if (ck->test) {
@@ -165,6 +178,8 @@ done:
 	return err;
 }
 
+static void show_progress(void *data, const char *line);
+
 static int checker_init(struct checker *ck, const struct spec *sp, const char *wsdir)
 {
 	memset(ck, 0, sizeof(*ck));
@@ -177,6 +192,7 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 		ck->cmd.srcdir = ck->srcdir;
 		ck->cmd.state_path = ck->state_path;
 		ck->cmd.log_path = ck->log_path;
+		ck->cmd.progress = show_progress;
 		ck->check.run = bisect_cmd_run;
 		ck->check.data = &ck->cmd;
 		return 0;
@@ -246,16 +262,23 @@ static int print_result(const struct bisect_result *r)
 		break;
 	default:
 		printf("tree: %s\n", r->tree ? r->tree : "(none)");
-		if (r->commit)
+		if (r->commit && r->dropped)
+			printf("rewound: %zu commit%s of %s dropped\n"
+			       "dropped commit: %s %s\n", r->dropped, r->dropped == 1 ? "" : "s",
+			       json_string_value(json_object_get(r->record, "since")) ?: "the good day",
+			       r->commit, r->subject);
+		else if (r->commit)
 			printf("first bad commit: %s %s\n", r->commit, r->subject);
+		else if (json_object_get(r->record, "since"))
+			printf("no commit to blame: the tree's patches did not change\n");
 		if (r->outcome == BISECT_SEMANTIC)
 			printf("semantic conflict with %s: the commit passes without it\n",
 			       r->other_tree ? r->other_tree : "(an earlier tree, not found)");
 		if (r->outcome == BISECT_UNCONFIRMED)
 			printf("not confirmed: the result did not reproduce\n");
 	}
-	printf("builds: %zu (bound %zu), runs: %zu, time: %.1fs\n", r->steps, r->bound,
-	       r->runs, r->seconds);
+	printf("steps: %zu (bound %zu), builds: %zu, runs: %zu, time: %.1fs\n", r->steps,
+	       r->bound, r->builds, r->runs, r->seconds);
 	switch (r->outcome) {
 	case BISECT_FOUND:
 	case BISECT_SEMANTIC:
@@ -288,6 +311,7 @@ static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 	o.check_spec = spec;
 	o.resume = resume;
 	o.check = &ck.check;
+	o.check_builds = strcmp(sp->kind, "cmd") != 0;
 	o.progress = show_progress;
 	if (bisect_run(&res, ctx->ws->repo, &o) < 0) {
 		status = cmd_fail("bisect");
@@ -306,6 +330,7 @@ done:
 static int status_cmd(struct cmd_ctx *ctx)
 {
 	json_t *st = NULL, *s, *res;
+	const char *status;
 	size_t i;
 
 	if (bisect_state_load(&st, ctx->ws->dir) < 0)
@@ -317,7 +342,15 @@ static int status_cmd(struct cmd_ctx *ctx)
 	       json_string_value(json_object_get(json_object_get(st, "check"), "kind")) ?: "?",
 	       json_object_get(json_object_get(st, "check"), "arg") ? " " : "",
 	       json_string_value(json_object_get(json_object_get(st, "check"), "arg")) ?: "");
-	printf("status: %s\n", json_string_value(json_object_get(st, "status")) ?: "?");
+	status = json_string_value(json_object_get(st, "status")) ?: "?";
+	/* "running" in a state nobody holds the lock for: killed half-way. */
+	if (!strcmp(status, "running") && workspace_lock(ctx->ws) == 0)
+		status = "interrupted ('tide bisect --continue' resumes)";
+	tide_error_clear();
+	printf("status: %s\n", status);
+	if (json_is_string(json_object_get(st, "error")))
+		printf("stopped by: %s ('tide bisect --continue' resumes)\n",
+		       json_string_value(json_object_get(st, "error")));
 	json_array_foreach(json_object_get(st, "steps"), i, s)
 		printf("step %zu: %s: %s: %s\n", i + 1,
 		       json_string_value(json_object_get(s, "stage")) ?: "?",

@@ -12,6 +12,7 @@
 #include "build.h"
 #include "error.h"
 #include "merge.h"
+#include "rerere.h"
 #include "text.h"
 #include "util.h"
 
@@ -177,14 +178,24 @@ int bisect_diff_symbols(json_t *set, const char *text)
 struct bctx {
 	git_repository *repo;
 	const struct bisect_opts *opts;
-	git_signature *sig;	/* fixed time: temporary commits are reproducible */
+	git_signature *sig;	/* the temporary commits' name (their time: the newest parent's) */
 	char *state_path;
 	json_t *state;		/* what DIR/bisect/state.json holds */
 	json_t *steps;		/* state["steps"], borrowed */
 	json_t *old_steps;	/* the interrupted run's steps, replayed in order */
 	size_t replay;
 	double t0, elapsed_before;
-	size_t nsteps, nruns;
+	size_t nsteps, nruns, nbuilds, nreplayed;
+	char *store;		/* DIR/rr-cache: recorded resolutions */
+	json_t *memo;		/* "ours theirs fixups..." -> the merged commit, or "!why" */
+	struct merge_objects *mo;	/* temporary objects kept in memory */
+	/* What building the current step's state took. */
+	struct {
+		size_t merges, reused, resolved, fixups;
+		struct buf notes;
+		double t;
+		int begun;	/* step_begin() called, test_state() not yet */
+	} st;
 };
 
 static void progress(struct bctx *c, const char *fmt, ...)
@@ -215,7 +226,9 @@ static int state_save(struct bctx *c)
 	int err;
 
 	json_object_set_new(c->state, "seconds", json_real(elapsed(c)));
-	json_object_set_new(c->state, "builds", json_integer((json_int_t)c->nsteps));
+	json_object_set_new(c->state, "steps_done", json_integer((json_int_t)c->nsteps));
+	json_object_set_new(c->state, "builds", json_integer((json_int_t)c->nbuilds));
+	json_object_set_new(c->state, "runs", json_integer((json_int_t)c->nruns));
 	text = json_dumps(c->state, JSON_INDENT(2));
 	if (!text)
 		return tide_error_set(TIDE_ERROR, "cannot encode the bisect state");
@@ -240,6 +253,8 @@ static int run_check(struct bctx *c, const git_oid *commit, json_t *runs,
 		if (err < 0)
 			return err;
 		c->nruns++;
+		if (c->opts->check_builds)
+			c->nbuilds++;
 		json_array_append_new(runs, json_text(bisect_verdict_name(v)));
 		*out = v;
 		if (v != BISECT_BAD)
@@ -267,39 +282,78 @@ static const json_t *replayed(struct bctx *c, const char *key)
 }
 
 /*
- * Decide one state: replayed, or tested now.  untestable (a merge that
- * conflicts) is a skip without running the check.  The step is saved
+ * A step starts before its state is built: the line names it, so the
+ * merges that follow are not silence.
+ */
+static void step_begin(struct bctx *c, const char *stage, const char *label)
+{
+	c->nsteps++;
+	c->st.merges = c->st.reused = c->st.resolved = c->st.fixups = 0;
+	buf_clear(&c->st.notes);
+	c->st.t = time_now();
+	c->st.begun = 1;
+	progress(c, "step %zu: %s: %s ...", c->nsteps, stage, label);
+}
+
+/* One line on how the state was built, when building it did anything. */
+static void step_built(struct bctx *c)
+{
+	struct buf b = BUF_INIT;
+
+	if (!c->st.merges && !c->st.notes.len)
+		return;
+	buf_printf(&b, "step %zu: merged %zu tree%s", c->nsteps, c->st.merges,
+		   c->st.merges == 1 ? "" : "s");
+	if (c->st.reused)
+		buf_printf(&b, " (%zu more reused)", c->st.reused);
+	if (c->st.resolved)
+		buf_printf(&b, ", %zu conflict%s resolved from recorded resolutions",
+			   c->st.resolved, c->st.resolved == 1 ? "" : "s");
+	if (c->st.fixups)
+		buf_printf(&b, ", %zu fixup%s applied", c->st.fixups, c->st.fixups == 1 ? "" : "s");
+	if (c->st.notes.len)
+		buf_printf(&b, "; %s", c->st.notes.ptr);
+	buf_printf(&b, " (%.2fs)", time_now() - c->st.t);
+	progress(c, "%s", buf_cstr(&b));
+	buf_release(&b);
+}
+
+/*
+ * Decide one state: replayed, or tested now.  A state that cannot be
+ * built (why != NULL: a merge still conflicts after the recorded
+ * resolutions) is a skip without running the check.  The step is saved
  * before returning, so a kill after this point never repeats it.
+ * step_begin() was called (callers call it before building the state).
  */
 static int test_state(struct bctx *c, const char *stage, const char *label,
-		      const git_oid *commit, int untestable,
-		      enum bisect_verdict *out)
+		      const git_oid *commit, const char *why, enum bisect_verdict *out)
 {
 	char hex[GIT_OID_HEXSZ + 1] = "";
 	char *key, *note = NULL;
 	const json_t *old;
 	json_t *step = NULL, *runs;
-	double t = time_now();
+	double t = c->st.t;
 	int err = 0;
 
 	if (commit)
 		git_oid_tostr(hex, sizeof(hex), commit);
-	key = xasprintf("%s:%s", stage, untestable ? "conflict" : hex);
-	c->nsteps++;
-	progress(c, "step %zu: %s: %s ...", c->nsteps, stage, label);
+	key = xasprintf("%s:%s", stage, why ? "conflict" : hex);
+	step_built(c);
+	c->st.begun = 0;
 	old = replayed(c, key);
 	if (old) {
 		step = json_deep_copy(old);
 		*out = verdict_parse(json_string_value(json_object_get(old, "verdict")));
 		json_object_set_new(step, "replayed", json_true());
 		json_array_append_new(c->steps, step);
+		c->nreplayed++;
 		progress(c, "step %zu: %s (recorded)", c->nsteps, bisect_verdict_name(*out));
 		goto save;
 	}
 	runs = json_array();
-	if (untestable) {
+	if (why) {
 		*out = BISECT_SKIP;
-		note = xstrdup("the merge conflicts");
+		note = xstrdup(why);
 	} else {
 		err = run_check(c, commit, runs, out, &note);
 		if (err < 0) {
@@ -313,6 +367,8 @@ static int test_state(struct bctx *c, const char *stage, const char *label,
 			 "seconds", time_now() - t);
 	if (note)
 		json_object_set_new(step, "note", json_text(note));
+	if (c->st.notes.len)
+		json_object_set_new(step, "built", json_text(c->st.notes.ptr));
 	json_array_append_new(c->steps, step);
 	progress(c, "step %zu: %s%s%s (%.1fs)", c->nsteps, bisect_verdict_name(*out),
 		 note ? ": " : "", note ? note : "", time_now() - t);
@@ -322,6 +378,14 @@ done:
 	free(note);
 	free(key);
 	return err;
+}
+
+/* A state that is a known commit (the day's own, or one built before). */
+static int test_known(struct bctx *c, const char *stage, const char *label,
+		      const git_oid *commit, enum bisect_verdict *out)
+{
+	step_begin(c, stage, label);
+	return test_state(c, stage, label, commit, NULL, out);
 }
 
 /* ---- commits, merges, temporary commits ---- */
@@ -349,84 +413,277 @@ static char *commit_subject(git_repository *repo, const git_oid *id)
 }
 
 /*
- * Merge theirs onto ours in memory; write the tree.  Returns 1 when the
- * merge conflicts (the state cannot be tested), 0 when clean.
+ * One tree of a state, as `tide run` merged it: its tip merged onto the
+ * state, the recorded resolutions (DIR/rr-cache) replayed on the
+ * conflicts, then its fixups (the day's fixup commits, picked in order).
  */
-static int merge_to_tree(struct bctx *c, const git_oid *ours, const git_oid *theirs,
-			 git_oid *tree)
-{
-	struct merge_result mr = { 0 };
-	git_commit *o = NULL, *t = NULL;
-	int err;
+struct mixslot {
+	const git_oid *tip;	/* NULL: the tree is absent */
+	const char *name;
+	const json_t *fixups;	/* array of commit hexes, or NULL */
+};
 
-	if (git_commit_lookup(&o, c->repo, ours) < 0 ||
-	    git_commit_lookup(&t, c->repo, theirs) < 0) {
-		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a commit to merge");
-		goto done;
+/*
+ * A tree's part of a day's first-parent chain: its merge and the fixup
+ * commits `tide run` put after it (same Tide-Tree: trailer, one parent).
+ * The state after the tree is the last of them.
+ */
+struct group {
+	int has_merge;
+	git_oid merge;
+	char *name;		/* the Tide-Tree: trailer, or NULL */
+	json_t *fixups;		/* commit hexes, oldest first */
+};
+
+static void groups_free(struct group *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; g && i < n; i++) {
+		free(g[i].name);
+		json_decref(g[i].fixups);
 	}
-	err = merge_commits(&mr, c->repo, o, t, NULL);
-	if (err < 0)
-		goto done;
-	*tree = mr.tree;
-	err = mr.nconflicts ? 1 : 0;
-done:
-	merge_result_clear(&mr);
-	git_commit_free(o);
-	git_commit_free(t);
-	return err;
+	free(g);
 }
 
-/* A temporary merge commit (parents ours, theirs) no ref points to. */
-static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *theirs,
-			git_oid *out)
+static int write_commit(struct bctx *c, const git_oid *tree_id, const git_oid *p1,
+			const git_oid *p2, const char *msg, git_oid *out)
 {
 	const git_commit *parents[2] = { NULL, NULL };
-	git_commit *o = NULL, *t = NULL;
+	git_commit *a = NULL, *b = NULL;
+	git_signature *sig = NULL;
 	git_tree *tree = NULL;
-	git_oid tree_id;
-	char msg[128], hex[GIT_OID_HEXSZ + 1];
-	int err;
+	git_time_t when;
+	int err = 0;
 
-	err = merge_to_tree(c, ours, theirs, &tree_id);
-	if (err)
-		return err;
-	if (git_commit_lookup(&o, c->repo, ours) < 0 ||
-	    git_commit_lookup(&t, c->repo, theirs) < 0 ||
-	    git_tree_lookup(&tree, c->repo, &tree_id) < 0) {
+	if (git_commit_lookup(&a, c->repo, p1) < 0 ||
+	    (p2 && git_commit_lookup(&b, c->repo, p2) < 0) ||
+	    git_tree_lookup(&tree, c->repo, tree_id) < 0) {
 		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
 		goto done;
 	}
-	parents[0] = o;
-	parents[1] = t;
-	snprintf(msg, sizeof(msg), "tide bisect: merge %s\n",
-		 git_oid_tostr(hex, sizeof(hex), theirs));
-	if (git_commit_create(out, c->repo, NULL, c->sig, c->sig, NULL, msg,
-			      tree, 2, parents) < 0)
+	parents[0] = a;
+	parents[1] = b;
+	/*
+	 * Dated as its newest parent: reproducible, and in date order with
+	 * the history.  A commit older than its parents makes every walk
+	 * for merge bases (ordered by date) go through the whole history
+	 * before it reaches the temporary merges.
+	 */
+	when = git_commit_time(a);
+	if (b && git_commit_time(b) > when)
+		when = git_commit_time(b);
+	if (git_signature_new(&sig, c->sig->name, c->sig->email, when, 0) < 0 ||
+	    git_commit_create(out, c->repo, NULL, sig, sig, NULL, msg,
+			      tree, p2 ? 2 : 1, parents) < 0)
 		err = tide_error_git(TIDE_ERROR, "bisect: cannot write a temporary commit");
 done:
+	git_signature_free(sig);
 	git_tree_free(tree);
-	git_commit_free(o);
-	git_commit_free(t);
+	git_commit_free(a);
+	git_commit_free(b);
+	return err;
+}
+
+/* Why the conflicts of a merge stay: the first file no recorded resolution resolves. */
+static char *unresolved_why(const char *name, const struct rerere_outcome *o, size_t n,
+			    const struct merge_result *mr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!o[i].resolved)
+			return xasprintf("the merge of %s conflicts in %s (%s)", name, o[i].path,
+					 o[i].missing ? "no recorded resolution" :
+					 o[i].error ? o[i].error : "not resolved");
+	return xasprintf("the merge of %s conflicts in %s", name,
+			 mr->nconflicts ? mr->conflicts[0].path : "?");
+}
+
+/*
+ * Merge theirs onto ours in memory and commit it.  Conflicts get the
+ * recorded resolutions, as in a run.  Returns 0, or 1 with *why set when
+ * conflicts remain (the state cannot be tested).
+ */
+static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *theirs,
+			const char *name, git_oid *out, char **why)
+{
+	struct merge_result mr = { 0 };
+	struct merge_opts mopts = MERGE_OPTS_INIT;
+	struct rerere_outcome *o = NULL;
+	git_oidarray bases = { NULL, 0 };
+	git_commit *oc = NULL, *tc = NULL;
+	git_oid tree;
+	size_t n = 0;
+	char hex[GIT_OID_HEXSZ + 1], *msg = NULL;
+	int err;
+
+	/* One walk for both "already contained" and the merge itself. */
+	err = git_merge_bases(&bases, c->repo, ours, theirs);
+	if (err == GIT_ENOTFOUND) {
+		git_error_clear();
+		err = 0;
+	} else if (err < 0) {
+		return tide_error_git(TIDE_ERROR, "bisect: cannot find merge bases");
+	}
+	if (bases.count == 1 && git_oid_equal(&bases.ids[0], theirs)) {
+		*out = *ours;	/* already contained: no merge, like a run */
+		goto done;
+	}
+	mopts.bases = &bases;
+	mopts.theirs_label = name;
+	if (git_commit_lookup(&oc, c->repo, ours) < 0 ||
+	    git_commit_lookup(&tc, c->repo, theirs) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a commit to merge");
+		goto done;
+	}
+	if ((err = merge_commits(&mr, c->repo, oc, tc, &mopts)) < 0)
+		goto done;
+	c->st.merges++;
+	tree = mr.tree;
+	if (mr.nconflicts) {
+		err = rerere_resolve_merge(&tree, &o, &n, c->repo, &mr.tree, mr.conflicts,
+					   mr.nconflicts, c->store);
+		if (err < 0) {
+			*why = xasprintf("the merge of %s conflicts; the recorded resolutions "
+					 "cannot be read: %s", name, tide_error_last());
+			tide_error_clear();
+			err = 1;
+			goto done;
+		}
+		if (err == 0) {
+			*why = unresolved_why(name, o, n, &mr);
+			err = 1;
+			goto done;
+		}
+		c->st.resolved += n;
+		err = 0;
+	}
+	msg = xasprintf("tide bisect: merge %s %s\n\nTide-Tree: %s\n", name,
+			git_oid_tostr(hex, sizeof(hex), theirs), name);
+	err = write_commit(c, &tree, ours, theirs, msg, out);
+done:
+	free(msg);
+	rerere_outcomes_free(o, n);
+	merge_result_clear(&mr);
+	git_oidarray_dispose(&bases);
+	git_commit_free(oc);
+	git_commit_free(tc);
 	return err;
 }
 
 /*
- * start, then each of the n commits merged on top in order (NULL entries
- * are absent trees).  Returns 1 if a merge conflicts.
+ * The tree's fixups picked onto cur (a three-way merge with the fixup's
+ * parent as the base).  As in a run, a fixup that does not apply leaves
+ * the state without any of them, and the step says so.
  */
-static int merge_series(struct bctx *c, const git_oid *start,
-			const git_oid *const *tips, size_t n, git_oid *out)
+static int apply_fixups(struct bctx *c, const char *name, const json_t *fixups, git_oid *cur)
+{
+	git_oid state = *cur, id;
+	size_t i;
+	const json_t *f;
+	int err = 0;
+
+	json_array_foreach(fixups, i, f) {
+		struct merge_result mr = { 0 };
+		git_commit *fc = NULL, *pc = NULL, *sc = NULL;
+		git_tree *ft = NULL, *pt = NULL, *st = NULL;
+
+		if (git_oid_fromstr(&id, json_string_value(f) ?: "") < 0 ||
+		    git_commit_lookup(&fc, c->repo, &id) < 0 || git_commit_parent(&pc, fc, 0) < 0 ||
+		    git_commit_lookup(&sc, c->repo, &state) < 0 || git_commit_tree(&ft, fc) < 0 ||
+		    git_commit_tree(&pt, pc) < 0 || git_commit_tree(&st, sc) < 0)
+			err = tide_error_git(TIDE_ERROR, "bisect: cannot read the fixup of %s", name);
+		else if ((err = merge_trees(&mr, c->repo, pt, st, ft, NULL)) == 0 && mr.nconflicts)
+			err = 1;
+		else if (err == 0)
+			err = write_commit(c, &mr.tree, &state, NULL, git_commit_message(fc), &state);
+		merge_result_clear(&mr);
+		git_tree_free(ft);
+		git_tree_free(pt);
+		git_tree_free(st);
+		git_commit_free(fc);
+		git_commit_free(pc);
+		git_commit_free(sc);
+		if (err < 0)
+			return err;
+		if (err == 1) {
+			buf_printf(&c->st.notes, "%sthe fixups of %s do not apply here", c->st.notes.len ? "; " : "", name);
+			return 0;
+		}
+	}
+	if (json_array_size(fixups)) {
+		c->st.fixups += json_array_size(fixups);
+		*cur = state;
+	}
+	return err;
+}
+
+/*
+ * One slot merged onto cur, remembered: the states of a bisect share
+ * most of their merges (all the trees before the one that changes), and
+ * the temporary commits are reproducible, so each merge is done once.
+ */
+static int merge_slot(struct bctx *c, const git_oid *cur, const struct mixslot *s,
+		      git_oid *out, char **why)
+{
+	char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1], *key;
+	const char *memo;
+	size_t i, notes_before;
+	const json_t *f;
+	struct buf k = BUF_INIT;
+	int err;
+
+	buf_printf(&k, "%s %s", git_oid_tostr(a, sizeof(a), cur), git_oid_tostr(b, sizeof(b), s->tip));
+	json_array_foreach(s->fixups, i, f)
+		buf_printf(&k, " %s", json_string_value(f) ?: "");
+	key = buf_detach(&k);
+	memo = json_string_value(json_object_get(c->memo, key));
+	if (memo) {
+		c->st.reused++;
+		if (*memo == '!')
+			*why = xstrdup(memo + 1);
+		else if (strlen(memo) > GIT_OID_HEXSZ)
+			buf_printf(&c->st.notes, "%s%s", c->st.notes.len ? "; " : "",
+				   memo + GIT_OID_HEXSZ + 1);
+		err = *memo == '!' ? 1 : git_oid_fromstr(out, memo) < 0 ? -1 : 0;
+		if (err >= 0) {
+			free(key);
+			return err;
+		}
+	}
+	notes_before = c->st.notes.len;
+	err = merge_commit(c, cur, s->tip, s->name, out, why);
+	if (err == 0 && !git_oid_equal(out, cur))
+		err = apply_fixups(c, s->name, s->fixups, out);
+	if (err == 0)
+		json_object_set_new(c->memo, key, json_text_printf("%s%s%s",
+				    git_oid_tostr(a, sizeof(a), out),
+				    c->st.notes.len > notes_before ? " " : "",
+				    c->st.notes.len > notes_before ?
+				    c->st.notes.ptr + notes_before + (notes_before ? 2 : 0) : ""));
+	else if (err == 1)
+		json_object_set_new(c->memo, key, json_text_printf("!%s", *why));
+	free(key);
+	return err;
+}
+
+/*
+ * start, then each slot merged on top in order (absent trees skipped).
+ * Returns 1 with *why set if a merge conflicts after the recorded
+ * resolutions.
+ */
+static int merge_series(struct bctx *c, const git_oid *start, const struct mixslot *slots,
+			size_t n, git_oid *out, char **why)
 {
 	git_oid cur = *start, next;
 	size_t i;
 	int err;
 
 	for (i = 0; i < n; i++) {
-		if (!tips[i] || git_oid_equal(tips[i], &cur))
+		if (!slots[i].tip || git_oid_equal(slots[i].tip, &cur))
 			continue;
-		if (git_graph_descendant_of(c->repo, &cur, tips[i]) == 1)
-			continue;	/* already contained: no merge, like a run */
-		err = merge_commit(c, &cur, tips[i], &next);
+		err = merge_slot(c, &cur, &slots[i], &next, why);
 		if (err)
 			return err;
 		cur = next;
@@ -467,17 +724,17 @@ done:
 /* ---- searching a series of mixes ---- */
 
 /*
- * A mix: vec[0] (a base commit) with vec[1..n] merged on top in order
- * (NULL: tree absent).  A series varies one slot over candidate commits:
- * state 0 is the mix as given (known good), state i puts cand[i-1] in the
- * slot; known_bad, when set, stands for the last state (the day's own
- * merge commit, which may carry a recorded resolution).
+ * A mix: vec[0].tip (a base commit) with the trees of vec[1..n] merged on
+ * top in order (tip NULL: tree absent).  A series varies one slot over
+ * candidate commits: state 0 is the mix as given (known good), state i
+ * puts cand[i-1] in the slot; known_bad, when set, stands for the last
+ * state (the day's own commits, resolutions and fixups included).
  */
 struct series {
 	struct bctx *c;
 	const char *stage;
 	const char *what;		/* tree name for labels */
-	const git_oid **vec;
+	struct mixslot *vec;
 	size_t nvec;
 	size_t slot;
 	const git_oid *cand;
@@ -486,15 +743,16 @@ struct series {
 	const git_oid *known_good;	/* state 0 */
 };
 
-static int mix_commit(struct bctx *c, const git_oid **vec, size_t nvec, git_oid *out)
+static int mix_commit(struct bctx *c, const struct mixslot *vec, size_t nvec, git_oid *out,
+		      char **why)
 {
-	return merge_series(c, vec[0], vec + 1, nvec - 1, out);
+	return merge_series(c, vec[0].tip, vec + 1, nvec - 1, out, why);
 }
 
-/* The commit of state i (1 = conflict, untestable). */
-static int series_state(struct series *s, size_t i, git_oid *out)
+/* The commit of state i (1 = conflict, untestable: *why says which). */
+static int series_state(struct series *s, size_t i, git_oid *out, char **why)
 {
-	const git_oid *saved = s->vec[s->slot];
+	const git_oid *saved = s->vec[s->slot].tip;
 	int err;
 
 	if (i == 0 && s->known_good) {
@@ -506,26 +764,26 @@ static int series_state(struct series *s, size_t i, git_oid *out)
 		return 0;
 	}
 	if (i > 0)
-		s->vec[s->slot] = &s->cand[i - 1];
-	err = mix_commit(s->c, s->vec, s->nvec, out);
-	s->vec[s->slot] = saved;
+		s->vec[s->slot].tip = &s->cand[i - 1];
+	err = mix_commit(s->c, s->vec, s->nvec, out, why);
+	s->vec[s->slot].tip = saved;
 	return err;
 }
 
 static int series_test(void *data, size_t i, enum bisect_verdict *out)
 {
 	struct series *s = data;
-	char hex[12], *subject = NULL, *label;
+	char hex[12], *subject = NULL, *label, *why = NULL;
 	git_oid id;
 	int err, r;
 
-	r = series_state(s, i, &id);
-	if (r < 0)
-		return r;
 	git_oid_tostr(hex, sizeof(hex), &s->cand[i - 1]);
 	subject = commit_subject(s->c->repo, &s->cand[i - 1]);
 	label = xasprintf("%s %zu/%zu %s \"%s\"", s->what, i, s->ncand, hex, subject);
-	err = test_state(s->c, s->stage, label, r ? NULL : &id, r == 1, out);
+	step_begin(s->c, s->stage, label);
+	r = series_state(s, i, &id, &why);
+	err = r < 0 ? r : test_state(s->c, s->stage, label, r ? NULL : &id, why, out);
+	free(why);
 	free(label);
 	free(subject);
 	return err;
@@ -568,9 +826,9 @@ static int confirm(struct bctx *c, struct bisect_result *res,
 	enum bisect_verdict vb, vg;
 	int err;
 
-	err = test_state(c, "confirm", "the first bad state again", bad, 0, &vb);
+	err = test_known(c, "confirm", "the first bad state again", bad, &vb);
 	if (!err)
-		err = test_state(c, "confirm", "the state before it again", good, 0, &vg);
+		err = test_known(c, "confirm", "the state before it again", good, &vg);
 	if (err)
 		return err;
 	res->bound += 2;
@@ -585,7 +843,7 @@ static int confirm(struct bctx *c, struct bisect_result *res,
 static int stage2(struct bctx *c, struct bisect_result *res, struct series *s,
 		  size_t *found)
 {
-	char hex[GIT_OID_HEXSZ + 1];
+	char hex[GIT_OID_HEXSZ + 1], *why = NULL;
 	git_oid bad, good;
 	size_t lo, hi;
 	int err;
@@ -608,9 +866,13 @@ static int stage2(struct bctx *c, struct bisect_result *res, struct series *s,
 	set_commit(res, c->repo, &s->cand[hi - 1]);
 	progress(c, "first bad commit in %s: %.12s %s", s->what, res->commit, res->subject);
 	/* Both states were tested (or known) during the search: they merge cleanly. */
-	if ((err = series_state(s, hi, &bad)) != 0 ||
-	    (err = series_state(s, hi - 1, &good)) != 0)
-		return err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no longer merges");
+	if ((err = series_state(s, hi, &bad, &why)) != 0 ||
+	    (err = series_state(s, hi - 1, &good, &why)) != 0)
+		err = err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no longer "
+						      "merges: %s", why);
+	free(why);
+	if (err)
+		return err;
 	*found = hi;
 	return confirm(c, res, &bad, &good);
 }
@@ -663,46 +925,58 @@ static int sets_overlap(const json_t *a, const json_t *b)
 	return 0;
 }
 
-/* Earlier merged trees: the merge commit's second parent, with a name. */
+/* Earlier merged trees: the merge commit's second parent, with a name and its fixups. */
 struct earlier {
 	git_oid tip;
 	char *name;
+	const json_t *fixups;	/* borrowed from the chain's groups */
 };
 
 struct prefix {
 	struct bctx *c;
 	git_oid base, culprit;
+	const char *culprit_tree;
+	const json_t *culprit_fixups;
 	struct earlier *cand;
 	size_t ncand;
 };
 
-static int prefix_state(struct prefix *p, size_t x, git_oid *out)
+static void earlier_slot(struct mixslot *s, const struct earlier *e)
 {
-	const git_oid **tips = xcalloc(p->ncand + 1, sizeof(*tips));
+	s->tip = &e->tip;
+	s->name = e->name;
+	s->fixups = e->fixups;
+}
+
+static int prefix_state(struct prefix *p, size_t x, git_oid *out, char **why)
+{
+	struct mixslot *slots = xcalloc(p->ncand + 1, sizeof(*slots));
 	size_t i;
 	int err;
 
 	for (i = 0; i < x; i++)
-		tips[i] = &p->cand[i].tip;
-	tips[p->ncand] = &p->culprit;
-	err = merge_series(p->c, &p->base, tips, p->ncand + 1, out);
-	free(tips);
+		earlier_slot(&slots[i], &p->cand[i]);
+	slots[p->ncand].tip = &p->culprit;
+	slots[p->ncand].name = p->culprit_tree;
+	slots[p->ncand].fixups = p->culprit_fixups;
+	err = merge_series(p->c, &p->base, slots, p->ncand + 1, out, why);
+	free(slots);
 	return err;
 }
 
 static int prefix_test(void *data, size_t x, enum bisect_verdict *out)
 {
 	struct prefix *p = data;
-	char *label;
+	char *label, *why = NULL;
 	git_oid id;
 	int r, err;
 
-	r = prefix_state(p, x, &id);
-	if (r < 0)
-		return r;
 	label = xasprintf("mainline + %zu earlier tree%s (through %s) + the culprit",
 			  x, x == 1 ? "" : "s", x ? p->cand[x - 1].name : "-");
-	err = test_state(p->c, "semantic", label, r ? NULL : &id, r == 1, out);
+	step_begin(p->c, "semantic", label);
+	r = prefix_state(p, x, &id, &why);
+	err = r < 0 ? r : test_state(p->c, "semantic", label, r ? NULL : &id, why, out);
+	free(why);
 	free(label);
 	return err;
 }
@@ -749,8 +1023,8 @@ static void earlier_free(struct earlier *e, size_t n)
  * those whose merge touches a file or an identifier the tree touches
  * between its merge base and the culprit.
  */
-static int earlier_trees(struct bctx *c, const git_oid *chain, size_t k,
-			 const git_oid *culprit, struct prefix *p,
+static int earlier_trees(struct bctx *c, const git_oid *chain, const struct group *groups,
+			 size_t k, const git_oid *culprit, struct prefix *p,
 			 struct earlier **all, size_t *nall)
 {
 	json_t *paths = json_object(), *syms = json_object();
@@ -771,7 +1045,9 @@ static int earlier_trees(struct bctx *c, const git_oid *chain, size_t k,
 		json_t *ep, *es;
 		struct earlier *e = &(*all)[*nall];
 
-		if (git_commit_lookup(&m, c->repo, &chain[i]) < 0) {
+		if (!groups[i].has_merge)
+			continue;
+		if (git_commit_lookup(&m, c->repo, &groups[i].merge) < 0) {
 			err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
 			break;
 		}
@@ -783,13 +1059,14 @@ static int earlier_trees(struct bctx *c, const git_oid *chain, size_t k,
 		e->name = merge_tide_tree(m);
 		if (!e->name)
 			e->name = xstrdup(git_commit_summary(m));
+		e->fixups = groups[i].fixups;
 		(*nall)++;
 		git_commit_free(m);
 		ep = json_object();
 		es = json_object();
 		err = diff_info(c->repo, &chain[i - 1], &chain[i], ep, es);
 		if (!err && (sets_overlap(paths, ep) || sets_overlap(syms, es))) {
-			p->cand[p->ncand].tip = e->tip;
+			p->cand[p->ncand] = *e;
 			p->cand[p->ncand++].name = xstrdup(e->name);
 		}
 		json_decref(ep);
@@ -813,26 +1090,26 @@ out:
 static int leave_one_out(struct bctx *c, struct bisect_result *res, const struct prefix *p,
 			 const struct earlier *all, size_t nall)
 {
-	const git_oid **tips = xcalloc(nall + 1, sizeof(*tips));
+	struct mixslot *slots = xcalloc(nall + 1, sizeof(*slots));
 	enum bisect_verdict v = BISECT_UNTESTED;
 	size_t x, i, n;
 	int err = 0, r;
 
 	for (x = 0; x < p->ncand && !err && v != BISECT_GOOD; x++) {
-		char *label;
+		char *label, *why = NULL;
 		git_oid id;
 
 		for (i = n = 0; i < nall; i++)
 			if (!git_oid_equal(&all[i].tip, &p->cand[x].tip))
-				tips[n++] = &all[i].tip;
-		tips[n++] = &p->culprit;
-		r = merge_series(c, &p->base, tips, n, &id);
-		if (r < 0) {
-			err = r;
-			break;
-		}
+				earlier_slot(&slots[n++], &all[i]);
+		slots[n].tip = &p->culprit;
+		slots[n].name = p->culprit_tree;
+		slots[n++].fixups = p->culprit_fixups;
 		label = xasprintf("the culprit with every earlier tree but %s", p->cand[x].name);
-		err = test_state(c, "semantic", label, r ? NULL : &id, r == 1, &v);
+		step_begin(c, "semantic", label);
+		r = merge_series(c, &p->base, slots, n, &id, &why);
+		err = r < 0 ? r : test_state(c, "semantic", label, r ? NULL : &id, why, &v);
+		free(why);
 		free(label);
 		res->bound++;
 		if (!err && v == BISECT_GOOD) {
@@ -840,7 +1117,7 @@ static int leave_one_out(struct bctx *c, struct bisect_result *res, const struct
 			set_str(&res->other_tree, p->cand[x].name);
 		}
 	}
-	free(tips);
+	free(slots);
 	return err;
 }
 
@@ -853,27 +1130,28 @@ static int leave_one_out(struct bctx *c, struct bisect_result *res, const struct
  * break with another: leave each candidate out in turn.
  */
 static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *chain,
-		    size_t k, const git_oid *culprit, const char *tree)
+		    const struct group *groups, size_t k, const git_oid *culprit, const char *tree)
 {
-	struct prefix p = { c, chain[0], *culprit, NULL, 0 };
+	struct prefix p = { c, chain[0], *culprit, tree, groups[k].fixups, NULL, 0 };
 	struct earlier *all = NULL;
 	enum bisect_verdict v;
 	size_t nall = 0;
 	int err = 0, found = 0;
-	char *label;
+	char *label, *why = NULL;
 	git_oid id;
 
 	if (k < 2)
 		return 0;
-	if ((err = earlier_trees(c, chain, k, culprit, &p, &all, &nall)) < 0)
+	if ((err = earlier_trees(c, chain, groups, k, culprit, &p, &all, &nall)) < 0)
 		goto out;
 	/* No earlier tree touches what the culprit touches: nothing to conflict with. */
 	if (p.ncand == 0)
 		goto out;
-	if ((err = prefix_state(&p, 0, &id)) < 0)
-		goto out;
 	label = xasprintf("%s's culprit merged on mainline alone", tree);
-	err = test_state(c, "semantic", label, err ? NULL : &id, err == 1, &v);
+	step_begin(c, "semantic", label);
+	if ((err = prefix_state(&p, 0, &id, &why)) >= 0)
+		err = test_state(c, "semantic", label, err ? NULL : &id, why, &v);
+	free(why);
 	free(label);
 	res->bound++;
 	if (err)
@@ -911,6 +1189,7 @@ struct bday {
 	json_t *json;
 	git_oid tip, base;
 	int has_base;
+	json_t *fixups;		/* tree name -> its fixup commits that day */
 };
 
 /* YYYY-MM-DD, YYYYMMDD or next-YYYYMMDD to YYYY-MM-DD. */
@@ -944,6 +1223,7 @@ static void day_release(struct bday *d)
 {
 	free(d->path);
 	json_decref(d->json);
+	json_decref(d->fixups);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -979,17 +1259,55 @@ static int day_load(struct bday *d, git_repository *repo, const char *wsdir,
 }
 
 /*
- * base, then every first-parent commit up to the tip.  Without a recorded
- * base, the chain stops at the first commit that is neither a Tide-Tree
- * merge nor the tip (the documented shape of a day).
+ * Add a first-parent commit to the chain: a fixup commit (one parent,
+ * the Tide-Tree: of the group before it) joins that group, anything
+ * else starts a new state.
  */
-static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain, size_t *n)
+static int chain_add(struct bctx *c, const struct bday *d, git_oid *chain,
+		     struct group *groups, size_t *n, const git_oid *id)
+{
+	git_commit *cm = NULL;
+	char *name, hex[GIT_OID_HEXSZ + 1];
+	struct group *g;
+
+	if (git_commit_lookup(&cm, c->repo, id) < 0)
+		return tide_error_git(TIDE_ERROR, "%s: cannot walk the day", d->path);
+	name = merge_tide_tree(cm);
+	g = &groups[*n];
+	if (*n > 0 && name && g->has_merge && g->name && !strcmp(g->name, name) &&
+	    git_commit_parentcount(cm) == 1) {
+		json_array_append_new(g->fixups, json_string(git_oid_tostr(hex, sizeof(hex), id)));
+		json_object_set(d->fixups, name, g->fixups);
+		chain[*n] = *id;
+		free(name);
+	} else {
+		g = &groups[++*n];
+		g->has_merge = git_commit_parentcount(cm) > 1;
+		g->merge = *id;
+		g->name = name;
+		g->fixups = json_array();
+		chain[*n] = *id;
+	}
+	git_commit_free(cm);
+	return 0;
+}
+
+/*
+ * base, then the state after each tree up to the tip: a tree's merge
+ * commit, or its last fixup commit (groups[i] says which; groups[0] is
+ * the base's, empty).  Without a recorded base, the chain stops at the
+ * first commit that is neither a Tide-Tree commit nor the tip (the
+ * documented shape of a day).
+ */
+static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain,
+		     struct group **groups, size_t *n)
 {
 	git_oid *list = NULL;
 	size_t nl = 0, i;
 	int err;
 
 	*chain = NULL;
+	*groups = NULL;
 	*n = 0;
 	if (!d->has_base) {
 		git_oid cur = d->tip;
@@ -1019,12 +1337,21 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain, size
 	if (err)
 		return err;
 	*chain = xcalloc(nl + 1, sizeof(**chain));
+	*groups = xcalloc(nl + 1, sizeof(**groups));
 	(*chain)[0] = d->base;
-	for (i = 0; i < nl; i++)
-		(*chain)[i + 1] = list[i];
-	*n = nl;
+	json_decref(d->fixups);
+	((struct bday *)d)->fixups = json_object();
+	for (i = 0; i < nl && !err; i++)
+		err = chain_add(c, d, *chain, *groups, n, &list[i]);
 	free(list);
-	return 0;
+	if (err) {
+		free(*chain);
+		groups_free(*groups, *n + 1);
+		*chain = NULL;
+		*groups = NULL;
+		*n = 0;
+	}
+	return err;
 }
 
 /* The name of the tree merged at commit id ("Tide-Tree:" trailer), or NULL. */
@@ -1066,7 +1393,7 @@ static int chain_test(void *data, size_t i, enum bisect_verdict *out)
 {
 	struct chain_series *s = data;
 	char *label = chain_label(s->c, s->chain, s->n, i);
-	int err = test_state(s->c, "merges", label, &s->chain[i], 0, out);
+	int err = test_known(s->c, "merges", label, &s->chain[i], out);
 
 	free(label);
 	return err;
@@ -1081,7 +1408,9 @@ static int test_tip(struct bctx *c, struct bisect_result *res, const git_oid *ba
 
 	*go_on = 0;
 	res->bound += 2;	/* this one and, possibly, the base */
-	err = test_state(c, "endpoints", label, bad, 0, &v);
+	if (!c->st.begun)
+		step_begin(c, "endpoints", label);
+	err = test_state(c, "endpoints", label, bad, NULL, &v);
 	if (err)
 		return err;
 	if (v == BISECT_SKIP)
@@ -1107,7 +1436,9 @@ static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *g
 	int err;
 
 	*go_on = 0;
-	err = test_state(c, "endpoints", label, good, 0, &v);
+	if (!c->st.begun)
+		step_begin(c, "endpoints", label);
+	err = test_state(c, "endpoints", label, good, NULL, &v);
 	if (err)
 		return err;
 	if (v != BISECT_GOOD) {
@@ -1122,19 +1453,68 @@ static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *g
 	return 0;
 }
 
+/*
+ * A tree whose state after it fails may fail only through a fixup the
+ * day applied after its merge.  The states inside the group (its merge,
+ * then each fixup commit) need not be monotone: a first fixup typically
+ * repairs the merge.  So they are tested from the last but one down:
+ * the first that passes makes the fixup after it the culprit; if none
+ * does (the merge alone fails too), the tree's own commits are searched.
+ * *found says whether a fixup was the culprit.
+ */
+static int fixup_culprit(struct bctx *c, struct bisect_result *res, const struct group *g,
+			 int *found)
+{
+	size_t n = json_array_size(g->fixups), i;
+	git_oid *states;
+	enum bisect_verdict v = BISECT_BAD;
+	int err = 0;
+
+	*found = 0;
+	if (!n)
+		return 0;
+	states = xcalloc(n + 1, sizeof(*states));
+	states[0] = g->merge;
+	for (i = 0; i < n; i++)
+		git_oid_fromstr(&states[i + 1], json_string_value(json_array_get(g->fixups, i)));
+	for (i = n; i-- > 0 && v != BISECT_GOOD && !err;) {
+		char *subject = i ? commit_subject(c->repo, &states[i]) : NULL;
+		char *label = i ? xasprintf("%s: up to fixup %zu/%zu \"%s\"", g->name, i, n, subject) :
+			xasprintf("%s's merge without its %zu fixup%s", g->name, n, n == 1 ? "" : "s");
+
+		err = test_known(c, "fixups", label, &states[i], &v);
+		res->bound++;
+		free(label);
+		free(subject);
+	}
+	if (err || v != BISECT_GOOD)
+		goto done;
+	i++;	/* the loop's last decrement: states[i] passed, states[i + 1] failed */
+	*found = 1;
+	res->outcome = BISECT_FOUND;
+	set_commit(res, c->repo, &states[i + 1]);
+	progress(c, "%s passes up to its fixup %.12s %s, which breaks it", g->name,
+		 res->commit, res->subject);
+	err = confirm(c, res, &states[i + 1], &states[i]);
+done:
+	free(states);
+	return err;
+}
+
 static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 {
 	struct chain_series cs = { c, NULL, 0 };
 	struct series s = { 0 };
 	enum bisect_verdict *v = NULL;
 	git_oid *chain = NULL, *commits = NULL, tip2;
-	const git_oid *vec[2];
+	struct group *groups = NULL;
+	struct mixslot vec[2];
 	git_commit *m = NULL;
 	size_t n, lo, hi, ncom, found;
-	int err, go_on, merge;
-	char *name = NULL;
+	int err, go_on, by_fixup;
+	const char *name;
 
-	if ((err = day_chain(c, d, &chain, &n)) < 0)
+	if ((err = day_chain(c, d, &chain, &groups, &n)) < 0)
 		return err;
 	if (n == 0) {
 		err = tide_error_set(TIDE_EINVAL, "day %s: nothing merged on the base", d->date);
@@ -1165,24 +1545,29 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 		free(b);
 		goto done;
 	}
-	name = tree_at(c->repo, &chain[hi], &merge);
-	set_str(&res->tree, name ? name : merge ? NULL : "next-files");
+	name = groups[hi].name;
+	set_str(&res->tree, name ? name : groups[hi].has_merge ? NULL : "next-files");
 	progress(c, "first bad merge: %s", name ? name : "(not a tree merge)");
-	if (!merge) {
+	if (!groups[hi].has_merge) {
 		res->outcome = BISECT_FOUND;
 		set_commit(res, c->repo, &chain[hi]);
 		err = confirm(c, res, &chain[hi], &chain[hi - 1]);
 		goto done;
 	}
-	if (git_commit_lookup(&m, c->repo, &chain[hi]) < 0) {
+	if ((err = fixup_culprit(c, res, &groups[hi], &by_fixup)) < 0 || by_fixup)
+		goto done;
+	if (git_commit_lookup(&m, c->repo, &groups[hi].merge) < 0) {
 		err = tide_error_git(TIDE_ERROR, "bisect: cannot read the merge");
 		goto done;
 	}
 	tip2 = *git_commit_parent_id(m, 1);
 	if ((err = first_parent_list(c->repo, &tip2, &chain[hi - 1], &commits, &ncom)) < 0)
 		goto done;
-	vec[0] = &chain[hi - 1];
-	vec[1] = &tip2;
+	memset(vec, 0, sizeof(vec));
+	vec[0].tip = &chain[hi - 1];
+	vec[1].tip = &tip2;
+	vec[1].name = name ? name : "the tree";
+	vec[1].fixups = groups[hi].fixups;
 	s.c = c;
 	s.stage = "tree";
 	s.what = name ? name : "the tree";
@@ -1193,17 +1578,18 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 	s.ncand = ncom;
 	s.known_good = &chain[hi - 1];
 	s.known_bad = &chain[hi];
-	progress(c, "%s: %zu commits since its merge base", s.what, ncom);
+	progress(c, "%s: %zu commits since its merge base%s", s.what, ncom,
+		 json_array_size(groups[hi].fixups) ? ", its fixups applied after each" : "");
 	if ((err = stage2(c, res, &s, &found)) < 0 || !found)
 		goto done;
 	if (res->outcome == BISECT_FOUND)
-		err = semantic(c, res, chain, hi, &commits[found - 1], s.what);
+		err = semantic(c, res, chain, groups, hi, &commits[found - 1], s.what);
 done:
 	git_commit_free(m);
-	free(name);
 	free(v);
 	free(commits);
 	free(chain);
+	groups_free(groups, n + 1);
 	return err;
 }
 
@@ -1228,8 +1614,12 @@ static json_t *result_json(const struct bisect_result *res, const struct bctx *c
 		json_object_set_new(o, "range_first", json_text(res->range_first));
 		json_object_set_new(o, "range_last", json_text(res->range_last));
 	}
-	json_object_set_new(o, "builds", json_integer((json_int_t)res->steps));
+	if (res->dropped_list)
+		json_object_set(o, "dropped", res->dropped_list);
+	json_object_set_new(o, "steps_done", json_integer((json_int_t)res->steps));
+	json_object_set_new(o, "builds", json_integer((json_int_t)res->builds));
 	json_object_set_new(o, "runs", json_integer((json_int_t)res->runs));
+	json_object_set_new(o, "replayed", json_integer((json_int_t)res->replayed));
 	json_object_set_new(o, "bound", json_integer((json_int_t)res->bound));
 	json_object_set_new(o, "seconds", json_real(res->seconds));
 	json_object_set(o, "steps", c->steps);
@@ -1299,9 +1689,18 @@ char *bisect_record_summary(const json_t *rec)
 		buf_printf(&b, " %.12s \"%s\"", jstr(rec, "commit", ""), jstr(rec, "subject", ""));
 	if (json_object_get(rec, "conflicts_with"))
 		buf_printf(&b, " with %s", jstr(rec, "conflicts_with", "?"));
-	buf_printf(&b, " (%lld builds, %.0fs)",
-		   (long long)json_integer_value(json_object_get(rec, "builds")),
-		   json_number_value(json_object_get(rec, "seconds")));
+	if (json_array_size(json_object_get(rec, "dropped")))
+		buf_printf(&b, " (dropped)");
+	/* Records before "steps_done" counted every step as a build. */
+	if (json_object_get(rec, "steps_done"))
+		buf_printf(&b, " (%lld steps, %lld builds, %.0fs)",
+			   (long long)json_integer_value(json_object_get(rec, "steps_done")),
+			   (long long)json_integer_value(json_object_get(rec, "builds")),
+			   json_number_value(json_object_get(rec, "seconds")));
+	else
+		buf_printf(&b, " (%lld builds, %.0fs)",
+			   (long long)json_integer_value(json_object_get(rec, "builds")),
+			   json_number_value(json_object_get(rec, "seconds")));
 	return buf_detach(&b);
 }
 
@@ -1317,12 +1716,17 @@ static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_op
 	c->opts = opts;
 	c->t0 = time_now();
 	c->state_path = path_join(dir, "state.json");
+	c->store = path_join(opts->wsdir, "rr-cache");
+	c->memo = json_object();
 	err = mkdir_p(dir, 0777);
 	free(dir);
 	if (err)
 		return err;
 	if (git_signature_new(&c->sig, "tide bisect", "bisect@tide.invalid", 0, 0) < 0)
 		return tide_error_git(TIDE_ERROR, "bisect: signature");
+	/* The temporary merges stay in memory; one pack at the end. */
+	if ((err = merge_objects_begin(&c->mo, repo)) < 0)
+		return err;
 	if (opts->resume && bisect_state_load(&old, opts->wsdir) == 0) {
 		c->old_steps = json_incref(json_object_get(old, "steps"));
 		c->elapsed_before = json_number_value(json_object_get(old, "seconds"));
@@ -1339,7 +1743,11 @@ static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_op
 
 static void ctx_release(struct bctx *c)
 {
+	merge_objects_free(c->mo);
 	git_signature_free(c->sig);
+	buf_release(&c->st.notes);
+	json_decref(c->memo);
+	free(c->store);
 	free(c->state_path);
 	json_decref(c->state);
 	json_decref(c->old_steps);
@@ -1368,13 +1776,19 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	err = opts->since ? days_bisect(&c, res, &d, opts->since) : stage1(&c, res, &d);
 	res->steps = c.nsteps;
 	res->runs = c.nruns;
+	res->builds = c.nbuilds;
+	res->replayed = c.nreplayed;
 	res->seconds = elapsed(&c);
 	if (err < 0) {
-		/* Leave the state "running": --continue picks it up. */
+		/* "stopped", with the reason: --continue picks it up. */
+		json_object_set_new(c.state, "status", json_text("stopped"));
 		json_object_set_new(c.state, "error", json_text(tide_error_last()));
 		state_save(&c);
 		goto done;
 	}
+	/* The tested states on disk, so that the steps' commits can be looked at. */
+	if (merge_objects_flush(c.mo) < 0)
+		tide_error_clear();
 	res->record = result_json(res, &c);
 	json_object_set_new(c.state, "status", json_text("done"));
 	json_object_set(c.state, "result", res->record);
@@ -1397,6 +1811,7 @@ void bisect_result_release(struct bisect_result *res)
 	free(res->other_tree);
 	free(res->range_first);
 	free(res->range_last);
+	json_decref(res->dropped_list);
 	json_decref(res->record);
 	memset(res, 0, sizeof(*res));
 }
@@ -1429,6 +1844,7 @@ struct item {
 	const char *name;	/* borrowed from a day's json */
 	git_oid old, new;
 	int has_old, has_new;
+	const json_t *old_fixups, *new_fixups;	/* borrowed from the days */
 };
 
 /* The commit a day merged for tree name (NULL status: not merged that day). */
@@ -1453,17 +1869,20 @@ static int day_tree(const struct bday *d, const char *name, git_oid *out)
 static int add_item(struct item **items, size_t *n, size_t *alloc, const char *name,
 		    const struct bday *good, const struct bday *bad)
 {
+	struct item *it;
 	size_t i;
 
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*items)[i].name, name))
 			return 0;
 	array_grow(items, alloc, *n + 1, sizeof(**items));
-	memset(&(*items)[*n], 0, sizeof(**items));
-	(*items)[*n].name = name;
-	(*items)[*n].has_old = day_tree(good, name, &(*items)[*n].old);
-	(*items)[*n].has_new = day_tree(bad, name, &(*items)[*n].new);
-	(*n)++;
+	it = &(*items)[(*n)++];
+	memset(it, 0, sizeof(*it));
+	it->name = name;
+	it->has_old = day_tree(good, name, &it->old);
+	it->has_new = day_tree(bad, name, &it->new);
+	it->old_fixups = json_object_get(good->fixups, name);
+	it->new_fixups = json_object_get(bad->fixups, name);
 	return 0;
 }
 
@@ -1479,8 +1898,15 @@ struct days_series {
 	size_t nitems;
 	size_t *changed;
 	size_t nchanged;
-	const git_oid **vec;
+	struct mixslot *vec;
 };
+
+static void item_slot(struct mixslot *s, const struct item *it, int new)
+{
+	s->name = it->name;
+	s->tip = new ? (it->has_new ? &it->new : NULL) : (it->has_old ? &it->old : NULL);
+	s->fixups = new ? it->new_fixups : it->old_fixups;
+}
 
 /* vec = the first j changed items at the bad day's commits, the rest at the good day's. */
 static void days_vec(struct days_series *s, size_t j)
@@ -1493,82 +1919,147 @@ static void days_vec(struct days_series *s, size_t j)
 		for (k = 0; k < j; k++)
 			if (s->changed[k] == i)
 				to_new = 1;
-		if (to_new)
-			s->vec[i] = s->items[i].has_new ? &s->items[i].new : NULL;
-		else
-			s->vec[i] = s->items[i].has_old ? &s->items[i].old : NULL;
+		item_slot(&s->vec[i], &s->items[i], to_new);
 	}
 }
 
-static int days_state(struct days_series *s, size_t j, git_oid *out)
+static int days_state(struct days_series *s, size_t j, git_oid *out, char **why)
 {
 	days_vec(s, j);
-	return mix_commit(s->c, s->vec, s->nitems, out);
+	return mix_commit(s->c, s->vec, s->nitems, out, why);
 }
 
 static int days_test(void *data, size_t j, enum bisect_verdict *out)
 {
 	struct days_series *s = data;
-	char *label;
+	char *label, *why = NULL;
 	git_oid id;
 	int r, err;
 
-	r = days_state(s, j, &id);
-	if (r < 0)
-		return r;
 	label = xasprintf("%zu/%zu trees at the new day's commits (through %s)", j,
 			  s->nchanged, s->items[s->changed[j - 1]].name);
-	err = test_state(s->c, "days", label, r ? NULL : &id, r == 1, out);
+	step_begin(s->c, "days", label);
+	r = days_state(s, j, &id, &why);
+	err = r < 0 ? r : test_state(s->c, "days", label, r ? NULL : &id, why, out);
+	free(why);
 	free(label);
 	return err;
 }
 
-/* The new commits of the culprit tree whose patch is not in its old version. */
-static int really_new(struct bctx *c, const struct item *it, const struct bday *good,
-		      const struct bday *bad, git_oid **out, size_t *n)
+/* The patch ids of list[0..n) as a set of hex keys. */
+static int patch_id_set(git_repository *repo, const git_oid *list, size_t n, json_t *set,
+			git_oid *pids)
 {
-	git_oid *oldl = NULL, *newl = NULL, pid;
-	json_t *seen = json_object();
-	size_t nold = 0, nnew = 0, i, alloc = 0;
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if ((err = patch_id(repo, &list[i], &pids[i])) < 0)
+			return err;
+		json_object_set_new(set, git_oid_tostr(hex, sizeof(hex), &pids[i]), json_true());
+	}
+	return 0;
+}
+
+/*
+ * The culprit tree's two versions compared by patch id: the new commits
+ * (a patch the good day's version did not have), the dropped ones (a
+ * patch of the good day's version the new one lacks), and how many of
+ * the new version's commits come before its first new one (the version
+ * rewound: the good day's patches that were kept).
+ */
+struct versions {
+	git_oid *newl, *cand, *dropped;
+	size_t nnew, ncand, ndropped, kept;
+};
+
+static void versions_release(struct versions *v)
+{
+	free(v->newl);
+	free(v->cand);
+	free(v->dropped);
+}
+
+static int compare_versions(struct bctx *c, const struct item *it, const struct bday *good,
+			    const struct bday *bad, struct versions *v)
+{
+	git_oid *oldl = NULL, *opid = NULL, *npid = NULL;
+	json_t *oldset = json_object(), *newset = json_object();
+	size_t nold = 0, i, a1 = 0, a2 = 0;
 	char hex[GIT_OID_HEXSZ + 1];
 	int err;
 
-	*out = NULL;
-	*n = 0;
-	if ((err = first_parent_list(c->repo, &it->new, &bad->base, &newl, &nnew)) < 0)
+	memset(v, 0, sizeof(*v));
+	if ((err = first_parent_list(c->repo, &it->new, &bad->base, &v->newl, &v->nnew)) < 0)
 		goto done;
 	if (it->has_old &&
 	    (err = first_parent_list(c->repo, &it->old, &good->base, &oldl, &nold)) < 0)
 		goto done;
-	for (i = 0; i < nold; i++) {
-		if ((err = patch_id(c->repo, &oldl[i], &pid)) < 0)
-			goto done;
-		json_object_set_new(seen, git_oid_tostr(hex, sizeof(hex), &pid), json_true());
-	}
-	for (i = 0; i < nnew; i++) {
-		if ((err = patch_id(c->repo, &newl[i], &pid)) < 0)
-			goto done;
-		if (json_object_get(seen, git_oid_tostr(hex, sizeof(hex), &pid)) &&
-		    i + 1 < nnew)
+	opid = xcalloc(nold + 1, sizeof(*opid));
+	npid = xcalloc(v->nnew + 1, sizeof(*npid));
+	if ((err = patch_id_set(c->repo, oldl, nold, oldset, opid)) < 0 ||
+	    (err = patch_id_set(c->repo, v->newl, v->nnew, newset, npid)) < 0)
+		goto done;
+	v->kept = v->nnew;
+	for (i = 0; i < v->nnew; i++) {
+		if (json_object_get(oldset, git_oid_tostr(hex, sizeof(hex), &npid[i])))
 			continue;	/* rebased, already in the good day */
-		array_grow(out, &alloc, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = newl[i];
+		if (v->ncand == 0)
+			v->kept = i;
+		array_grow(&v->cand, &a1, v->ncand + 1, sizeof(*v->cand));
+		v->cand[v->ncand++] = v->newl[i];
 	}
-	progress(c, "%s: %zu commits, %zu with a new patch id", it->name, nnew, *n);
+	for (i = 0; i < nold; i++) {
+		if (json_object_get(newset, git_oid_tostr(hex, sizeof(hex), &opid[i])))
+			continue;
+		array_grow(&v->dropped, &a2, v->ndropped + 1, sizeof(*v->dropped));
+		v->dropped[v->ndropped++] = oldl[i];
+	}
+	progress(c, "%s: %zu commits, %zu with a new patch id, %zu of %s's dropped", it->name,
+		 v->nnew, v->ncand, v->ndropped, good->date);
 done:
-	json_decref(seen);
+	json_decref(oldset);
+	json_decref(newset);
+	free(opid);
+	free(npid);
 	free(oldl);
-	free(newl);
 	return err;
+}
+
+/* The tree lost commits between the days, and that is what broke it. */
+static int blame_dropped(struct bctx *c, struct bisect_result *res, const struct item *it,
+			 const struct versions *v, const git_oid *bad, const git_oid *good)
+{
+	size_t i;
+
+	res->outcome = BISECT_FOUND;
+	res->dropped = v->ndropped;
+	set_commit(res, c->repo, &v->dropped[0]);
+	res->dropped_list = json_array();
+	for (i = 0; i < v->ndropped; i++) {
+		char hex[GIT_OID_HEXSZ + 1], *subject = commit_subject(c->repo, &v->dropped[i]);
+
+		json_array_append_new(res->dropped_list, json_pack("{s:s, s:o}", "commit",
+				      git_oid_tostr(hex, sizeof(hex), &v->dropped[i]),
+				      "subject", json_text(subject)));
+		free(subject);
+	}
+	progress(c, "%s was rewound: %zu commit%s of its good version dropped, first %.12s %s",
+		 it->name, v->ndropped, v->ndropped == 1 ? "" : "s", res->commit, res->subject);
+	return confirm(c, res, bad, good);
 }
 
 static int days_stage2(struct bctx *c, struct bisect_result *res, struct days_series *ds,
 		       size_t hi, const struct bday *good, const struct bday *bad)
 {
-	size_t slot = ds->changed[hi - 1], ncand = 0, found;
+	size_t slot = ds->changed[hi - 1], found;
 	struct item *it = &ds->items[slot];
 	struct series s = { 0 };
-	git_oid *cand = NULL, good_state, bad_state;
+	struct versions v = { 0 };
+	git_oid good_state, bad_state, kept_state;
+	char *why = NULL;
+	enum bisect_verdict kv = BISECT_UNTESTED;
 	int err;
 
 	set_str(&res->tree, it->name);
@@ -1577,29 +2068,72 @@ static int days_stage2(struct bctx *c, struct bisect_result *res, struct days_se
 		progress(c, "%s was left out of the bad day", it->name);
 		return 0;
 	}
-	if ((err = days_state(ds, hi - 1, &good_state)) != 0 ||
-	    (err = days_state(ds, hi, &bad_state)) != 0)
-		return err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no longer merges");
-	if (slot == 0)
-		err = first_parent_list(c->repo, &it->new, it->has_old ? &it->old : NULL,
-					&cand, &ncand);
-	else
-		err = really_new(c, it, good, bad, &cand, &ncand);
-	if (err < 0)
+	if ((err = days_state(ds, hi - 1, &good_state, &why)) != 0 ||
+	    (err = days_state(ds, hi, &bad_state, &why)) != 0) {
+		err = err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no "
+						     "longer merges: %s", why);
 		goto done;
+	}
 	s.c = c;
 	s.stage = "tree";
 	s.what = it->name;
 	s.vec = ds->vec;	/* as days_state(hi) left it */
 	s.nvec = ds->nitems;
 	s.slot = slot;
-	s.cand = cand;
-	s.ncand = ncand;
 	s.known_good = &good_state;
 	s.known_bad = &bad_state;
+	if (slot == 0) {
+		if ((err = first_parent_list(c->repo, &it->new, it->has_old ? &it->old : NULL,
+					     &v.cand, &v.ncand)) < 0)
+			goto done;
+	} else if ((err = compare_versions(c, it, good, bad, &v)) < 0) {
+		goto done;
+	}
+	if (v.ndropped && v.ncand == 0) {
+		err = blame_dropped(c, res, it, &v, &bad_state, &good_state);
+		goto done;
+	}
+	if (v.ndropped) {
+		/* The new version up to its first new commit: the good one, rewound. */
+		char *label = xasprintf("%s rewound: %zu of %s's commits dropped, none added",
+					it->name, v.ndropped, good->date);
+
+		step_begin(c, "tree", label);
+		ds->vec[slot].tip = v.kept ? &v.newl[v.kept - 1] : NULL;
+		err = mix_commit(c, ds->vec, ds->nitems, &kept_state, &why);
+		ds->vec[slot].tip = &it->new;
+		if (err >= 0)
+			err = test_state(c, "tree", label, err ? NULL : &kept_state, why, &kv);
+		free(label);
+		res->bound++;
+		if (err < 0)
+			goto done;
+		if (kv == BISECT_BAD) {
+			err = blame_dropped(c, res, it, &v, &kept_state, &good_state);
+			goto done;
+		}
+		if (kv == BISECT_GOOD) {
+			s.known_good = &kept_state;
+			s.vec[slot].tip = v.kept ? &v.newl[v.kept - 1] : NULL;
+		}
+	}
+	if (v.ncand == 0) {
+		res->outcome = BISECT_FOUND;
+		progress(c, "%s: the same patches as on %s on a new base: no commit to blame",
+			 it->name, good->date);
+		err = confirm(c, res, &bad_state, &good_state);
+		goto done;
+	}
+	s.cand = v.cand;
+	s.ncand = v.ncand;
+	/* The day's version is the last state only if its tip is the last new commit. */
+	if (!git_oid_equal(&v.cand[v.ncand - 1], &it->new))
+		s.known_bad = NULL;
 	err = stage2(c, res, &s, &found);
+	s.vec[slot].tip = &it->new;
 done:
-	free(cand);
+	free(why);
+	versions_release(&v);
 	return err;
 }
 
@@ -1608,10 +2142,13 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 {
 	struct days_series ds = { c, NULL, 0, NULL, 0, NULL };
 	struct bday good = { 0 };
+	struct group *groups = NULL;
 	enum bisect_verdict *v = NULL;
 	git_oid *chain = NULL, sgood, sbad;
-	size_t alloc = 0, i, n, lo, hi;
+	size_t alloc = 0, i, n = 0, lo, hi;
 	json_t *t;
+	char *why = NULL;
+	const char *which;
 	int err, go_on;
 
 	if ((err = day_load(&good, c->repo, c->opts->wsdir, since)) < 0)
@@ -1620,12 +2157,14 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 		err = tide_error_set(TIDE_EINVAL, "--since names the same day %s", bad->date);
 		goto done;
 	}
-	/* day_chain finds (and sets) each day's base. */
-	if ((err = day_chain(c, &good, &chain, &n)) < 0)
+	/* day_chain finds (and sets) each day's base and fixups. */
+	if ((err = day_chain(c, &good, &chain, &groups, &n)) < 0)
 		goto done;
 	free(chain);
+	groups_free(groups, n + 1);
 	chain = NULL;
-	if ((err = day_chain(c, bad, &chain, &n)) < 0)
+	groups = NULL;
+	if ((err = day_chain(c, bad, &chain, &groups, &n)) < 0)
 		goto done;
 	array_grow(&ds.items, &alloc, 1, sizeof(*ds.items));
 	memset(ds.items, 0, sizeof(*ds.items));
@@ -1647,18 +2186,19 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	ds.vec = xcalloc(ds.nitems, sizeof(*ds.vec));
 	progress(c, "%zu of %zu trees (mainline included) moved since %s", ds.nchanged,
 		 ds.nitems, good.date);
-	if ((err = days_state(&ds, 0, &sgood)) != 0 ||
-	    (err = days_state(&ds, ds.nchanged, &sbad)) != 0) {
-		if (err > 0)
-			err = tide_error_set(TIDE_ERROR, "the trees of %s or %s do not merge "
-					     "cleanly without recorded resolutions",
-					     good.date, bad->date);
-		goto done;
-	}
+	/* Each endpoint is built inside its step, so that its merges are shown. */
+	which = bad->date;
+	step_begin(c, "endpoints", "the bad day's commits");
+	if ((err = days_state(&ds, ds.nchanged, &sbad, &why)) != 0)
+		goto unbuilt;
 	err = test_tip(c, res, &sbad, "the bad day's commits", &go_on);
 	if (err || !go_on)
 		goto done;
 	if (ds.nchanged == 0) {
+		which = good.date;
+		step_begin(c, "endpoints", "the good day's commits");
+		if ((err = days_state(&ds, 0, &sgood, &why)) != 0)
+			goto unbuilt;
 		err = test_base(c, res, &sgood, "the good day's commits", &go_on);
 		if (!err && go_on)
 			err = tide_error_set(TIDE_ERROR, "no tree moved between %s and %s",
@@ -1671,9 +2211,15 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	res->bound += bisect_log2_ceil(ds.nchanged);
 	if ((err = bisect_search(v, ds.nchanged, days_test, &ds, &lo, &hi)) < 0)
 		goto done;
-	if (lo == 0 && ((err = test_base(c, res, &sgood, "the good day's commits", &go_on)) < 0 ||
-			!go_on))
-		goto done;
+	if (lo == 0) {
+		which = good.date;
+		step_begin(c, "endpoints", "the good day's commits");
+		if ((err = days_state(&ds, 0, &sgood, &why)) != 0)
+			goto unbuilt;
+		if ((err = test_base(c, res, &sgood, "the good day's commits", &go_on)) < 0 ||
+		    !go_on)
+			goto done;
+	}
 	if (hi - lo > 1) {
 		res->outcome = BISECT_RANGE;
 		set_str(&res->range_first, ds.items[ds.changed[lo]].name);
@@ -1684,12 +2230,21 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	}
 	progress(c, "the tree that made it fail: %s", ds.items[ds.changed[hi - 1]].name);
 	err = days_stage2(c, res, &ds, hi, &good, bad);
+	goto done;
+unbuilt:
+	if (err > 0)
+		err = tide_error_set(TIDE_ERROR, "the trees of %s cannot be merged again: %s",
+				     which, why);
+	c->st.begun = 0;
+	c->nsteps--;	/* no step was decided */
 done:
+	free(why);
 	free(v);
 	free(ds.vec);
 	free(ds.changed);
 	free(ds.items);
 	free(chain);
+	groups_free(groups, n + 1);
 	day_release(&good);
 	return err;
 }
@@ -1724,10 +2279,20 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	char hex[GIT_OID_HEXSZ + 1];
 	pid_t pid;
 	int status, err, code;
+	double t;
 
 	git_oid_tostr(hex, sizeof(hex), commit);
+	t = time_now();
 	if ((err = mkdir_p(bc->srcdir, 0777)) == 0)
 		err = build_checkout(&st, repo, commit, bc->srcdir, bc->state_path);
+	if (err == 0 && bc->progress) {
+		char *line = xasprintf("checked out %.12s (%s%zu written, %zu removed, %.2fs); "
+				       "running %s", hex, st.full ? "full, " : "", st.written,
+				       st.removed, time_now() - t, bc->cmd);
+
+		bc->progress(bc->progress_data, line);
+		free(line);
+	}
 	build_checkout_stats_release(&st);
 	if (err < 0)
 		return err;

@@ -52,6 +52,9 @@ struct bisect_cmd {
 	const char *srcdir;
 	const char *state_path;
 	const char *log_path;
+	/* One line when the checkout is done and the command starts (may be NULL). */
+	void (*progress)(void *data, const char *line);
+	void *progress_data;
 };
 
 int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
@@ -74,6 +77,7 @@ struct bisect_opts {
 	const json_t *check_spec;	/* how cmd/ describes the check; stored for --continue */
 	int resume;		/* replay DIR/bisect/state.json's steps */
 	const struct bisect_check *check;
+	int check_builds;	/* the check builds a kernel: its runs count as builds */
 	/* One line per event (step started/decided, stage results). */
 	void (*progress)(void *data, const char *line);
 	void *progress_data;
@@ -87,8 +91,12 @@ struct bisect_result {
 	char *subject;
 	char *other_tree;	/* semantic conflict: the earlier tree */
 	char *range_first, *range_last;	/* BISECT_RANGE: the candidates */
-	size_t steps;		/* states tested (each one build) */
+	size_t steps;		/* states decided (tested, replayed or skipped unbuilt) */
 	size_t runs;		/* check runs, retries included */
+	size_t builds;		/* runs that built a kernel (0 for --cmd) */
+	size_t replayed;	/* steps taken from the interrupted run's state */
+	size_t dropped;		/* the culprit is a dropped commit: how many were */
+	json_t *dropped_list;	/* [{commit, subject}] of the dropped commits */
 	size_t bound;		/* ceil(log2 N1) + ceil(log2 N2) + endpoints + confirmations */
 	double seconds;
 	json_t *record;		/* the day.json "bisect" object */

@@ -2,7 +2,10 @@
 # tide bisect on the kernel world: day 3's GPIO smoke failure
 # (--test gpio.edge_events) to the planted gpio commit, day 2's build
 # break (--build --target, the object of the day's first error) to the
-# right tree (and commit, or pair of trees).
+# right tree (and commit, or pair of trees), each day alone and against
+# day 1 (--since).  Days 2 and 3 merge bitmap with the resolution of its
+# drivers/gpio/Makefile conflict recorded on day 2 (expect.json's), so
+# every state bisect builds must replay it.
 # integration/days/expect.json names the targets.  Builds go through the
 # workspace's build directory and ccache (-j2, niced); the number of
 # builds and the wall time of each bisect are written to
@@ -18,6 +21,7 @@ WORLD=$TOP/work/bisect-world
 WS=$TOP/work/bisect-ws
 # Figures for closing notes; not test results (tests/summarize reads those).
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
+DAY1=2026-11-01
 DAY2=2026-11-02
 DAY3=2026-11-03
 
@@ -40,8 +44,7 @@ PY
 }
 
 # run_day N DATE: lay out world day N and integrate it as DATE (exit 1:
-# a tree was left out, which day 2's conflict does here, with no day 1
-# in this workspace to take bitmap's previous version from).
+# a tree was left out or merged at an earlier version).
 run_day() {
 	"$I/world" "$1" "$WORLD-$1" >/dev/null &&
 	{ tide -C "$WS" -f "$WORLD-$1/trees.conf" run --date "$2" --no-build --no-boot ||
@@ -56,7 +59,7 @@ measure() {
 	rc=$?
 	t1=$(date +%s)
 	cat "$name.out"
-	echo "$name: exit $rc, $(grep '^builds:' "$name.out"), wall $((t1 - t0))s" |
+	echo "$name: exit $rc, $(grep '^steps:' "$name.out"), wall $((t1 - t0))s" |
 		tee -a "$MEASURE/bisect-kernel.txt"
 	return $rc
 }
@@ -69,9 +72,49 @@ fi
 mkdir -p "$MEASURE"
 export TIDE_KERNEL_TESTS=${TIDE_KERNEL_TESTS:-$TOP/kernel-tests}
 
-test_expect_success 'setup: days 2 and 3 of the kernel world integrated' '
+# bitmap's status on a day, and how its conflict was handled.
+bitmap() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); t=[t for t in d['trees'] if t['name']=='bitmap'][0]; print(t['status'], t.get('handled'))" \
+		"$WS/days/$1/day.json"
+}
+
+test_expect_success 'setup: days 1-3 integrated, bitmap merged with a recorded resolution' '
+	rm -rf "$WS" &&
+	run_day 1 $DAY1 &&
 	run_day 2 $DAY2 &&
-	run_day 3 $DAY3
+	test "$(bitmap $DAY2)" = "previous previous" &&
+	tide -C "$WS" -f "$WORLD-2/trees.conf" resolve bitmap --date $DAY2 >/dev/null &&
+	f="$WS/resolve/bitmap/drivers/gpio/Makefile" &&
+	python3 - "$f" "$EXPECT" <<-\EOF &&
+	import json, re, sys
+	path, expect = sys.argv[1:]
+	res = json.load(open(expect))["days"]["2"]["conflicts"][0]["resolution"]["drivers/gpio/Makefile"]
+	text = open(path).read()
+	text = re.sub(r"<<<<<<< [^\n]*\n.*?>>>>>>> [^\n]*\n", lambda m: res, text, count=1, flags=re.S)
+	open(path, "w").write(text)
+	EOF
+	tide -C "$WS" -f "$WORLD-2/trees.conf" resolve --record bitmap >/dev/null &&
+	run_day 2 $DAY2 &&
+	run_day 3 $DAY3 &&
+	test "$(bitmap $DAY2)" = "merged recorded" &&
+	test "$(bitmap $DAY3)" = "merged recorded"
+'
+
+# Day against day first: the searches that must replay the recorded
+# resolution in every state they build.
+test_expect_success 'day 3 against day 1 (--since): the planted gpio commit' '
+	tree=$(expect 3 tree) && subject=$(expect 3 subject) &&
+	measure day3-since $DAY3 --since $DAY1 --test gpio.edge_events &&
+	grep "^tree: $tree$" day3-since.out &&
+	grep "^first bad commit: [0-9a-f]* $subject$" day3-since.out &&
+	grep "conflicts\? resolved from recorded resolutions" day3-since.err
+'
+
+test_expect_success 'day 2 against day 1 (--since): the tree and commit that break the build' '
+	tree=$(expect 2 tree) && subject=$(expect 2 subject) && object=$(expect 2 object) &&
+	measure day2-since $DAY2 --since $DAY1 --build --target "$object" &&
+	grep "^tree: $tree$" day2-since.out &&
+	grep "^first bad commit: [0-9a-f]* $subject$" day2-since.out
 '
 
 test_expect_success 'day 3: the gpio.edge_events failure is bisected to the planted commit' '

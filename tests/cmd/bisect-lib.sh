@@ -64,3 +64,42 @@ make_day() {
 cat >"$TRASH/nobug.sh" <<'EOF'
 ! grep -rqs BUG .
 EOF
+
+# The generated world of tests/cmd/bisect-world.py (one repository, trees
+# t01..tNN, a conflict between t03 and t05, a fixup for t07).
+# world_gen ARGS...: generate it in $TRASH/bw.
+world_gen() {
+	python3 "$TOP/tests/cmd/bisect-world.py" "$TRASH/bw" "$@"
+}
+
+# world_day D DATE: point the trees at their day-D commits, the base at
+# vD, and integrate the day with tide run (exit 1, a tree left out, is
+# fine).
+world_day() {
+	for ref in $(git --git-dir="$TRASH/bw/src.git" for-each-ref --format='%(refname)' "refs/day$1/"); do
+		git --git-dir="$TRASH/bw/src.git" update-ref "refs/heads/${ref##*/}" "$ref" || return 1
+	done
+	{
+		printf '#tide\tbase\t%s#v%s\n' "$TRASH/bw/src.git" "$1"
+		printf 'Trees included into this release:\n\nName\t\tType\tURL\n----\t\t----\t---\n'
+		cat "$TRASH/bw/trees.conf.rows"
+	} >"$TRASH/bw/trees.conf" &&
+	{ tide -C "$WS" -f "$TRASH/bw/trees.conf" run --date "$2" --no-build --no-boot >"$TRASH/run.out" 2>&1 ||
+	  test $? = 1; }
+}
+
+# world_resolve DATE: record the resolution of t05's conflict with t03
+# ("two-both") the way a person does with tide resolve, and the fixup
+# of t07, then integrate DATE again.
+world_resolve() {
+	tide -C "$WS" -f "$TRASH/bw/trees.conf" resolve t05 --date "$1" >/dev/null &&
+	printf 'one\ntwo-both\nthree\nfour\nfive\n' >"$WS/resolve/t05/shared.txt" &&
+	tide -C "$WS" -f "$TRASH/bw/trees.conf" resolve --record >/dev/null &&
+	mkdir -p "$WS/fixups/t07" &&
+	cp "$TRASH/bw/fixup-t07.patch" "$WS/fixups/t07/0001-t07-call-new_name.patch"
+}
+
+# day_field DATE EXPR: a value from the workspace's day record, by a python expression on d.
+day_field() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$WS/days/$1/day.json"
+}

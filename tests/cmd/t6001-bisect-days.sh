@@ -40,9 +40,9 @@ test_expect_success 'only commits with a new patch id are tested' '
 	! grep "tree: b .*\"b: change" err
 '
 
-test_expect_success 'builds stay within the bound' '
-	line=$(grep "^builds:" out) &&
-	n=$(echo "$line" | sed "s/builds: \([0-9]*\) .*/\1/") &&
+test_expect_success 'steps stay within the bound' '
+	line=$(grep "^steps:" out) &&
+	n=$(echo "$line" | sed "s/steps: \([0-9]*\) .*/\1/") &&
 	m=$(echo "$line" | sed "s/.*(bound \([0-9]*\)).*/\1/") &&
 	# 4 moved (mainline, a, b, c), 3 new commits: 2 + 2 + 2 + 2 confirmations
 	test "$n" -le "$m" && test "$m" -le 8 &&

@@ -167,7 +167,25 @@ TEST(record_summary__one_line_for_show)
 	json_decref(rec);
 }
 
+TEST(record_summary__steps_builds_and_a_dropped_commit)
+{
+	json_t *rec = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:[{s:s}],"
+				" s:i, s:i, s:f}",
+				"outcome", "found", "check", "kind", "cmd", "arg", "make test",
+				"since", "2026-07-02", "tree", "t04",
+				"commit", "0123456789abcdef0123", "subject", "t04: define x",
+				"dropped", "commit", "0123456789abcdef0123",
+				"steps_done", 6, "builds", 0, "seconds", 1.2);
+	char *line = bisect_record_summary(rec);
+
+	CHECK_STR(line, "--cmd make test --since 2026-07-02: found t04 0123456789ab "
+		  "\"t04: define x\" (dropped) (6 steps, 0 builds, 1s)");
+	free(line);
+	json_decref(rec);
+}
+
 TESTS(record_summary__one_line_for_show,
+      record_summary__steps_builds_and_a_dropped_commit,
       log2_ceil__matches_the_definition,
       search__finds_every_culprit_within_log2_steps,
       search__steps_around_skipped_states,

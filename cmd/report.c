@@ -19,11 +19,12 @@
 
 static const char usage[] =
 	"usage: tide report [DATE] [--tree NAME] [--json]\n"
-	"   or: tide report [DATE] --mail [--dry-run] [--all] [--tree NAME]\n";
+	"   or: tide report [DATE] --mail [--dry-run] [--all] [--tree NAME]\n"
+	"   or: tide report [DATE] --announce [--mail [--dry-run]]\n";
 
 struct report_args {
 	const char *date, *tree;
-	int json, mail, dry_run, all;
+	int json, mail, dry_run, all, announce;
 };
 
 /*
@@ -92,13 +93,14 @@ static int print_reports(const struct day *d, const struct day *prev,
 struct mailer {
 	struct mail_server server;
 	char *from;
+	char *announce;		/* the list the day's announcement goes to, or NULL */
 	long max_per_day;
 	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
 	char *state_path;
 	git_mailmap *mailmap;	/* the day's .mailmap: contacts as they are known today */
 };
 
-/* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo= */
+/* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo=, announce= */
 static int mailer_load(struct mailer *m, struct workspace *ws)
 {
 	char *path = workspace_path(ws, "mail.conf"), *line, *save = NULL, *eq, *cred = NULL;
@@ -130,6 +132,8 @@ static int mailer_load(struct mailer *m, struct workspace *ws)
 			m->max_per_day = strtol(eq, NULL, 10);
 		else if (!strcmp(line, "timeout"))
 			m->server.timeout = strtol(eq, NULL, 10);
+		else if (!strcmp(line, "announce"))
+			free(m->announce), m->announce = xstrdup(eq);
 		else if (!strcmp(line, "cainfo"))
 			free(m->server.cainfo), m->server.cainfo = xstrdup(eq);
 		else {
@@ -155,6 +159,7 @@ static void mailer_release(struct mailer *m)
 {
 	mail_server_release(&m->server);
 	free(m->from);
+	free(m->announce);
 	json_decref(m->state);
 	free(m->state_path);
 	git_mailmap_free(m->mailmap);
@@ -259,7 +264,7 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 			const struct report_args *a)
 {
-	struct mailer m = { { 0 }, NULL, 0, NULL, NULL, NULL };
+	struct mailer m = { { 0 }, NULL, NULL, 0, NULL, NULL, NULL };
 	git_oid day_commit;
 	json_t *r = NULL;
 	int status = EXIT_OK, error;
@@ -298,6 +303,56 @@ done:
 	return status;
 }
 
+/* --announce: the day's announcement printed, or with --mail sent once to mail.conf's announce=. */
+static int announce(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
+		    const struct report_args *a)
+{
+	struct mailer m = { { 0 }, NULL, NULL, 0, NULL, NULL, NULL };
+	struct buf text = BUF_INIT;
+	struct mail_msg msg;
+	const char *sent;
+	int status = EXIT_OK;
+
+	if (a->mail && mailer_load(&m, ctx->ws) < 0 && !a->dry_run) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	tide_error_clear();
+	if (a->mail && !m.announce && !a->dry_run) {
+		cmd_error("no announce= address in %s/mail.conf for --announce --mail", ctx->ws->dir);
+		status = EXIT_BADINPUT;
+		goto done;
+	}
+	report_announcement(&msg, ctx->ws->repo, d, prev, m.announce ? m.announce : "",
+			    m.from ? m.from : "tide <tide@localhost>");
+	if (!a->mail) {
+		printf("Subject: %s\n\n%s", msg.subject, msg.body);
+	} else if (a->dry_run) {
+		mail_format(&text, &msg, 0);
+		printf("%s\n", text.ptr);
+	} else {
+		state_load(&m, ctx->ws, d->date);
+		if ((sent = json_string_value(json_object_get(m.state, "announce")))) {
+			printf("announcement of %s already mailed (%s)\n", d->tag, sent);
+		} else if (mail_send(&m.server, &msg) < 0) {
+			cmd_error("announcement: %s", tide_error_last());
+			workspace_log(ctx->ws, "mail: announcement failed: %s", tide_error_last());
+			status = EXIT_PROBLEMS;
+		} else {
+			json_object_set_new(m.state, "announce", json_text(msg.message_id));
+			printf("announcement mailed to %s\n", msg.to[0]);
+			workspace_log(ctx->ws, "mail: announcement sent to %s", msg.to[0]);
+			if (state_save(&m) < 0)
+				status = cmd_fail(NULL);
+		}
+	}
+	mail_msg_release(&msg);
+done:
+	buf_release(&text);
+	mailer_release(&m);
+	return status;
+}
+
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -306,6 +361,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		{ "mail", no_argument, NULL, 'm' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "announce", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,11 +375,13 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		case 'm': a->mail = 1; break;
 		case 'n': a->dry_run = 1; break;
 		case 'a': a->all = 1; break;
+		case 'A': a->announce = 1; break;
 		case 'h': return 1;
 		default: return -1;
 		}
 	}
-	if (argc - optind > 1 || ((a->dry_run || a->all) && !a->mail) || (a->mail && a->json))
+	if (argc - optind > 1 || ((a->dry_run || a->all) && !a->mail) || (a->mail && a->json) ||
+	    (a->announce && (a->json || a->tree || a->all)))
 		return -1;
 	a->date = optind < argc ? argv[optind] : NULL;
 	return 0;
@@ -354,6 +412,8 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 	if (a.tree && !day_find_tree(d, a.tree)) {
 		cmd_error("no tree '%s' on %s", a.tree, d->date);
 		status = EXIT_BADINPUT;
+	} else if (a.announce) {
+		status = announce(ctx, d, prev, &a);
 	} else if (a.mail) {
 		status = mail_reports(ctx, d, prev, &a);
 	} else {

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "changes.h"
 #include "conf.h"
 #include "day.h"
 #include "error.h"
@@ -512,6 +513,75 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 	out->subject = buf_detach(&subject);
 	out->body = buf_detach(&body);
 	out->message_id = message_id(r, from);
+	out->date = time(NULL);
+	return 0;
+}
+
+/* "Dec 3" of YYYY-MM-DD, as linux-next's subjects write the day. */
+static void short_date(struct buf *out, const char *date)
+{
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	int m = atoi(date + 5), dd = atoi(date + 8);
+
+	if (m >= 1 && m <= 12)
+		buf_printf(out, "%s %d", months[m - 1], dd);
+	else
+		buf_puts(out, date);
+}
+
+/* Merged at today's version: nothing to say about the tree in the announcement. */
+static int merged_today(const struct day_tree *t)
+{
+	return t->status && (!strcmp(t->status, "merged") || !strcmp(t->status, "up-to-date"));
+}
+
+int report_announcement(struct mail_msg *out, git_repository *repo, const struct day *d,
+			const struct day *prev, const char *to, const char *from)
+{
+	struct buf subject = BUF_INIT, body = BUF_INIT;
+	const char *project = json_string_value(json_object_get(d->extra, "project"));
+	size_t i, merged = 0, width = 0;
+	char *addr;
+
+	memset(out, 0, sizeof(*out));
+	if (!project)
+		project = "linux-next";
+	for (i = 0; i < d->ntrees; i++) {
+		merged += merged_today(&d->trees[i]);
+		if (strlen(d->trees[i].name) > width)
+			width = strlen(d->trees[i].name);
+	}
+	buf_printf(&subject, "%s: Tree for ", project);
+	short_date(&subject, d->date);
+	buf_printf(&body, "Hi all,\n\n");
+	if (prev) {
+		changes_text(&body, repo, prev, d);
+		while (body.len && body.ptr[body.len - 1] == '\n')
+			buf_truncate(&body, body.len - 1);
+		buf_puts(&body, "\n\n");
+	}
+	buf_printf(&body, "The %s tree is tagged %s: %s (%.12s) with %zu of %zu trees "
+		   "merged at today's version.\n", project, d->tag ? d->tag : d->date,
+		   d->base_tag ? d->base_tag : "the base", d->base_commit ? d->base_commit : "",
+		   merged, d->ntrees);
+	if (merged < d->ntrees) {
+		buf_puts(&body, "\nNot merged at today's version:\n\n");
+		for (i = 0; i < d->ntrees; i++)
+			if (!merged_today(&d->trees[i]))
+				buf_printf(&body, "  %-*s  %s\n", (int)width, d->trees[i].name,
+					   d->trees[i].status ? d->trees[i].status : "unknown");
+	}
+	buf_printf(&body, "\nEach tree's conflicts: tide report %s\n", d->date);
+	mail_add_rcpt(&out->to, &out->nto, to);
+	out->from = xstrdup(from);
+	out->subject = buf_detach(&subject);
+	out->body = buf_detach(&body);
+	addr = mail_address(from);
+	out->message_id = xasprintf("<%s.announce.tide@%s>", d->tag ? d->tag : d->date,
+				    strchr(addr, '@') && strchr(addr, '@')[1] ?
+				    strchr(addr, '@') + 1 : "localhost");
+	free(addr);
 	out->date = time(NULL);
 	return 0;
 }

@@ -64,4 +64,14 @@ int report_write_day(const struct day *day, const struct day *prev, const char *
 int report_mail(struct mail_msg *out, const json_t *report, const struct trees_conf *conf,
 		const char *from);
 
+/*
+ * The day's announcement to the project's list, shaped like linux-next's
+ * "linux-next: Tree for Dec 3": the tag and its base, the "Changes since"
+ * section against prev (src/changes.h; none without a previous day), and
+ * the trees that were not merged at today's version, with their status.
+ * To to, From from.
+ */
+int report_announcement(struct mail_msg *out, git_repository *repo, const struct day *d,
+			const struct day *prev, const char *to, const char *from);
+
 #endif

@@ -144,6 +144,54 @@ test_expect_success 'STARTTLS and smtps: the mail goes over TLS' '
 	test $(ls smtps/*.eml | wc -l) = 1
 '
 
+test_expect_success 'the day announcement: printed whole, then mailed once to announce=' '
+	tide -C ws report 2026-12-02 --announce >out &&
+	sed "s/([0-9a-f]\{12\})/(SHA)/" out >actual &&
+	cat >expect <<-\EOF &&
+	Subject: linux-next: Tree for Dec 2
+
+	Hi all,
+
+	Changes since 20261201:
+
+	The fixes tree moved forward by 2 commits.
+
+	The gpio tree moved forward by 1 commit.
+
+	The gpio tree gained a conflict against the fixes tree, so I used the version from next-20261201.
+
+	The net tree moved forward by 1 commit.
+
+	The net tree gained a conflict against the fixes tree, so I used the version from next-20261201.
+
+	The linux-next tree is tagged next-20261202: v1 (SHA) with 1 of 3 trees merged at today'"'"'s version.
+
+	Not merged at today'"'"'s version:
+
+	  gpio   previous
+	  net    previous
+
+	Each tree'"'"'s conflicts: tide report 2026-12-02
+	EOF
+	test_cmp expect actual &&
+	printf "smtp=smtp://127.0.0.1:%s\nfrom=Tide <next@tide.example>\ncredentials=smtp-creds\ntimeout=5\n" "$PORT" >ws/mail.conf &&
+	test_must_fail --status=3 tide -C ws report 2026-12-02 --announce --mail 2>err &&
+	grep -q "no announce= address in .*mail.conf" err &&
+	echo "announce=linux-next@lists.example" >>ws/mail.conf &&
+	before=$(ls mail/*.eml | wc -l) &&
+	tide -C ws report 2026-12-02 --announce --mail >out &&
+	grep -qx "announcement mailed to linux-next@lists.example" out &&
+	test $(ls mail/*.eml | wc -l) = $((before + 1)) &&
+	m=$(grep -l "^Subject: linux-next: Tree for Dec 2" mail/*.eml) &&
+	grep -q "^Message-ID: <next-20261202.announce.tide@tide.example>" $m &&
+	grep -q "^Changes since 20261201:" $m &&
+	tide -C ws report 2026-12-02 --announce --mail >out &&
+	grep -q "^announcement of next-20261202 already mailed" out &&
+	test $(ls mail/*.eml | wc -l) = $((before + 1)) &&
+	test_must_fail --status=2 tide -C ws report --announce --json &&
+	test_must_fail --status=2 tide -C ws report --announce --tree gpio
+'
+
 test_expect_success 'bad mail.conf: credentials in the URL, unknown key' '
 	printf "smtp=smtp://u:pw@127.0.0.1:25\n" > ws/mail.conf &&
 	test_must_fail --status=3 tide -C ws -f trees.conf report --mail 2>err &&

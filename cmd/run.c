@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../src/build.h"
 #include "../src/conf.h"
 #include "../src/error.h"
 #include "../src/run.h"
@@ -105,6 +106,9 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	opts.progress = on_event;
 	opts.progress_arg = &p;
+	/* DIR/config's build settings are checked before the day starts. */
+	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
+		return cmd_fail(NULL);
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	if (p.drawn)
 		fputs("\r\033[K", stderr);

@@ -1675,7 +1675,12 @@ void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 	opts->state_path = path_join(abs, "build/src.tree");
 	opts->log_path = log_path ? xstrdup(log_path) : path_join(abs, "build/build.log");
 	opts->ccache_basedir = abs;
-	if (build_farm_load(&opts->farm, abs) < 0) {
+	build_opts_load_farm(opts, abs);
+}
+
+void build_opts_load_farm(struct build_opts *opts, const char *wsdir)
+{
+	if (build_farm_load(&opts->farm, wsdir) < 0) {
 		opts->farm_error = xstrdup(tide_error_last());
 		tide_error_clear();
 	}

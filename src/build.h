@@ -282,5 +282,7 @@ char *build_boot_summary(const json_t *rec);
 void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 			      const char *log_path);
 void build_opts_release(struct build_opts *opts);
+/* DIR/config's build settings into opts->farm (or opts->farm_error). */
+void build_opts_load_farm(struct build_opts *opts, const char *wsdir);
 
 #endif

@@ -421,11 +421,13 @@ static void distcc_completed(struct build_distcc_stats *st, const char *msg)
 static void distcc_fallback(struct build_distcc_stats *st, const char *msg)
 {
 	const char *tail = strstr(msg, ", running locally instead"), *to = NULL, *p;
+	const char *file = strstr(msg, "failed to distribute ");
 
 	st->fallbacks++;
-	if (!tail)
+	/* Without a file and host: distcc had already given up on the hosts. */
+	if (!tail || !file || file + 21 >= tail)
 		return;
-	for (p = msg; (p = strstr(p, " to ")) && p < tail; p++)
+	for (p = file + 21; (p = strstr(p, " to ")) && p < tail; p++)
 		to = p;
 	if (to && to + 4 < tail)
 		distcc_host(st, to + 4, (size_t)(tail - to - 4))->failures++;

@@ -152,9 +152,10 @@ struct build_distcc_host {
 /* What distcc's client log (DISTCC_LOG) says about one build. */
 struct build_distcc_stats {
 	long remote;		/* compiles that ran on a host */
-	long local;		/* compiles that ran here (localhost or a fallback) */
+	long local;		/* compiles that ran here (localhost or a fallback),
+				   not counting compiler runs without a source file */
 	long fallbacks;		/* of those, the ones meant for a host */
-	double cpp_seconds;	/* CPU of distcc's local preprocessing */
+	double seconds;		/* distcc's runs' elapsed times added up */
 	struct build_distcc_host *hosts;
 	size_t nhosts, ahosts;
 };

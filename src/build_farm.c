@@ -408,6 +408,9 @@ static void distcc_completed(struct build_distcc_stats *st, const char *msg)
 		on = p;
 	if (!on || on + 4 >= end)
 		return;
+	/* A compiler run with no source (Kbuild's option tests) is no compile. */
+	if (on - msg == 14 && !strncmp(msg, "compile (null)", 14))
+		return;
 	on += 4;
 	if ((size_t)(end - on) == 9 && !strncmp(on, "localhost", 9)) {
 		st->local++;
@@ -437,7 +440,7 @@ static void distcc_line(const char *line, void *data)
 {
 	struct build_distcc_stats *st = data;
 	const char *msg, *t;
-	double user, sys;
+	double secs;
 
 	/* distcc[PID] message */
 	if (!str_starts_with(line, "distcc[") || !(msg = strstr(line, "] ")))
@@ -447,10 +450,9 @@ static void distcc_line(const char *line, void *data)
 		distcc_completed(st, msg);
 	else if (strstr(msg, "failed to distribute") || strstr(msg, "retrying locally"))
 		distcc_fallback(st, msg);
-	else if ((t = strstr(msg, "cpp times: user ")) &&
-		 sscanf(t, "cpp times: user %lfs, system %lfs", &user, &sys) == 2 &&
-		 user >= 0 && sys >= 0 && user < 1e6 && sys < 1e6)
-		st->cpp_seconds += user + sys;
+	else if ((t = strstr(msg, "elapsed compilation time ")) &&
+		 sscanf(t, "elapsed compilation time %lfs", &secs) == 1 && secs >= 0 && secs < 1e6)
+		st->seconds += secs;
 }
 
 void build_distcc_stats_parse(struct build_distcc_stats *out, const char *text, size_t len)
@@ -542,7 +544,7 @@ json_t *build_distcc_json(const struct build_result *res)
 	json_object_set_new(o, "local", json_integer(st->local));
 	json_object_set_new(o, "fallbacks", json_integer(st->fallbacks));
 	json_object_set_new(o, "fell_back", json_boolean(!st->remote && st->fallbacks));
-	json_object_set_new(o, "cpp_seconds", json_real(st->cpp_seconds));
+	json_object_set_new(o, "seconds", json_real(st->seconds));
 	json_object_set_new(o, "hosts", hosts);
 	return o;
 }

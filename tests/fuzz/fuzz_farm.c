@@ -20,7 +20,7 @@ static void check_distcc(const char *text, size_t size)
 			FUZZ_FAIL("a distcc host without a name");
 		compiles += res.distcc.hosts[i].compiles;
 	}
-	if (compiles != res.distcc.remote || res.distcc.fallbacks < 0 || res.distcc.cpp_seconds < 0)
+	if (compiles != res.distcc.remote || res.distcc.fallbacks < 0 || res.distcc.seconds < 0)
 		FUZZ_FAIL("distcc counts do not add up");
 	/* Host names from the log must still make a record and a summary. */
 	res.distcc_hosts = xstrdup("h1");

@@ -7,6 +7,7 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
+#   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -22,7 +23,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	libcurl4-openssl-dev git python3 linux-source-6.1 qemu-system-x86 \
 	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time \
 	clang libclang-rt-14-dev libgmime-3.0-dev strace zlib1g-dev patch \
-	man-db groff-base
+	man-db groff-base redis-server distcc
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))
@@ -129,6 +130,13 @@ deps:
 		fi; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
+	@# distccd runs only the compilers linked in its masquerade directory.
+	@if [ ! -e /usr/lib/distcc/gcc ] && command -v update-distcc-symlinks >/dev/null; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "tide: /usr/lib/distcc has no gcc (run 'make deps' as root)" >&2; exit 1; \
+		fi; \
+		update-distcc-symlinks; \
+	fi
 
 check: deps
 	$(MAKE) all asan
@@ -172,12 +180,15 @@ bench-day: all
 bench-bisect: all
 	bench/bench-bisect
 
+bench-build: all
+	bench/bench-build
+
 clean:
 	rm -rf $(BUILD)
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect clean
+.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -30,6 +30,18 @@ static void print_diag(const char *what, const struct build_diag *d)
 	putchar('\n');
 }
 
+/* The shared cache's and distcc's lines, as tide show has them. */
+static void print_farm(const struct build_result *res)
+{
+	json_t *rec = build_result_json(res, NULL);
+	struct buf b = BUF_INIT;
+
+	build_farm_summary(&b, rec, "");
+	fputs(buf_cstr(&b), stdout);
+	buf_release(&b);
+	json_decref(rec);
+}
+
 static void print_result(const struct build_result *res, const char *log)
 {
 	size_t i;
@@ -48,6 +60,7 @@ static void print_result(const struct build_result *res, const char *log)
 		printf("error: ... %zu more\n", res->log.nerrors_total - res->log.errors.n);
 	for (i = 0; i < res->new_warnings.n; i++)
 		print_diag("new warning", &res->new_warnings.v[i]);
+	print_farm(res);
 	if (res->kernel)
 		printf("kernel: %s\n", res->kernel);
 	printf("log: %s\n", log);
@@ -169,6 +182,9 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_error("config fragment '%s' does not exist", o.fragment);
 		return EXIT_BADINPUT;
 	}
+	/* DIR/config's build settings, before anything is looked up or built. */
+	if (build_farm_check(ctx->ws->dir) < 0)
+		return cmd_fail(NULL);
 	if (optind < argc && !day_date_is_valid(argv[optind]))
 		return build_one_rev(ctx, argv[optind], &o);
 	date = optind < argc ? xstrdup(argv[optind]) : cmd_newest_day(ctx->ws);

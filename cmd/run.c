@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "../src/changes.h"
+#include "../src/build.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -128,6 +129,9 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return status;
 	opts.events.fn = on_event;
 	opts.events.data = &p;
+	/* DIR/config's build settings are checked before the day starts. */
+	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
+		return cmd_fail(NULL);
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	if (p.drawn)
 		fputs("\r\033[K", stderr);

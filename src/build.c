@@ -893,6 +893,12 @@ json_t *build_result_json(const struct build_result *res, const char *log_name)
 	json_object_set_new(o, "config_regenerated", json_boolean(res->config_regenerated));
 	json_object_set_new(o, "jobs", json_integer(res->jobs));
 	json_object_set_new(o, "ccache", json_boolean(res->ccache));
+	json_object_set_new(o, "remote_cache",
+			    res->remote_cache ? json_text(res->remote_cache) : json_null());
+	if (res->have_cache_stats)
+		json_object_set_new(o, "ccache_stats", build_cache_stats_json(&res->cache_stats));
+	if (res->distcc_hosts)
+		json_object_set_new(o, "distcc", build_distcc_json(res));
 	json_object_set_new(o, "errors", build_diags_json(&res->log.errors));
 	json_object_set_new(o, "errors_total", json_integer((json_int_t)res->log.nerrors_total));
 	json_object_set_new(o, "warnings", build_diags_json(&res->log.warnings));
@@ -907,6 +913,9 @@ void build_result_release(struct build_result *res)
 	free(res->failure);
 	free(res->commit);
 	free(res->kernel);
+	free(res->remote_cache);
+	free(res->distcc_hosts);
+	build_distcc_stats_release(&res->distcc);
 	build_log_release(&res->log);
 	build_diags_release(&res->new_warnings);
 	build_checkout_stats_release(&res->checkout);
@@ -1046,7 +1055,10 @@ struct build_ctx {
 	struct buf fragment_text;
 	char *cc;		/* "gcc" or "ccache gcc" */
 	char **env;
-	char *env_over[12];
+	char *env_over[24];
+	char *stats_log;	/* CCACHE_STATSLOG, absolute */
+	char *distcc_log;	/* DISTCC_LOG, absolute; NULL without distcc */
+	char *distcc_dir;	/* DISTCC_DIR: distcc's locks and host backoff */
 	int logfd;
 	int make_ran;
 	json_t *old_warnings;	/* the last build's, read before make starts */
@@ -1278,10 +1290,92 @@ static void set_env(struct build_ctx *b)
 	b->env_over[n++] = xstrdup("KBUILD_BUILD_TIMESTAMP=2026-01-01 00:00:00 UTC");
 	b->env_over[n++] = xstrdup("KBUILD_BUILD_USER=tide");
 	b->env_over[n++] = xstrdup("KBUILD_BUILD_HOST=tide");
+	/* The link counter in out/.version would make init/ differ every build. */
+	b->env_over[n++] = xstrdup("KBUILD_BUILD_VERSION=1");
 	if (b->opts->ccache_basedir)
 		b->env_over[n++] = xasprintf("CCACHE_BASEDIR=%s", b->opts->ccache_basedir);
+	/*
+	 * With the base directory, ccache sees ../src/... from build/out in
+	 * every workspace; the directory itself must then stay out of the
+	 * hash too, or two workspaces (two machines) never share a result.
+	 */
+	b->env_over[n++] = xstrdup("CCACHE_NOHASHDIR=1");
+	b->env_over[n++] = xasprintf("CCACHE_STATSLOG=%s", b->stats_log);
+	if (b->opts->farm.cache)
+		b->env_over[n++] = xasprintf("CCACHE_REMOTE_STORAGE=%s", b->opts->farm.cache);
+	if (b->distcc_log) {
+		/* ccache runs distcc for the compile only: cpp and links stay here. */
+		b->env_over[n++] = xstrdup("CCACHE_PREFIX=distcc");
+		b->env_over[n++] = xasprintf("DISTCC_HOSTS=%s", b->opts->farm.distcc_hosts);
+		/* Its messages in a file: ccache would cache them as compiler output. */
+		b->env_over[n++] = xasprintf("DISTCC_LOG=%s", b->distcc_log);
+		b->env_over[n++] = xasprintf("DISTCC_DIR=%s", b->distcc_dir);
+		b->env_over[n++] = xstrdup("DISTCC_FALLBACK=1");
+	}
 	b->env_over[n] = NULL;
 	b->env = make_env(b->env_over);
+}
+
+/* Where ccache and distcc write about this build: fresh files in outdir. */
+static void farm_paths(struct build_ctx *b)
+{
+	char *out = path_absolute(b->opts->outdir);
+
+	b->stats_log = path_join(out, ".tide-ccache-stats");
+	if (b->opts->farm.distcc_hosts) {
+		b->distcc_log = path_join(out, ".tide-distcc.log");
+		b->distcc_dir = path_join(out, ".tide-distcc");
+	}
+	free(out);
+}
+
+/* Empty the logs of the last build; distcc needs its directory to exist. */
+static int farm_start(struct build_ctx *b)
+{
+	if (unlink(b->stats_log) < 0 && errno != ENOENT)
+		return tide_error_errno(TIDE_EIO, "cannot remove '%s'", b->stats_log);
+	if (!b->distcc_log)
+		return 0;
+	if (unlink(b->distcc_log) < 0 && errno != ENOENT)
+		return tide_error_errno(TIDE_EIO, "cannot remove '%s'", b->distcc_log);
+	return mkdir_p(b->distcc_dir, 0755);
+}
+
+/* The logs are written by tools on this machine; a kernel's are a few MB. */
+#define FARM_LOG_MAX (256u << 20)
+
+static int read_tool_log(struct buf *out, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > FARM_LOG_MAX)
+		return -1;
+	if (file_read(out, path) < 0) {
+		tide_error_clear();
+		return -1;
+	}
+	return 0;
+}
+
+/* Read back what ccache and distcc did; a missing log is no statistics. */
+static void farm_finish(struct build_ctx *b)
+{
+	struct build_result *res = b->res;
+	struct buf text = BUF_INIT;
+
+	/* No log: ccache never ran, make had nothing to compile. */
+	if (res->ccache) {
+		res->have_cache_stats = 1;
+		if (read_tool_log(&text, b->stats_log) == 0)
+			build_cache_stats_parse(&res->cache_stats, text.ptr, text.len);
+	}
+	buf_clear(&text);
+	if (b->distcc_log && read_tool_log(&text, b->distcc_log) == 0)
+		build_distcc_stats_parse(&res->distcc, text.ptr, text.len);
+	buf_release(&text);
+	if (b->distcc_log && !res->distcc.remote && res->distcc.fallbacks)
+		log_printf(b->logfd, "# tide: distcc: no host answered, %ld compiles ran here\n",
+			   res->distcc.local);
 }
 
 static void ctx_release(struct build_ctx *b)
@@ -1291,6 +1385,9 @@ static void ctx_release(struct build_ctx *b)
 	for (i = 0; b->env_over[i]; i++)
 		free(b->env_over[i]);
 	free(b->env);
+	free(b->stats_log);
+	free(b->distcc_log);
+	free(b->distcc_dir);
 	free(b->cc);
 	free(b->fragment);
 	buf_release(&b->fragment_text);
@@ -1318,9 +1415,18 @@ static int find_tools(struct build_ctx *b)
 		}
 		free(path);
 	}
+	if (b->distcc_log && !(path = build_which("distcc"))) {
+		fail(b, BUILD_DIAG_TOOL, NULL, 0,
+		     "distcc-hosts is set (DIR/config) but 'distcc' is not in PATH");
+		return 0;
+	}
+	if (b->distcc_log)
+		free(path);
 	if (!b->opts->no_ccache && (ccache = build_which("ccache")))
 		b->res->ccache = 1;
-	b->cc = b->res->ccache ? xasprintf("ccache %s", cc) : xstrdup(cc);
+	/* Without ccache, distcc is the compiler's wrapper itself. */
+	b->cc = b->res->ccache ? xasprintf("ccache %s", cc) :
+		b->distcc_log ? xasprintf("distcc %s", cc) : xstrdup(cc);
 	free(ccache);
 	return 1;
 }
@@ -1473,6 +1579,7 @@ static int build_steps(struct build_ctx *b)
 	unlink_warnings(b);
 	rc = step_failed(b, run_make(b, b->opts->target, res->jobs), "make");
 	res->make_seconds = time_now() - t;
+	farm_finish(b);
 	if (rc < 0)
 		return rc;
 	/* A named target (an object file) builds no image; the default must. */
@@ -1480,6 +1587,17 @@ static int build_steps(struct build_ctx *b)
 		fail(b, BUILD_DIAG_MAKE, NULL, 0, "make succeeded but left no kernel image");
 	res->ok = !res->failure;
 	return 0;
+}
+
+/* --jobs wins; with distcc, its setting or every host's slots and ours. */
+static int build_jobs(const struct build_opts *opts, int cpus)
+{
+	if (opts->jobs > 0)
+		return opts->jobs;
+	if (opts->farm.distcc_hosts)
+		return opts->farm.distcc_jobs ? opts->farm.distcc_jobs
+					      : opts->farm.distcc_slots + cpus;
+	return cpus;
 }
 
 int build_run(struct build_result *res, git_repository *repo,
@@ -1491,10 +1609,17 @@ int build_run(struct build_result *res, git_repository *repo,
 	int error;
 
 	memset(res, 0, sizeof(*res));
+	if (opts->farm_error)
+		return tide_error_set(TIDE_EINVAL, "%s", opts->farm_error);
 	res->commit = xstrdup(git_oid_tostr_s(commit));
-	res->jobs = opts->jobs > 0 ? opts->jobs : (int)(cpus > 0 ? cpus : 1);
+	res->jobs = build_jobs(opts, cpus > 0 ? (int)cpus : 1);
+	if (opts->farm.cache)
+		res->remote_cache = url_redact(opts->farm.cache);
+	if (opts->farm.distcc_hosts)
+		res->distcc_hosts = xstrdup(opts->farm.distcc_hosts);
+	farm_paths(&b);
 	set_env(&b);
-	if ((error = start(&b, commit)) < 0)
+	if ((error = start(&b, commit)) < 0 || (error = farm_start(&b)) < 0)
 		goto done;
 	error = build_checkout(&res->checkout, repo, commit, opts->srcdir, opts->state_path);
 	res->checkout_seconds = res->checkout.seconds;
@@ -1550,6 +1675,15 @@ void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 	opts->state_path = path_join(abs, "build/src.tree");
 	opts->log_path = log_path ? xstrdup(log_path) : path_join(abs, "build/build.log");
 	opts->ccache_basedir = abs;
+	build_opts_load_farm(opts, abs);
+}
+
+void build_opts_load_farm(struct build_opts *opts, const char *wsdir)
+{
+	if (build_farm_load(&opts->farm, wsdir) < 0) {
+		opts->farm_error = xstrdup(tide_error_last());
+		tide_error_clear();
+	}
 }
 
 void build_opts_release(struct build_opts *opts)
@@ -1560,6 +1694,8 @@ void build_opts_release(struct build_opts *opts)
 	free((char *)opts->log_path);
 	free((char *)opts->ccache_basedir);
 	free((char *)opts->fragment);
+	build_farm_release(&opts->farm);
+	free(opts->farm_error);
 	memset(opts, 0, sizeof(*opts));
 }
 
@@ -1698,6 +1834,7 @@ char *build_record_summary(const json_t *rec)
 			   json_array_size(json_object_get(rec, "warnings")),
 			   json_array_size(json_object_get(rec, "new_warnings")));
 	buf_putc(&b, '\n');
+	build_farm_summary(&b, rec, "        ");
 	json_array_foreach(json_object_get(rec, "errors"), i, v)
 		if (i < 5)
 			summary_diag(&b, "error", v);

@@ -5,6 +5,8 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "buf.h"
+
 /*
  * Building a day's kernel: an incremental checkout of the commit into
  * DIR/build/src (only files that changed since the last checkout are
@@ -104,6 +106,65 @@ void build_new_warnings(struct build_diags *out, const struct build_diags *now,
 int build_attribute(git_repository *repo, const git_oid *tip,
 		    const git_oid *base, struct build_diags *diags);
 
+/* ---- several machines: a shared ccache and distcc (src/build_farm.c) ---- */
+
+/*
+ * The workspace's build settings in DIR/config (man/tide-config.5), all
+ * unset by default:
+ *   cache = redis://HOST[:PORT][/DB] | http://HOST[:PORT][/PATH]
+ *           ccache's remote_storage, shared by every workspace and machine
+ *   distcc-hosts = HOST[:PORT][/LIMIT][,lzo] ...   DISTCC_HOSTS
+ *   distcc-jobs = N          make -jN when distcc-hosts is set
+ */
+struct build_farm {
+	char *cache;		/* NULL: the local ccache only */
+	char *distcc_hosts;	/* NULL: compile on this machine */
+	int distcc_jobs;	/* 0: the hosts' slots plus this machine's CPUs */
+	int distcc_slots;	/* the sum of the hosts' limits */
+};
+
+/* Load and check DIR/config; a bad value is TIDE_EINVAL naming DIR/config:LINE. */
+int build_farm_load(struct build_farm *out, const char *wsdir);
+void build_farm_release(struct build_farm *farm);
+/* Only the check of build_farm_load(), for commands that build later. */
+int build_farm_check(const char *wsdir);
+
+/* Checks of one value; 0 or -1 with *why set to a static reason. */
+int build_cache_url_check(const char *url, const char **why);
+int build_distcc_hosts_check(const char *hosts, int *slots, const char **why);
+
+/* What ccache's stats log (CCACHE_STATSLOG) says about one build. */
+struct build_cache_stats {
+	long calls;		/* every ccache invocation */
+	long local_hits, remote_hits, misses;
+	long uncacheable;	/* links, preprocessing only, configure tests, failures */
+	long remote_errors;	/* the remote storage failed or timed out */
+};
+
+void build_cache_stats_parse(struct build_cache_stats *out, const char *text, size_t len);
+
+struct build_distcc_host {
+	char *host;		/* HOST:PORT */
+	long compiles;		/* compiled there */
+	long failures;		/* could not be used: the compile ran here instead */
+};
+
+/* What distcc's client log (DISTCC_LOG) says about one build. */
+struct build_distcc_stats {
+	long remote;		/* compiles that ran on a host */
+	long local;		/* compiles that ran here (localhost or a fallback),
+				   not counting compiler runs without a source file */
+	long fallbacks;		/* of those, the ones meant for a host */
+	double seconds;		/* distcc's runs' elapsed times added up */
+	struct build_distcc_host *hosts;
+	size_t nhosts, ahosts;
+};
+
+void build_distcc_stats_parse(struct build_distcc_stats *out, const char *text, size_t len);
+void build_distcc_stats_release(struct build_distcc_stats *st);
+
+json_t *build_cache_stats_json(const struct build_cache_stats *st);
+
 /* ---- the whole build ---- */
 
 struct build_opts {
@@ -119,6 +180,13 @@ struct build_opts {
 	int jobs;		/* 0: the number of online CPUs */
 	int no_ccache;
 	int nice;		/* niceness added to make and its children */
+	/*
+	 * DIR/config's build settings (build_opts_for_workspace() loads them).
+	 * A bad DIR/config is kept in farm_error: build_run() then fails
+	 * with it (TIDE_EINVAL) before it touches anything.
+	 */
+	struct build_farm farm;
+	char *farm_error;
 };
 
 struct build_result {
@@ -130,6 +198,11 @@ struct build_result {
 	int config_regenerated;
 	int jobs;
 	int ccache;			/* went through ccache */
+	char *remote_cache;		/* the shared cache used (password redacted) */
+	int have_cache_stats;		/* ccache wrote its stats log */
+	struct build_cache_stats cache_stats;
+	char *distcc_hosts;		/* DISTCC_HOSTS used, NULL without distcc */
+	struct build_distcc_stats distcc;
 	char *commit;			/* hex */
 	struct build_log log;
 	struct build_diags new_warnings;
@@ -150,6 +223,8 @@ void build_result_release(struct build_result *res);
 /* The day.json "build" object; log_name is the log's name in the day. */
 json_t *build_result_json(const struct build_result *res, const char *log_name);
 json_t *build_diags_json(const struct build_diags *d);
+/* The record's "distcc" object. */
+json_t *build_distcc_json(const struct build_result *res);
 
 /* Search PATH for an executable; returns its path or NULL (caller frees). */
 char *build_which(const char *name);
@@ -200,11 +275,15 @@ const json_t *build_record(const struct day *day);
  * when rec is NULL; the caller frees.
  */
 char *build_record_summary(const json_t *rec);
+/* The record's ccache and distcc lines, each starting with indent. */
+void build_farm_summary(struct buf *out, const json_t *rec, const char *indent);
 char *build_boot_summary(const json_t *rec);
 
 /* Fill opts with the workspace's fixed paths (caller frees with _release). */
 void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 			      const char *log_path);
 void build_opts_release(struct build_opts *opts);
+/* DIR/config's build settings into opts->farm (or opts->farm_error). */
+void build_opts_load_farm(struct build_opts *opts, const char *wsdir);
 
 #endif

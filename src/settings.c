@@ -20,6 +20,7 @@ struct settings {
 	char *path;
 	struct settings_line *lines;
 	size_t nr, alloc;
+	size_t nloaded;		/* lines read from the file (settings_line_of) */
 };
 
 int settings_key_valid(const char *key)
@@ -133,6 +134,7 @@ int settings_load(struct settings **out, const char *path)
 			goto fail;
 	}
 	buf_release(&b);
+	s->nloaded = s->nr;
 	*out = s;
 	return 0;
 fail:
@@ -172,6 +174,8 @@ int settings_set(struct settings *s, const char *key, const char *value)
 			free(l->value);
 			memmove(l, l + 1, (s->nr - i - 1) * sizeof(*l));
 			s->nr--;
+			if (s->nloaded > i)
+				s->nloaded = i;	/* later lines moved up */
 		}
 		return 0;
 	}
@@ -182,6 +186,17 @@ int settings_set(struct settings *s, const char *key, const char *value)
 		free(l->value);
 	}
 	l->value = xstrdup(value);
+	return 0;
+}
+
+size_t settings_line_of(const struct settings *s, const char *key)
+{
+	size_t i;
+
+	/* A loaded file has one entry per line, in order. */
+	for (i = 0; i < s->nr && i < s->nloaded; i++)
+		if (s->lines[i].key && !strcmp(s->lines[i].key, key))
+			return i + 1;
 	return 0;
 }
 

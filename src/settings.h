@@ -1,6 +1,8 @@
 #ifndef TIDE_SETTINGS_H
 #define TIDE_SETTINGS_H
 
+#include <stddef.h>
+
 /*
  * The workspace's own settings, DIR/config (man/tide-config.5): one
  * "key = value" per line, '#' comments, blank lines.  Keys are lower-case
@@ -35,6 +37,9 @@ int settings_save(const struct settings *s);
 
 /* Iterate: the n-th set key and its value; returns 0 past the end. */
 int settings_entry(const struct settings *s, size_t n, const char **key, const char **value);
+
+/* The line of path that sets key (1-based), 0 when unset or set by tide. */
+size_t settings_line_of(const struct settings *s, const char *key);
 
 int settings_key_valid(const char *key);
 

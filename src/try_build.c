@@ -281,6 +281,7 @@ static void try_build_opts(struct build_opts *opts, const char *wsdir, const cha
 	opts->jobs = o->jobs;
 	opts->no_ccache = o->no_ccache;
 	opts->nice = o->nice;
+	build_opts_load_farm(opts, wsdir);
 }
 
 /* Diagnostics of now that the day's list (key of its build record) lacks. */

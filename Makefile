@@ -164,6 +164,7 @@ run: deps
 
 bench-merge: all
 	bench/bench-merge
+	bench/bench-merge-deep
 
 bench-day: all
 	bench/bench-day

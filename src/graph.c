@@ -1263,14 +1263,16 @@ static int collect_commits(struct walk *k)
 	while (n && !error) {
 		uint32_t ni = stack[--n], i;
 
-		if (k->nodes[ni].flags & F_PARSED)
+		/* F_QUEUED: collected (node_parse() may parse parents too) */
+		if (k->nodes[ni].flags & F_QUEUED)
 			continue;
+		k->nodes[ni].flags |= F_QUEUED;
 		if ((error = node_parse(k, ni)) < 0)
 			break;
 		for (i = 0; i < k->nodes[ni].nparents; i++) {
 			uint32_t pi = k->parents[k->nodes[ni].parents + i];
 
-			if (!(k->nodes[pi].flags & F_PARSED)) {
+			if (!(k->nodes[pi].flags & F_QUEUED)) {
 				array_grow(&stack, &alloc, n + 1, sizeof(*stack));
 				stack[n++] = pi;
 			}

@@ -271,14 +271,23 @@ TEST(graph__moved_refs_write_it_again)
 {
 	struct day d;
 	const char *more[] = { "a/p.c=z\n", NULL };
-	git_oid z;
+	git_oid z, s1, s2, s3;
 
 	repo_open();
 	make_day(&d);
 	CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+	s1 = commit("s1", more, &d.base, NULL);
+	s2 = commit("s2", more, &s1, NULL);
+	ref("refs/heads/solo", &s2);
+	CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+	/* s1 is reachable only through s2, which only the new s3 names now */
+	s3 = commit("s3", more, &s2, NULL);
+	ref("refs/heads/solo", &s3);
 	z = commit("z", more, &d.y1, NULL);
 	ref("refs/heads/y", &z);
+	/* written from the old file and the one new commit: every entry complete */
 	CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+	CHECK_INT(git_verifies(), 0);
 	CHECK_INT(refresh(NULL), GRAPH_UP_TO_DATE);
 	repo_close();
 }

@@ -173,6 +173,7 @@ run: deps
 
 bench-merge: all
 	bench/bench-merge
+	bench/bench-merge-deep
 
 bench-day: all
 	bench/bench-day

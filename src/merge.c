@@ -22,6 +22,7 @@
 
 #include "merge.h"
 #include "error.h"
+#include "graph.h"
 #include "util.h"
 
 #define MODE_TREE 0040000u
@@ -1421,8 +1422,8 @@ int merge_trees(struct merge_result *out, git_repository *repo,
 
 /* --- merge bases --- */
 
-static int base_tree(git_tree **out, git_repository *repo, const git_oid *a,
-		     const git_oid *b, const struct merge_opts *opts, int depth);
+static int bases_tree(git_tree **out, git_repository *repo, const git_oidarray *bases,
+		      const struct merge_opts *opts, int depth);
 
 static int commit_time_cmp(const void *pa, const void *pb)
 {
@@ -1433,10 +1434,34 @@ static int commit_time_cmp(const void *pa, const void *pb)
 }
 
 /*
- * Several merge bases (criss-cross): merge them pairwise, oldest first,
- * into a virtual base tree, as merge-ort does, with its labels.  The
- * merge base of a virtual commit and the next base is approximated by
- * that of the last real base merged.
+ * The base tree for merging the next merge base into the virtual base of
+ * the ones before it: merge-ort makes a virtual commit whose parents are
+ * the bases merged so far, so its merge bases with the next one are those
+ * of the next one and all of them together (nested virtual bases when
+ * there are several).
+ */
+static int step_base(git_tree **out, git_repository *repo, git_commit **done, size_t ndone,
+		     const git_commit *next, const struct merge_opts *opts, int depth)
+{
+	git_oid *ids = xcalloc(ndone, sizeof(*ids));
+	git_oidarray bases = { NULL, 0 };
+	size_t i;
+	int error;
+
+	for (i = 0; i < ndone; i++)
+		git_oid_cpy(&ids[i], git_commit_id(done[i]));
+	error = graph_merge_bases_many(&bases, repo, git_commit_id(next), ids, ndone);
+	free(ids);
+	if (error < 0)
+		return tide_error_wrap(error, "cannot compute merge bases");
+	error = bases_tree(out, repo, &bases, opts, depth);
+	git_oidarray_dispose(&bases);
+	return error;
+}
+
+/*
+ * Several merge bases (criss-cross): merge them one by one, oldest first,
+ * into a virtual base tree, as merge-ort does, with its labels.
  */
 static int virtual_base(git_tree **out, git_repository *repo,
 			const git_oidarray *bases, const struct merge_opts *opts,
@@ -1462,8 +1487,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 		git_tree *base = NULL, *next = NULL;
 
 		memset(&vb, 0, sizeof(vb));
-		error = base_tree(&base, repo, git_commit_id(commits[i - 1]),
-				  git_commit_id(commits[i]), opts, depth + 1);
+		error = step_base(&base, repo, commits, i, commits[i], opts, depth + 1);
 		if (error < 0)
 			break;
 		if (git_commit_tree(&next, commits[i]) < 0)
@@ -1491,35 +1515,38 @@ static int virtual_base(git_tree **out, git_repository *repo,
 	return error;
 }
 
+/* The tree of one merge base, the virtual base of several, or NULL for none. */
+static int bases_tree(git_tree **out, git_repository *repo, const git_oidarray *bases,
+		      const struct merge_opts *opts, int depth)
+{
+	git_commit *c = NULL;
+	int error = 0;
+
+	*out = NULL;
+	if (bases->count == 1) {
+		if (git_commit_lookup(&c, repo, &bases->ids[0]) < 0 ||
+		    git_commit_tree(out, c) < 0)
+			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
+		git_commit_free(c);
+	} else if (bases->count > 1) {
+		error = virtual_base(out, repo, bases, opts, depth);
+	}
+	return error;
+}
+
 /* The merge base tree of two commits (NULL when unrelated). */
 static int base_tree(git_tree **out, git_repository *repo, const git_oid *a,
 		     const git_oid *b, const struct merge_opts *opts, int depth)
 {
 	git_oidarray bases = { NULL, 0 };
-	const git_oidarray *use = &bases;
-	git_commit *c = NULL;
-	int error = 0;
+	int error;
 
 	*out = NULL;
-	if (depth == 0 && opts && opts->bases) {
-		use = opts->bases;
-	} else {
-		error = git_merge_bases(&bases, repo, a, b);
-		if (error == GIT_ENOTFOUND) {
-			git_error_clear();
-			return 0;
-		}
-		if (error < 0)
-			return tide_error_git(TIDE_ERROR, "cannot compute merge bases");
-	}
-	if (use->count == 1) {
-		if (git_commit_lookup(&c, repo, &use->ids[0]) < 0 ||
-		    git_commit_tree(out, c) < 0)
-			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
-		git_commit_free(c);
-	} else if (use->count > 1) {
-		error = virtual_base(out, repo, use, opts, depth);
-	}
+	if (depth == 0 && opts && opts->bases)
+		return bases_tree(out, repo, opts->bases, opts, depth);
+	if ((error = graph_merge_bases(&bases, repo, a, b)) < 0)
+		return tide_error_wrap(error, "cannot compute merge bases");
+	error = bases_tree(out, repo, &bases, opts, depth);
 	git_oidarray_dispose(&bases);
 	return error;
 }

@@ -33,6 +33,7 @@
 #include "error.h"
 #include "fetch.h"
 #include "fsck.h"
+#include "graph.h"
 #include "mailmap.h"
 #include "merge.h"
 #include "nextfiles.h"
@@ -291,6 +292,37 @@ static void record_project(struct run *r)
 	free(name);
 }
 
+/*
+ * The commit-graph of the day's refs, written after the fetch: merge
+ * bases (libgit2) and the conflict walks (graph.c) read parents and
+ * generation numbers from it instead of parsing commits.  Without it the
+ * day is slower, not wrong.
+ */
+static int run_commit_graph(struct run *r)
+{
+	struct graph_refresh_result g;
+	int error;
+
+	if (graph_refresh(&g, r->ws->repo_path) < 0) {
+		run_event(r, EVENT_FETCH, EVENT_WARNING, NULL, "commit-graph not written, merging without it: %s", tide_error_last());
+		tide_error_clear();
+		return 0;
+	}
+	if (g.removed_git)
+		run_event(r, EVENT_FETCH, EVENT_INFO, NULL, "commit-graph of git's removed from the workspace (libgit2 cannot use it safely)");
+	if (g.what == GRAPH_UP_TO_DATE && !g.removed_git)
+		return 0;
+	if (g.what == GRAPH_REBUILT)
+		run_event(r, EVENT_FETCH, EVENT_WARNING, NULL, "commit-graph on disk %s, not used: written again (%.2fs)", g.why,
+			  g.seconds);
+	else if (g.what == GRAPH_WRITTEN)
+		run_event(r, EVENT_FETCH, EVENT_INFO, NULL, "commit-graph written (%.2fs)", g.seconds);
+	if ((error = workspace_reopen(r->ws)) < 0)
+		return error;
+	r->repo = r->ws->repo;
+	return 0;
+}
+
 static int run_resolve_base(struct run *r)
 {
 	const struct fetch_job *job = &r->jobs[0];
@@ -514,91 +546,86 @@ static void add_day_hunk(void *payload, const char *hunk)
 	day_conflict_add_hunk(payload, hunk);
 }
 
-/* Which of today's merges brought commit id into the state, or "mainline". */
-static const char *attribute_commit(struct run *r, const git_oid *id)
+struct side_walk {
+	struct run *r;
+	struct day_tree *dt;
+	int theirs;
+};
+
+/* A commit of one side that changed conflicted paths: record it under each. */
+static int record_touching(const git_oid *id, int owner, const unsigned char *changed,
+			   void *payload)
 {
+	struct side_walk *s = payload;
+	git_commit *c = NULL;
 	size_t i;
 
-	if (git_oid_equal(id, &r->base) || git_graph_descendant_of(r->repo, &r->base, id) == 1)
-		return "mainline";
-	for (i = 0; i < r->nmerged; i++)
-		if (git_oid_equal(id, &r->merged[i].tip) ||
-		    git_graph_descendant_of(r->repo, &r->merged[i].tip, id) == 1)
-			return r->merged[i].name;
-	return "mainline";
+	if (git_commit_lookup(&c, s->r->repo, id) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	for (i = 0; i < s->dt->nconflicts; i++) {
+		struct day_conflict *dc = &s->dt->conflicts[i];
+		struct day_commit *rc;
+
+		if (!changed[i] || (s->theirs ? dc->ntheirs : dc->nours) >= MAX_SIDE_COMMITS)
+			continue;
+		rc = day_conflict_add_commit(dc, s->theirs);
+		rc->id = oid_str(id);
+		rc->subject = commit_subject(c);
+		rc->author = commit_author(s->r, c);
+		/* owner 0 is the day's base, i > 0 the tip of the i-th merge of the day */
+		if (!s->theirs)
+			rc->tree = xstrdup(owner > 0 ? s->r->merged[owner - 1].name : "mainline");
+	}
+	git_commit_free(c);
+	return 0;
 }
 
-/* Does commit c (a non-merge) change any of the conflicted paths?  Record it where it does. */
-static void record_if_touching(struct run *r, struct day_tree *dt, git_commit *c, int theirs)
+/*
+ * The commits of one side (the day's state, or the tree's tip) since the
+ * merge bases that changed the conflicted paths: one walk simplified by
+ * those paths (graph.h), so the earlier merges of the day that did not
+ * touch them cost a look at their trees, and none of them is walked again
+ * for each tree.  Every merge base is hidden: a commit below any of them
+ * is in both histories, and belongs to neither side.  On the state's side
+ * the walk also says which of today's merges (or mainline) brought each
+ * commit.
+ */
+static void record_side(struct run *r, struct day_tree *dt, const git_oid *tip,
+			const git_oidarray *bases, int theirs)
 {
-	git_commit *parent = NULL;
-	git_tree *a = NULL, *b = NULL;
-	git_diff *diff = NULL;
-	git_diff_options dopts;
-	size_t i, j;
+	struct side_walk s = { r, dt, theirs };
+	struct graph_walk w;
+	const char **paths = xcalloc(dt->nconflicts ? dt->nconflicts : 1, sizeof(*paths));
+	git_oid *owners = NULL;
+	size_t i;
 
-	/* Only the conflicted paths: the diff then skips every other directory. */
-	char **paths = xcalloc(dt->nconflicts, sizeof(char *));
-
-	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	for (i = 0; i < dt->nconflicts; i++)
 		paths[i] = dt->conflicts[i].path;
-	dopts.pathspec.strings = paths;
-	dopts.pathspec.count = dt->nconflicts;
-	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-	if (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
-	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, r->repo, a, b, &dopts) < 0) {
-		free(paths);
-		goto done;
+	memset(&w, 0, sizeof(w));
+	w.tip = tip;
+	w.bottoms = bases->ids;
+	w.nbottoms = bases->count;
+	w.paths = paths;
+	w.npaths = dt->nconflicts;
+	w.max_commits = MAX_WALK;
+	w.max_per_path = MAX_SIDE_COMMITS;
+	if (!theirs) {
+		owners = xcalloc(r->nmerged + 1, sizeof(*owners));
+		git_oid_cpy(&owners[0], &r->base);
+		for (i = 0; i < r->nmerged; i++)
+			git_oid_cpy(&owners[i + 1], &r->merged[i].tip);
+		w.owners = owners;
+		w.nowners = r->nmerged + 1;
 	}
-	free(paths);
-	for (i = 0; i < dt->nconflicts; i++) {
-		struct day_conflict *dc = &dt->conflicts[i];
-		size_t have = theirs ? dc->ntheirs : dc->nours;
-
-		for (j = 0; j < git_diff_num_deltas(diff) && have < MAX_SIDE_COMMITS; j++) {
-			const git_diff_delta *d = git_diff_get_delta(diff, j);
-
-			if (strcmp(d->new_file.path, dc->path) && strcmp(d->old_file.path, dc->path))
-				continue;
-			struct day_commit *rc = day_conflict_add_commit(dc, theirs);
-			rc->id = oid_str(git_commit_id(c));
-			rc->subject = commit_subject(c);
-			rc->author = commit_author(r, c);
-			if (!theirs)
-				rc->tree = xstrdup(attribute_commit(r, git_commit_id(c)));
-			break;
-		}
-	}
-done:
-	git_diff_free(diff);
-	git_tree_free(a);
-	git_tree_free(b);
-	git_commit_free(parent);
-}
-
-/* Commits on one side since the merge base that touched the conflicted paths. */
-static void record_side(struct run *r, struct day_tree *dt, const git_oid *tip,
-			const git_oid *merge_base, int theirs)
-{
-	git_revwalk *walk = NULL;
-	git_oid id;
-	int n = 0;
-
-	if (git_revwalk_new(&walk, r->repo) < 0 || git_revwalk_push(walk, tip) < 0 ||
-	    (merge_base && git_revwalk_hide(walk, merge_base) < 0))
-		goto done;
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
-	while (n++ < MAX_WALK && git_revwalk_next(&id, walk) == 0) {
-		git_commit *c = NULL;
-
-		if (git_commit_lookup(&c, r->repo, &id) == 0 && git_commit_parentcount(c) == 1)
-			record_if_touching(r, dt, c, theirs);
-		git_commit_free(c);
-	}
-done:
-	git_revwalk_free(walk);
+	if (graph_walk_touching(r->repo, &w, record_touching, &s) < 0)
+		run_event(r, EVENT_CONFLICT, EVENT_WARNING, dt->name,
+			  "%s: cannot find the commits of the conflict: %s", dt->name,
+			  tide_error_last());
 	tide_error_clear();
+	free(owners);
+	free(paths);
 }
 
 /* ---- conflicts: the commits that touched the conflicting lines ---- */
@@ -975,7 +1002,7 @@ done:
  */
 static int run_handle_conflict(struct run *r, const struct tree *t, struct day_tree *dt,
 			       const struct merge_result *res, const git_oid *tip,
-			       const git_oid *merge_base)
+			       const git_oidarray *bases)
 {
 	struct buf outcome = BUF_INIT;
 	size_t i;
@@ -993,8 +1020,8 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 	}
 	if (mailmap_from_commit(&r->mailmap, r->repo, tip) < 0)
 		tide_error_clear();	/* authors then as the commits spell them */
-	record_side(r, dt, &r->state, merge_base, 0);
-	record_side(r, dt, tip, merge_base, 1);
+	record_side(r, dt, &r->state, bases, 0);
+	record_side(r, dt, tip, bases, 1);
 	git_mailmap_free(r->mailmap);
 	r->mailmap = NULL;
 	prune_to_conflict_lines(r, dt);
@@ -1014,6 +1041,23 @@ static int run_handle_conflict(struct run *r, const struct tree *t, struct day_t
 done:
 	buf_release(&outcome);
 	return rc < 0 ? rc : 0;
+}
+
+/*
+ * A tree whose history shares no commit with the day's (no merge base):
+ * merging it would add its whole tree as new files, or conflict in every
+ * one, so it is left out with that reason, as git refuses such a merge.
+ */
+static void run_unrelated(struct run *r, const struct tree *t, struct day_tree *dt)
+{
+	const char *why = "no common history with the day";
+
+	dt->status = xstrdup("conflict");
+	json_object_set_new(tree_extra(dt), "reason", json_text(why));
+	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
+	nextfiles_log_outcome(&r->mergelog, "fatal: refusing to merge unrelated histories");
+	r->sum->left_out++;
+	run_event(r, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: %s, left out", t->name, why);
 }
 
 /* ---- merging ---- */
@@ -1151,7 +1195,7 @@ static int run_merge(struct run *r, const struct tree *t, struct day_tree *dt, c
 		goto done;
 	}
 	if (res.nconflicts)
-		error = run_handle_conflict(r, t, dt, &res, tip, dt->merge_base ? &mb : NULL);
+		error = run_handle_conflict(r, t, dt, &res, tip, bases);
 	else
 		error = run_merge_clean(r, t, dt, &res, tip);
 done:
@@ -1270,12 +1314,8 @@ static int run_tree(struct run *r, const struct tree *t)
 	 * "up to date" (the tip is then the only base): each walk goes back
 	 * through every earlier merge of the day, so it is done once a tree.
 	 */
-	error = git_merge_bases(&bases, r->repo, &r->state, &tip);
-	if (error == GIT_ENOTFOUND) {
-		git_error_clear();
-		error = 0;
-	} else if (error < 0) {
-		error = tide_error_git(TIDE_ERROR, "%s: cannot find merge bases", t->name);
+	if ((error = graph_merge_bases(&bases, r->repo, &r->state, &tip)) < 0) {
+		tide_error_wrap(error, "%s: cannot find merge bases", t->name);
 		goto done;
 	}
 	if (git_oid_equal(&tip, &r->state) ||
@@ -1284,6 +1324,10 @@ static int run_tree(struct run *r, const struct tree *t)
 		r->sum->merged++;
 		nextfiles_log_outcome(&r->mergelog, "Already up to date.");
 		run_event(r, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
+		goto done;
+	}
+	if (!bases.count) {
+		run_unrelated(r, t, dt);
 		goto done;
 	}
 	git_oid_cpy(&before, &r->state);
@@ -1609,7 +1653,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	r.sum = out;
 	out->ntrees = conf->ntrees;
 	if ((error = run_setup(&r)) < 0 || (error = run_fetch(&r)) < 0 ||
-	    (error = run_resolve_base(&r)) < 0 || (error = run_check_base(&r)) < 0)
+	    (error = run_commit_graph(&r)) < 0 || (error = run_resolve_base(&r)) < 0 || (error = run_check_base(&r)) < 0)
 		goto done;
 	log_start(&r);
 	run_rerere_sync(&r, 0);

@@ -1,0 +1,1518 @@
+/*
+ * Commit-graph upkeep and the path-limited attribution walk (graph.h).
+ *
+ * libgit2 1.5 reads commit-graph files with generation data version 1
+ * only, and git 2.39 writes version 2 by default; libgit2 then ignores the
+ * file and parses every commit it walks.  So tide writes its own file with
+ * libgit2's writer after each fetch, and keeps the file's hash beside it
+ * (commit-graph.tide): a file that does not match is never read, neither
+ * by libgit2 nor by the walk here, which reads parents and generation
+ * numbers from the file directly (libgit2 does not export its reader).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+#include <openssl/evp.h>
+
+#include "graph.h"
+#include "error.h"
+#include "util.h"
+
+#define GEN_INF UINT32_MAX	/* not in the commit-graph: newer than all that are */
+#define CG_NONE 0x70000000u
+#define CG_EXTRA 0x80000000u
+#define CG_LAST 0x80000000u
+#define HIDDEN_MAX 2000000	/* commits walked below the bottoms, at most */
+
+/* ---- the commit-graph file ---- */
+
+struct cgraph {
+	struct buf data;
+	uint32_t n;
+	const unsigned char *fanout, *oids, *cdat, *edges;
+	size_t nedges;
+	/* which file this is, so a rewritten one is read again */
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
+static struct cgraph *cg_cache;
+
+static uint32_t get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get_be64(const unsigned char *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static void cgraph_free(struct cgraph *g)
+{
+	if (!g)
+		return;
+	buf_release(&g->data);
+	free(g->path);
+	free(g);
+}
+
+/* The chunks of a version 1 file with SHA-1 ids; 0 or -1 when malformed. */
+static int cgraph_parse(struct cgraph *g)
+{
+	const unsigned char *p = (const unsigned char *)g->data.ptr;
+	size_t len = g->data.len, i, nchunks;
+	uint64_t oids_len = 0, cdat_len = 0;
+
+	if (len < 8 + 12 + 20 || memcmp(p, "CGPH", 4) || p[4] != 1 || p[5] != 1)
+		return -1;
+	nchunks = p[6];
+	if (8 + (nchunks + 1) * 12 > len - 20)
+		return -1;
+	for (i = 0; i < nchunks; i++) {
+		const unsigned char *c = p + 8 + i * 12;
+		uint64_t off = get_be64(c + 4), end = get_be64(c + 16);
+
+		if (off > end || end > len - 20)
+			return -1;
+		if (!memcmp(c, "OIDF", 4) && end - off == 256 * 4) {
+			g->fanout = p + off;
+		} else if (!memcmp(c, "OIDL", 4)) {
+			g->oids = p + off;
+			oids_len = end - off;
+		} else if (!memcmp(c, "CDAT", 4)) {
+			g->cdat = p + off;
+			cdat_len = end - off;
+		}
+		else if (!memcmp(c, "EDGE", 4)) {
+			g->edges = p + off;
+			g->nedges = (size_t)(end - off) / 4;
+		}
+	}
+	if (!g->fanout || !g->oids || !g->cdat)
+		return -1;
+	g->n = get_be32(g->fanout + 255 * 4);
+	if (oids_len < (uint64_t)g->n * 20 || cdat_len < (uint64_t)g->n * 36)
+		return -1;
+	return 0;
+}
+
+static int cgraph_find(const struct cgraph *g, const git_oid *id, uint32_t *pos)
+{
+	uint32_t lo = id->id[0] ? get_be32(g->fanout + (id->id[0] - 1) * 4) : 0;
+	uint32_t hi = get_be32(g->fanout + id->id[0] * 4);
+
+	if (hi > g->n)
+		return 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(g->oids + (size_t)mid * 20, id->id, 20);
+
+		if (!c) {
+			*pos = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* ---- the record of what tide wrote ---- */
+
+struct graph_paths {
+	char *info, *graph, *side;
+	char *git_graph, *git_chain;	/* where git (and libgit2) look */
+};
+
+static void graph_paths_release(struct graph_paths *p)
+{
+	free(p->info);
+	free(p->graph);
+	free(p->side);
+	free(p->git_graph);
+	free(p->git_chain);
+}
+
+static int graph_paths_of(struct graph_paths *out, git_repository *repo)
+{
+	git_buf objects = GIT_BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	if (git_repository_item_path(&objects, repo, GIT_REPOSITORY_ITEM_OBJECTS) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot find the objects directory");
+	out->info = path_join(objects.ptr, "info");
+	out->graph = path_join(out->info, "tide-commit-graph");
+	out->side = path_join(out->info, "tide-commit-graph.check");
+	out->git_graph = path_join(out->info, "commit-graph");
+	out->git_chain = path_join(out->info, "commit-graphs");
+	git_buf_dispose(&objects);
+	return 0;
+}
+
+static void hash_hex(char out[GIT_OID_HEXSZ + 1], const void *data, size_t len)
+{
+	git_oid id;
+
+	if (git_odb_hash(&id, data, len, GIT_OBJECT_BLOB) < 0)
+		memset(&id, 0, sizeof(id));
+	git_oid_tostr(out, GIT_OID_HEXSZ + 1, &id);
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A hash of every ref and what it points at: the graph is stale when it changes. */
+static int refs_digest(char out[GIT_OID_HEXSZ + 1], git_repository *repo)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	char **lines = NULL;
+	size_t n = 0, alloc = 0, i;
+	struct buf all = BUF_INIT;
+
+	if (git_reference_iterator_new(&it, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot list refs");
+	while (git_reference_next(&ref, it) == 0) {
+		git_reference *res = NULL;
+
+		if (git_reference_resolve(&res, ref) == 0) {
+			array_grow(&lines, &alloc, n + 1, sizeof(*lines));
+			lines[n++] = xasprintf("%s %s", git_reference_name(ref),
+					       git_oid_tostr_s(git_reference_target(res)));
+		}
+		git_reference_free(res);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	git_error_clear();
+	qsort(lines, n, sizeof(*lines), line_cmp);
+	for (i = 0; i < n; i++) {
+		buf_printf(&all, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	hash_hex(out, all.ptr ? all.ptr : "", all.len);
+	buf_release(&all);
+	return 0;
+}
+
+/*
+ * Is the file at p->graph the one tide wrote (its hash and size in
+ * p->side)?  0 yes (refs_out set to the digest recorded), 1 no, why set.
+ */
+static int graph_check(const struct graph_paths *p, char refs_out[GIT_OID_HEXSZ + 1],
+		       const char **why)
+{
+	struct buf side = BUF_INIT, file = BUF_INIT;
+	char hash[GIT_OID_HEXSZ + 1], want[GIT_OID_HEXSZ + 1], refs[GIT_OID_HEXSZ + 1];
+	unsigned long long size;
+	int bad = 1;
+
+	*why = "not written by tide";
+	if (file_read(&side, p->side) < 0 ||
+	    sscanf(buf_cstr(&side), "tide commit-graph 1\nhash %40s\nsize %llu\nrefs %40s\n",
+		   want, &size, refs) != 3)
+		goto done;
+	if (file_read(&file, p->graph) < 0) {
+		*why = "unreadable";
+		goto done;
+	}
+	if (file.len != size) {
+		*why = file.len < size ? "truncated" : "changed on disk";
+		goto done;
+	}
+	hash_hex(hash, file.ptr, file.len);
+	if (strcmp(hash, want)) {
+		*why = "changed on disk";
+		goto done;
+	}
+	memcpy(refs_out, refs, sizeof(refs));
+	bad = 0;
+done:
+	tide_error_clear();
+	buf_release(&side);
+	buf_release(&file);
+	return bad;
+}
+
+/* The verified commit-graph of repo, or NULL; read once per file. */
+static const struct cgraph *cgraph_get(git_repository *repo)
+{
+	struct graph_paths p;
+	struct cgraph *g = NULL;
+	char refs[GIT_OID_HEXSZ + 1];
+	const char *why;
+	struct stat st;
+
+	if (graph_paths_of(&p, repo) < 0 || stat(p.graph, &st) < 0)
+		goto fail;
+	if (cg_cache && !strcmp(cg_cache->path, p.graph) && cg_cache->dev == st.st_dev &&
+	    cg_cache->ino == st.st_ino && cg_cache->size == st.st_size &&
+	    cg_cache->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    cg_cache->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		graph_paths_release(&p);
+		return cg_cache;
+	}
+	if (graph_check(&p, refs, &why) != 0)
+		goto fail;
+	g = xcalloc(1, sizeof(*g));
+	if (file_read(&g->data, p.graph) < 0 || cgraph_parse(g) < 0)
+		goto fail;
+	g->path = xstrdup(p.graph);
+	g->dev = st.st_dev;
+	g->ino = st.st_ino;
+	g->size = st.st_size;
+	g->mtime = st.st_mtim;
+	cgraph_free(cg_cache);
+	cg_cache = g;
+	graph_paths_release(&p);
+	return g;
+fail:
+	tide_error_clear();
+	cgraph_free(g);
+	graph_paths_release(&p);
+	return NULL;
+}
+
+/* ---- the walk ---- */
+
+#define F_PARSED 1u
+#define F_QUEUED 2u	/* pushed once; never again */
+#define F_HIDDEN 4u	/* an ancestor of a bottom (or one) */
+#define F_SIG 8u
+#define F_CAND 16u
+#define F_DONE 32u	/* popped */
+#define F_GEN 1024u	/* gen is the exact generation number */
+
+struct node {
+	git_oid id, tree;
+	uint32_t gen;
+	int64_t time;
+	uint32_t parents, nparents;	/* into walk.parents */
+	uint32_t sig;			/* into walk.sigs, npaths entries */
+	int owner;
+	unsigned flags;
+	uint32_t inq;			/* merge bases: entries in the queue */
+	uint32_t epoch;			/* merge bases: last reachability check */
+};
+
+struct pent {
+	git_oid oid;
+	unsigned mode;
+};
+
+struct walk {
+	git_repository *repo;
+	git_odb *odb;
+	const struct cgraph *g;
+	const struct graph_walk *w;
+	struct node *nodes;
+	size_t n, alloc;
+	uint32_t *table;		/* node index + 1; 0 empty */
+	size_t tsize;
+	uint32_t *parents;
+	size_t nparents, parents_alloc;
+	struct pent *sigs;
+	size_t nsigs, sigs_alloc;
+	uint32_t *heap;
+	size_t nheap, heap_alloc;
+	size_t queued_interesting;
+	uint32_t *cand;
+	size_t ncand, cand_alloc;
+	unsigned char *changed;		/* npaths flags per candidate */
+	size_t changed_alloc;
+	size_t *per_path;		/* candidates found changing each path */
+	size_t paths_full;		/* paths with max_per_path of them */
+	int full;			/* follow every parent of a merge */
+	int no_cache;			/* writing the graph: keep no extras */
+	struct graph_walk_stats stats;
+};
+
+static _Thread_local struct graph_walk_stats last_stats;
+
+void graph_walk_last_stats(struct graph_walk_stats *out)
+{
+	*out = last_stats;
+}
+
+static size_t oid_hash(const git_oid *id)
+{
+	size_t h;
+
+	memcpy(&h, id->id, sizeof(h));
+	return h;
+}
+
+static void table_grow(struct walk *k)
+{
+	size_t size = k->tsize ? k->tsize * 2 : 1024, i;
+	uint32_t *t = xcalloc(size, sizeof(*t));
+
+	for (i = 0; i < k->n; i++) {
+		size_t h = oid_hash(&k->nodes[i].id) & (size - 1);
+
+		while (t[h])
+			h = (h + 1) & (size - 1);
+		t[h] = (uint32_t)i + 1;
+	}
+	free(k->table);
+	k->table = t;
+	k->tsize = size;
+}
+
+static uint32_t node_get(struct walk *k, const git_oid *id)
+{
+	size_t h;
+	struct node *n;
+
+	if ((k->n + 1) * 2 > k->tsize)
+		table_grow(k);
+	for (h = oid_hash(id) & (k->tsize - 1); k->table[h]; h = (h + 1) & (k->tsize - 1))
+		if (git_oid_equal(&k->nodes[k->table[h] - 1].id, id))
+			return k->table[h] - 1;
+	array_grow(&k->nodes, &k->alloc, k->n + 1, sizeof(*k->nodes));
+	n = &k->nodes[k->n];
+	memset(n, 0, sizeof(*n));
+	git_oid_cpy(&n->id, id);
+	n->owner = -1;
+	k->table[h] = (uint32_t)k->n + 1;
+	return (uint32_t)k->n++;
+}
+
+static void parent_add(struct walk *k, uint32_t ni, const git_oid *pid)
+{
+	uint32_t pi = node_get(k, pid);
+
+	array_grow(&k->parents, &k->parents_alloc, k->nparents + 1, sizeof(*k->parents));
+	k->parents[k->nparents++] = pi;
+	k->nodes[ni].nparents++;
+}
+
+static int parse_from_graph(struct walk *k, uint32_t ni, uint32_t pos)
+{
+	const struct cgraph *g = k->g;
+	const unsigned char *d = g->cdat + (size_t)pos * 36;
+	uint32_t p1 = get_be32(d + 20), p2 = get_be32(d + 24);
+	uint32_t hi = get_be32(d + 28), lo = get_be32(d + 32);
+	git_oid pid;
+
+	git_oid_fromraw(&k->nodes[ni].tree, d);
+	k->nodes[ni].gen = hi >> 2;
+	k->nodes[ni].time = (int64_t)(((uint64_t)(hi & 3) << 32) | lo);
+	k->nodes[ni].parents = (uint32_t)k->nparents;
+	if (p1 != CG_NONE) {
+		if (p1 >= g->n)
+			return -1;
+		git_oid_fromraw(&pid, g->oids + (size_t)p1 * 20);
+		parent_add(k, ni, &pid);
+	}
+	if (p2 == CG_NONE)
+		return 0;
+	if (!(p2 & CG_EXTRA)) {
+		if (p2 >= g->n)
+			return -1;
+		git_oid_fromraw(&pid, g->oids + (size_t)p2 * 20);
+		parent_add(k, ni, &pid);
+		return 0;
+	}
+	for (p2 &= ~CG_EXTRA; p2 < g->nedges; p2++) {
+		uint32_t e = get_be32(g->edges + (size_t)p2 * 4);
+
+		if ((e & ~CG_LAST) >= g->n)
+			return -1;
+		git_oid_fromraw(&pid, g->oids + (size_t)(e & ~CG_LAST) * 20);
+		parent_add(k, ni, &pid);
+		if (e & CG_LAST)
+			return 0;
+	}
+	return -1;
+}
+
+/*
+ * The tree, parents and committer time from the raw commit, without
+ * libgit2's full parse or its object cache (a first commit-graph of a
+ * deep history reads every commit once).  -1 when it does not look like
+ * a commit header; the caller then asks git_commit_lookup().
+ */
+static int node_parse_raw(struct walk *k, uint32_t ni)
+{
+	git_odb_object *obj = NULL;
+	const char *p, *end, *nl, *gt;
+	git_oid id;
+	int have_tree = 0, rc = -1;
+
+	if (git_odb_read(&obj, k->odb, &k->nodes[ni].id) < 0 ||
+	    git_odb_object_type(obj) != GIT_OBJECT_COMMIT)
+		goto done;
+	p = git_odb_object_data(obj);
+	end = p + git_odb_object_size(obj);
+	k->nodes[ni].nparents = 0;
+	k->nodes[ni].parents = (uint32_t)k->nparents;
+	k->nodes[ni].gen = GEN_INF;
+	for (; p < end && *p != '\n'; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			goto done;
+		if (nl - p == 45 && !memcmp(p, "tree ", 5)) {
+			if (git_oid_fromstrn(&k->nodes[ni].tree, p + 5, 40) < 0)
+				goto done;
+			have_tree = 1;
+		} else if (nl - p == 47 && !memcmp(p, "parent ", 7)) {
+			if (git_oid_fromstrn(&id, p + 7, 40) < 0)
+				goto done;
+			parent_add(k, ni, &id);
+		} else if (nl - p > 10 && !memcmp(p, "committer ", 10)) {
+			for (gt = nl; gt > p && gt[-1] != '>'; gt--)
+				;
+			if (gt == p)
+				goto done;
+			k->nodes[ni].time = strtoll(gt, NULL, 10);
+		}
+	}
+	rc = have_tree ? 0 : -1;
+done:
+	git_error_clear();
+	git_odb_object_free(obj);
+	return rc;
+}
+
+/*
+ * Commits outside the commit-graph (today's merges, mostly) as parsed
+ * once in this process, with their generation numbers once known: each
+ * tree's merge-base walk passes every merge of the day before it.
+ * Commits never change, nor their generation numbers.
+ */
+struct extra {
+	git_oid id, tree;
+	int64_t time;
+	uint32_t gen;			/* 0: not known yet */
+	uint32_t nparents;
+	git_oid *parents;
+};
+
+static struct extra *extras;
+static size_t nextras, extras_alloc;
+static uint32_t *extra_table;
+static size_t extra_tsize;
+
+static struct extra *extra_find(const git_oid *id)
+{
+	size_t h;
+
+	if (!extra_tsize)
+		return NULL;
+	for (h = oid_hash(id) & (extra_tsize - 1); extra_table[h]; h = (h + 1) & (extra_tsize - 1))
+		if (git_oid_equal(&extras[extra_table[h] - 1].id, id))
+			return &extras[extra_table[h] - 1];
+	return NULL;
+}
+
+static void extra_add(const struct walk *k, uint32_t ni)
+{
+	const struct node *n = &k->nodes[ni];
+	struct extra *e;
+	size_t h, i;
+
+	if ((nextras + 1) * 2 > extra_tsize) {
+		size_t size = extra_tsize ? extra_tsize * 2 : 1024;
+
+		free(extra_table);
+		extra_table = xcalloc(size, sizeof(*extra_table));
+		extra_tsize = size;
+		for (i = 0; i < nextras; i++) {
+			for (h = oid_hash(&extras[i].id) & (size - 1); extra_table[h];
+			     h = (h + 1) & (size - 1))
+				;
+			extra_table[h] = (uint32_t)i + 1;
+		}
+	}
+	array_grow(&extras, &extras_alloc, nextras + 1, sizeof(*extras));
+	e = &extras[nextras];
+	e->id = n->id;
+	e->tree = n->tree;
+	e->time = n->time;
+	e->gen = 0;
+	e->nparents = n->nparents;
+	e->parents = xcalloc(n->nparents ? n->nparents : 1, sizeof(*e->parents));
+	for (i = 0; i < n->nparents; i++)
+		e->parents[i] = k->nodes[k->parents[n->parents + i]].id;
+	for (h = oid_hash(&e->id) & (extra_tsize - 1); extra_table[h]; h = (h + 1) & (extra_tsize - 1))
+		;
+	extra_table[h] = (uint32_t)nextras++ + 1;
+}
+
+static int node_parse_commit(struct walk *k, uint32_t ni);
+
+static int node_parse_commit_once(struct walk *k, uint32_t ni)
+{
+	if (k->nodes[ni].flags & F_PARSED)
+		return 0;
+	k->nodes[ni].flags |= F_PARSED;
+	return node_parse_commit(k, ni);
+}
+
+static int node_parse_commit(struct walk *k, uint32_t ni)
+{
+	git_commit *c = NULL;
+	uint32_t pos;
+	unsigned i;
+	const struct extra *e;
+
+	if (k->g && cgraph_find(k->g, &k->nodes[ni].id, &pos)) {
+		k->stats.from_graph++;
+		k->nodes[ni].nparents = 0;
+		k->nodes[ni].flags |= F_GEN;
+		if (parse_from_graph(k, ni, pos) == 0)
+			return 0;
+		k->nodes[ni].flags &= ~F_GEN;
+		k->nparents = k->nodes[ni].parents;	/* a bad entry: read the commit */
+	}
+	if ((e = extra_find(&k->nodes[ni].id))) {
+		k->nodes[ni].tree = e->tree;
+		k->nodes[ni].time = e->time;
+		k->nodes[ni].gen = e->gen ? e->gen : GEN_INF;
+		if (e->gen)
+			k->nodes[ni].flags |= F_GEN;
+		k->nodes[ni].nparents = 0;
+		k->nodes[ni].parents = (uint32_t)k->nparents;
+		for (i = 0; i < e->nparents; i++)
+			parent_add(k, ni, &extras[e - extras].parents[i]);
+		return 0;
+	}
+	if (k->odb && node_parse_raw(k, ni) == 0)
+		goto parsed;
+	k->nparents = k->nodes[ni].parents;
+	if (git_commit_lookup(&c, k->repo, &k->nodes[ni].id) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read commit %s",
+				      git_oid_tostr_s(&k->nodes[ni].id));
+	k->nodes[ni].nparents = 0;
+	k->nodes[ni].gen = GEN_INF;
+	k->nodes[ni].time = git_commit_time(c);
+	git_oid_cpy(&k->nodes[ni].tree, git_commit_tree_id(c));
+	k->nodes[ni].parents = (uint32_t)k->nparents;
+	for (i = 0; i < git_commit_parentcount(c); i++)
+		parent_add(k, ni, git_commit_parent_id(c, i));
+	git_commit_free(c);
+parsed:
+	if (!k->no_cache)
+		extra_add(k, ni);
+	return 0;
+}
+
+/*
+ * With a commit-graph, a commit outside it gets its exact generation
+ * number (1 + its parents' largest): walks ordered by generation then
+ * never see a parent before its child, however the clocks went.  Only
+ * commits outside the graph are walked for it; without a graph every
+ * commit stays GEN_INF, ordered by time.
+ */
+static int node_gen(struct walk *k, uint32_t ni)
+{
+	uint32_t *stack = NULL, i;
+	size_t n = 0, alloc = 0;
+	int error = 0;
+
+	if (!k->g || (k->nodes[ni].flags & F_GEN))
+		return 0;
+	array_grow(&stack, &alloc, 1, sizeof(*stack));
+	stack[n++] = ni;
+	while (n && !error) {
+		uint32_t t = stack[n - 1], max = 0, pending = 0;
+		struct extra *e;
+
+		for (i = 0; i < k->nodes[t].nparents && !error; i++) {
+			uint32_t pi = k->parents[k->nodes[t].parents + i];
+
+			if ((error = node_parse_commit_once(k, pi)) < 0)
+				break;
+			if (!(k->nodes[pi].flags & F_GEN)) {
+				array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+				stack[n++] = pi;
+				pending = 1;
+				break;
+			}
+			if (k->nodes[pi].gen > max)
+				max = k->nodes[pi].gen;
+		}
+		if (pending || error)
+			continue;
+		k->nodes[t].gen = max + 1 >= 0x3FFFFFFF ? 0x3FFFFFFF : max + 1;
+		k->nodes[t].flags |= F_GEN;
+		if ((e = extra_find(&k->nodes[t].id)))
+			e->gen = k->nodes[t].gen;
+		n--;
+	}
+	free(stack);
+	return error;
+}
+
+static int node_parse(struct walk *k, uint32_t ni)
+{
+	int error;
+
+	if ((error = node_parse_commit_once(k, ni)) < 0)
+		return error;
+	return node_gen(k, ni);
+}
+
+/* The entries at the walk's paths in a node's tree. */
+static int node_sig(struct walk *k, uint32_t ni, const struct pent **out)
+{
+	git_tree *tree = NULL;
+	size_t i, np = k->w->npaths;
+	int error;
+
+	if ((error = node_parse(k, ni)) < 0)
+		return error;
+	if (!(k->nodes[ni].flags & F_SIG)) {
+		array_grow(&k->sigs, &k->sigs_alloc, k->nsigs + np, sizeof(*k->sigs));
+		k->nodes[ni].sig = (uint32_t)k->nsigs;
+		memset(k->sigs + k->nsigs, 0, np * sizeof(*k->sigs));
+		k->nsigs += np;
+		if (git_tree_lookup(&tree, k->repo, &k->nodes[ni].tree) < 0)
+			return tide_error_git(TIDE_ERROR, "cannot read a tree");
+		for (i = 0; i < np; i++) {
+			git_tree_entry *e = NULL;
+
+			if (git_tree_entry_bypath(&e, tree, k->w->paths[i]) == 0) {
+				git_oid_cpy(&k->sigs[k->nodes[ni].sig + i].oid, git_tree_entry_id(e));
+				k->sigs[k->nodes[ni].sig + i].mode = git_tree_entry_filemode(e);
+			}
+			git_tree_entry_free(e);
+		}
+		git_error_clear();
+		git_tree_free(tree);
+		k->nodes[ni].flags |= F_SIG;
+	}
+	*out = k->sigs + k->nodes[ni].sig;
+	return 0;
+}
+
+static int pent_same(const struct pent *a, const struct pent *b)
+{
+	return a->mode == b->mode && (!a->mode || git_oid_equal(&a->oid, &b->oid));
+}
+
+/* Heap order: higher generation first (children before parents), then newer. */
+static int node_before(const struct walk *k, uint32_t a, uint32_t b)
+{
+	const struct node *x = &k->nodes[a], *y = &k->nodes[b];
+
+	if (x->gen != y->gen)
+		return x->gen > y->gen;
+	if (x->time != y->time)
+		return x->time > y->time;
+	return a < b;	/* found first: a child is found before its parents */
+}
+
+static void heap_push(struct walk *k, uint32_t ni)
+{
+	size_t i;
+
+	array_grow(&k->heap, &k->heap_alloc, k->nheap + 1, sizeof(*k->heap));
+	for (i = k->nheap++; i > 0 && node_before(k, ni, k->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		k->heap[i] = k->heap[(i - 1) / 2];
+	k->heap[i] = ni;
+}
+
+static uint32_t heap_pop(struct walk *k)
+{
+	uint32_t top = k->heap[0], last = k->heap[--k->nheap];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < k->nheap) {
+		if (c + 1 < k->nheap && node_before(k, k->heap[c + 1], k->heap[c]))
+			c++;
+		if (!node_before(k, k->heap[c], last))
+			break;
+		k->heap[i] = k->heap[c];
+		i = c;
+	}
+	if (k->nheap)
+		k->heap[i] = last;
+	return top;
+}
+
+/* Queue a node (parsed, so that it is ordered by its generation). */
+static int enqueue(struct walk *k, uint32_t ni)
+{
+	int error;
+
+	if (k->nodes[ni].flags & F_QUEUED)
+		return 0;
+	if ((error = node_parse(k, ni)) < 0)
+		return error;
+	k->nodes[ni].flags |= F_QUEUED;
+	if (!(k->nodes[ni].flags & F_HIDDEN))
+		k->queued_interesting++;
+	heap_push(k, ni);
+	return 0;
+}
+
+static void hide(struct walk *k, uint32_t ni)
+{
+	struct node *n = &k->nodes[ni];
+
+	if (n->flags & F_HIDDEN)
+		return;
+	n->flags |= F_HIDDEN;
+	if ((n->flags & F_QUEUED) && !(n->flags & F_DONE) && k->queued_interesting)
+		k->queued_interesting--;	/* queued as interesting, still queued */
+}
+
+static int walk_hidden(struct walk *k, uint32_t ni)
+{
+	uint32_t i;
+	int error;
+
+	k->stats.hidden++;
+	for (i = 0; i < k->nodes[ni].nparents; i++) {
+		uint32_t pi = k->parents[k->nodes[ni].parents + i];
+
+		if (k->nodes[pi].flags & F_QUEUED)
+			hide(k, pi);	/* popped already if it was interesting: cand filtered */
+		else {
+			k->nodes[pi].flags |= F_HIDDEN;
+			if ((error = enqueue(k, pi)) < 0)
+				return error;
+		}
+	}
+	return 0;
+}
+
+static void give_owner(struct walk *k, uint32_t from, uint32_t to)
+{
+	int o = k->nodes[from].owner;
+
+	if (o >= 0 && (k->nodes[to].owner < 0 || o < k->nodes[to].owner))
+		k->nodes[to].owner = o;
+}
+
+static void cand_add(struct walk *k, uint32_t ni, const struct pent *mine, const struct pent *par)
+{
+	size_t i, np = k->w->npaths;
+
+	array_grow(&k->cand, &k->cand_alloc, k->ncand + 1, sizeof(*k->cand));
+	array_grow(&k->changed, &k->changed_alloc, (k->ncand + 1) * np, 1);
+	for (i = 0; i < np; i++)
+		k->changed[k->ncand * np + i] = par ? !pent_same(&mine[i], &par[i]) : mine[i].mode != 0;
+	for (i = 0; i < np; i++)
+		if (k->changed[k->ncand * np + i] && k->per_path[i]++ + 1 == k->w->max_per_path)
+			k->paths_full++;
+	k->cand[k->ncand++] = ni;
+	k->nodes[ni].flags |= F_CAND;
+}
+
+/* An interesting commit: note it if it changed the paths, queue the parents to follow. */
+static int walk_interesting(struct walk *k, uint32_t ni)
+{
+	const struct pent *mine, *ps = NULL;
+	uint32_t i, np, first;
+	size_t p;
+	int error, same;
+
+	k->stats.examined++;
+	if ((error = node_sig(k, ni, &mine)) < 0)
+		return error;
+	np = k->nodes[ni].nparents;
+	first = k->nodes[ni].parents;
+	if (np == 0) {
+		for (p = 0; p < k->w->npaths && !mine[p].mode; p++)
+			;
+		if (p < k->w->npaths)
+			cand_add(k, ni, mine, NULL);
+		return 0;
+	}
+	for (i = 0; i < np; i++) {
+		uint32_t pi = k->parents[first + i];
+
+		if ((error = node_parse(k, pi)) < 0)
+			return error;
+		if (git_oid_equal(&k->nodes[pi].tree, &k->nodes[ni].tree)) {
+			same = 1;
+		} else {
+			if ((error = node_sig(k, pi, &ps)) < 0)
+				return error;
+			mine = k->sigs + k->nodes[ni].sig;	/* node_sig may move sigs */
+			for (same = 1, p = 0; p < k->w->npaths && same; p++)
+				same = pent_same(&mine[p], &ps[p]);
+		}
+		if (np == 1 && !same)
+			cand_add(k, ni, mine, ps);
+		if (same && np > 1 && !k->full) {
+			/* follow the parent it took the paths from, only */
+			give_owner(k, ni, pi);
+			return enqueue(k, pi);
+		}
+	}
+	for (i = 0; i < np; i++) {
+		uint32_t pi = k->parents[first + i];
+
+		give_owner(k, ni, pi);
+		if ((error = enqueue(k, pi)) < 0)
+			return error;
+	}
+	return 0;
+}
+
+static int cand_cmp_walk(const struct walk *k, uint32_t a, uint32_t b)
+{
+	const struct node *x = &k->nodes[a], *y = &k->nodes[b];
+
+	if (x->time != y->time)
+		return x->time > y->time ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Candidates newest first (insertion sort: they are nearly in order). */
+static void cand_sort(struct walk *k, size_t *order)
+{
+	size_t i, j;
+
+	for (i = 0; i < k->ncand; i++) {
+		size_t v = i;
+
+		for (j = i; j > 0 && cand_cmp_walk(k, k->cand[order[j - 1]], k->cand[v]) > 0; j--)
+			order[j] = order[j - 1];
+		order[j] = v;
+	}
+}
+
+static int walk_run(struct walk *k)
+{
+	const struct graph_walk *w = k->w;
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < w->nowners; i++) {
+		uint32_t ni = node_get(k, &w->owners[i]);
+
+		if (k->nodes[ni].owner < 0)
+			k->nodes[ni].owner = (int)i;
+	}
+	for (i = 0; i < w->nbottoms; i++) {
+		uint32_t ni = node_get(k, &w->bottoms[i]);
+
+		k->nodes[ni].flags |= F_HIDDEN;
+		if ((error = enqueue(k, ni)) < 0)
+			return error;
+	}
+	if ((error = enqueue(k, node_get(k, w->tip))) < 0)
+		return error;
+	while (k->nheap && k->queued_interesting) {
+		uint32_t ni = heap_pop(k);
+
+		k->nodes[ni].flags |= F_DONE;
+		if (k->nodes[ni].flags & F_HIDDEN) {
+			if (k->stats.hidden >= HIDDEN_MAX)
+				break;
+			error = walk_hidden(k, ni);
+		} else {
+			k->queued_interesting--;
+			if (k->stats.examined >= w->max_commits)
+				break;
+			error = walk_interesting(k, ni);
+		}
+		if (error < 0)
+			return error;
+		if (w->max_per_path && k->paths_full == w->npaths)
+			break;	/* the newest max_per_path of each path are found */
+	}
+	return 0;
+}
+
+static void walk_free(struct walk *k)
+{
+	git_odb_free(k->odb);
+	free(k->nodes);
+	free(k->table);
+	free(k->parents);
+	free(k->sigs);
+	free(k->heap);
+	free(k->cand);
+	free(k->changed);
+	free(k->per_path);
+}
+
+/* One walk; *found is the number of commits passed to cb. */
+static int walk_once(git_repository *repo, const struct graph_walk *w, int full,
+		     graph_touch_cb cb, void *payload, size_t *found)
+{
+	struct walk k;
+	size_t *order = NULL, i;
+	int error;
+
+	memset(&k, 0, sizeof(k));
+	*found = 0;
+	k.repo = repo;
+	k.w = w;
+	k.full = full;
+	k.g = cgraph_get(repo);
+	if (git_repository_odb(&k.odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	k.per_path = xcalloc(w->npaths ? w->npaths : 1, sizeof(*k.per_path));
+	if ((error = walk_run(&k)) < 0)
+		goto done;
+	order = xcalloc(k.ncand ? k.ncand : 1, sizeof(*order));
+	cand_sort(&k, order);
+	for (i = 0; i < k.ncand && !error; i++) {
+		uint32_t ni = k.cand[order[i]];
+
+		if (k.nodes[ni].flags & F_HIDDEN)
+			continue;	/* found to be below a bottom after all */
+		++*found;
+		error = cb(&k.nodes[ni].id, k.nodes[ni].owner, k.changed + order[i] * w->npaths,
+			   payload);
+	}
+done:
+	last_stats = k.stats;
+	free(order);
+	walk_free(&k);
+	return error;
+}
+
+int graph_walk_touching(git_repository *repo, const struct graph_walk *w, graph_touch_cb cb,
+			void *payload)
+{
+	size_t found;
+	int error = walk_once(repo, w, 0, cb, payload, &found);
+
+	/*
+	 * Nothing: the paths' history on this side is hidden behind a merge
+	 * equal to a parent that leads below the bottoms (a tree that added
+	 * and removed a file, merged onto a base without it).  Walk again
+	 * through every parent, within the same bound.
+	 */
+	if (!error && !found)
+		error = walk_once(repo, w, 1, cb, payload, &found);
+	return error;
+}
+
+/* ---- merge bases ---- */
+
+#define F_P1 64u
+#define F_P2 128u
+#define F_STALE 256u
+#define F_RESULT 512u
+
+/*
+ * Queue entries whose node is not stale and carries each side's flag:
+ * when one side has none left, no commit can be reached from both sides
+ * any more, and the walk stops there instead of draining the other side
+ * (the earlier merges of the day, seen from the state).  That needs a
+ * walk in exact generation order (a commit-graph); without one, the walk
+ * goes on while any entry is not stale, as git's does.
+ */
+struct mb_state {
+	size_t side1, side2;
+	size_t nonstale;	/* without exact generations: git's own rule */
+};
+
+static void mb_count(struct mb_state *st, unsigned flags, uint32_t times, int sign)
+{
+	if (flags & F_STALE)
+		return;
+	st->nonstale += sign > 0 ? times : -(size_t)times;
+	if (flags & F_P1)
+		st->side1 += sign > 0 ? times : -(size_t)times;
+	if (flags & F_P2)
+		st->side2 += sign > 0 ? times : -(size_t)times;
+}
+
+static int mb_push(struct walk *k, struct mb_state *st, uint32_t ni)
+{
+	int error;
+
+	if ((error = node_parse(k, ni)) < 0)
+		return error;
+	k->nodes[ni].inq++;
+	mb_count(st, k->nodes[ni].flags, 1, 1);
+	heap_push(k, ni);
+	return 0;
+}
+
+static void mb_flag(struct walk *k, struct mb_state *st, uint32_t ni, unsigned f)
+{
+	struct node *n = &k->nodes[ni];
+
+	mb_count(st, n->flags, n->inq, -1);
+	n->flags |= f;
+	mb_count(st, n->flags, n->inq, 1);
+}
+
+/* git's paint_down_to_common(), ordered by generation: the common ancestors found first. */
+static int mb_paint(struct walk *k, uint32_t a, const git_oid *twos, size_t ntwos,
+		    uint32_t **res, size_t *nres)
+{
+	struct mb_state st = { 0 };
+	size_t alloc = 0, i;
+	int error;
+
+	mb_flag(k, &st, a, F_P1);
+	if ((error = mb_push(k, &st, a)) < 0)
+		return error;
+	for (i = 0; i < ntwos; i++) {
+		uint32_t b = node_get(k, &twos[i]);
+
+		mb_flag(k, &st, b, F_P2);
+		if ((error = mb_push(k, &st, b)) < 0)
+			return error;
+	}
+	while (k->nheap && (k->g ? st.side1 && st.side2 : st.nonstale)) {
+		uint32_t ni = heap_pop(k), j;
+		unsigned f;
+
+		k->nodes[ni].inq--;
+		mb_count(&st, k->nodes[ni].flags, 1, -1);
+		f = k->nodes[ni].flags & (F_P1 | F_P2 | F_STALE);
+		if ((f & (F_P1 | F_P2)) == (F_P1 | F_P2)) {
+			if (!(k->nodes[ni].flags & F_RESULT)) {
+				k->nodes[ni].flags |= F_RESULT;
+				array_grow(res, &alloc, *nres + 1, sizeof(**res));
+				(*res)[(*nres)++] = ni;
+			}
+			f |= F_STALE;
+		}
+		for (j = 0; j < k->nodes[ni].nparents; j++) {
+			uint32_t pi = k->parents[k->nodes[ni].parents + j];
+
+			if ((k->nodes[pi].flags & f) == f)
+				continue;
+			mb_flag(k, &st, pi, f);
+			if ((error = mb_push(k, &st, pi)) < 0)
+				return error;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Can the walk reach target from node from?  Only nodes of a generation
+ * at least target's are walked (a commit-graph generation is larger than
+ * any of its ancestors'; commits outside the graph are never ancestors of
+ * ones in it).
+ */
+static int mb_reaches(struct walk *k, uint32_t from, uint32_t target, uint32_t epoch)
+{
+	uint32_t *stack = NULL, i;
+	size_t n = 0, alloc = 0;
+	int found = 0, error = 0;
+
+	array_grow(&stack, &alloc, 1, sizeof(*stack));
+	stack[n++] = from;
+	k->nodes[from].epoch = epoch;
+	while (n && !found && !error) {
+		uint32_t ni = stack[--n];
+
+		if ((error = node_parse(k, ni)) < 0)
+			break;
+		for (i = 0; i < k->nodes[ni].nparents; i++) {
+			uint32_t pi = k->parents[k->nodes[ni].parents + i];
+
+			if (pi == target) {
+				found = 1;
+				break;
+			}
+			if (k->nodes[pi].epoch == epoch || (error = node_parse(k, pi)) < 0)
+				continue;
+			if (k->nodes[pi].gen < k->nodes[target].gen)
+				continue;
+			k->nodes[pi].epoch = epoch;
+			array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+			stack[n++] = pi;
+		}
+	}
+	free(stack);
+	return error < 0 ? error : found;
+}
+
+/* Drop each candidate that another one reaches (git's remove_redundant()). */
+static int mb_reduce(struct walk *k, uint32_t *res, size_t *nres)
+{
+	size_t i, j, kept = 0;
+	uint32_t epoch = 0;
+	int r;
+
+	for (i = 0; i < *nres; i++) {
+		int redundant = 0;
+
+		for (j = 0; j < *nres && !redundant; j++) {
+			if (i == j || res[j] == UINT32_MAX)
+				continue;
+			if ((r = mb_reaches(k, res[j], res[i], ++epoch)) < 0)
+				return r;
+			redundant = r;
+		}
+		if (redundant)
+			res[i] = UINT32_MAX;
+	}
+	for (i = 0; i < *nres; i++)
+		if (res[i] != UINT32_MAX)
+			res[kept++] = res[i];
+	*nres = kept;
+	return 0;
+}
+
+int graph_merge_bases(git_oidarray *out, git_repository *repo, const git_oid *one,
+		      const git_oid *two)
+{
+	return graph_merge_bases_many(out, repo, one, two, 1);
+}
+
+int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oid *one,
+			   const git_oid *twos, size_t ntwos)
+{
+	struct walk k;
+	uint32_t *res = NULL;
+	size_t nres = 0, i, kept = 0;
+	int error, same = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&k, 0, sizeof(k));
+	k.repo = repo;
+	k.g = cgraph_get(repo);
+	if (git_repository_odb(&k.odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	for (i = 0; i < ntwos; i++)
+		same |= git_oid_equal(one, &twos[i]);
+	if (same) {
+		res = xcalloc(1, sizeof(*res));
+		res[nres++] = node_get(&k, one);
+	} else if ((error = mb_paint(&k, node_get(&k, one), twos, ntwos, &res, &nres)) < 0) {
+		goto done;
+	} else {
+		for (i = 0; i < nres; i++)	/* found stale later: below another base */
+			if (!(k.nodes[res[i]].flags & F_STALE))
+				res[kept++] = res[i];
+		nres = kept;
+	}
+	if (nres > 1 && (error = mb_reduce(&k, res, &nres)) < 0)
+		goto done;
+	for (i = 1; i < nres; i++) {	/* newest first, as git lists them */
+		uint32_t v = res[i];
+		size_t j;
+
+		for (j = i; j > 0 && k.nodes[res[j - 1]].time < k.nodes[v].time; j--)
+			res[j] = res[j - 1];
+		res[j] = v;
+	}
+	out->ids = malloc(nres ? nres * sizeof(git_oid) : 1);
+	if (!out->ids)
+		abort();
+	for (i = 0; i < nres; i++)
+		git_oid_cpy(&out->ids[i], &k.nodes[res[i]].id);
+	out->count = nres;
+	error = 0;
+done:
+	free(res);
+	walk_free(&k);
+	return error;
+}
+
+/* ---- writing the file ---- */
+
+static void put_be32(struct buf *b, uint32_t v)
+{
+	unsigned char c[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 8), (unsigned char)v };
+
+	buf_put(b, c, 4);
+}
+
+static void put_be64(struct buf *b, uint64_t v)
+{
+	put_be32(b, (uint32_t)(v >> 32));
+	put_be32(b, (uint32_t)v);
+}
+
+/* Every commit reachable from a ref, parsed (from the old graph where it has them). */
+static int collect_commits(struct walk *k)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref;
+	uint32_t *stack = NULL;
+	size_t n = 0, alloc = 0;
+	int error = 0;
+
+	if (git_reference_iterator_new(&it, k->repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot list refs");
+	while (git_reference_next(&ref, it) == 0) {
+		git_object *obj = NULL;
+
+		if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0) {
+			array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+			stack[n++] = node_get(k, git_object_id(obj));
+		}
+		git_object_free(obj);
+		git_reference_free(ref);
+	}
+	git_reference_iterator_free(it);
+	git_error_clear();
+	while (n && !error) {
+		uint32_t ni = stack[--n], i;
+
+		/* F_QUEUED: collected (node_parse() may parse parents too) */
+		if (k->nodes[ni].flags & F_QUEUED)
+			continue;
+		k->nodes[ni].flags |= F_QUEUED;
+		if ((error = node_parse(k, ni)) < 0)
+			break;
+		for (i = 0; i < k->nodes[ni].nparents; i++) {
+			uint32_t pi = k->parents[k->nodes[ni].parents + i];
+
+			if (!(k->nodes[pi].flags & F_QUEUED)) {
+				array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+				stack[n++] = pi;
+			}
+		}
+	}
+	free(stack);
+	return error;
+}
+
+/* Generation numbers (1 + the largest of the parents'), without recursion. */
+static void compute_generations(struct walk *k)
+{
+	uint32_t *stack = NULL, i;
+	size_t n = 0, alloc = 0, j;
+
+	for (j = 0; j < k->n; j++)
+		k->nodes[j].gen = 0;
+	for (j = 0; j < k->n; j++) {
+		if (k->nodes[j].gen)
+			continue;
+		array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+		stack[n++] = (uint32_t)j;
+		while (n) {
+			struct node *t = &k->nodes[stack[n - 1]];
+			uint32_t max = 0, pending = 0;
+
+			for (i = 0; i < t->nparents; i++) {
+				uint32_t pi = k->parents[t->parents + i];
+
+				if (!k->nodes[pi].gen) {
+					array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+					stack[n++] = pi;
+					pending = 1;
+					break;
+				}
+				if (k->nodes[pi].gen > max)
+					max = k->nodes[pi].gen;
+			}
+			if (pending)
+				continue;
+			t->gen = max + 1 > 0x3FFFFFFF ? 0x3FFFFFFF : max + 1;
+			n--;
+		}
+	}
+	free(stack);
+}
+
+static const struct walk *sort_walk;
+
+static int node_oid_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(&sort_walk->nodes[*(const uint32_t *)a].id,
+			   &sort_walk->nodes[*(const uint32_t *)b].id);
+}
+
+static void put_cdat(struct buf *cdat, struct buf *edges, const struct walk *k,
+		     const struct node *nd, const uint32_t *pos)
+{
+	uint32_t i, np = nd->nparents;
+	const uint32_t *par = k->parents + nd->parents;
+	uint64_t t = nd->time < 0 ? 0 : (uint64_t)nd->time;
+
+	buf_put(cdat, nd->tree.id, 20);
+	put_be32(cdat, np > 0 ? pos[par[0]] : CG_NONE);
+	if (np < 2) {
+		put_be32(cdat, CG_NONE);
+	} else if (np == 2) {
+		put_be32(cdat, pos[par[1]]);
+	} else {
+		put_be32(cdat, CG_EXTRA | (uint32_t)(edges->len / 4));
+		for (i = 1; i < np; i++)
+			put_be32(edges, pos[par[i]] | (i + 1 == np ? CG_LAST : 0));
+	}
+	put_be32(cdat, nd->gen << 2 | (uint32_t)((t >> 32) & 3));
+	put_be32(cdat, (uint32_t)t);
+}
+
+/* The file in git's format, version 1 (what libgit2 1.5 reads). */
+static void graph_serialize(struct buf *out, const struct walk *k)
+{
+	uint32_t *order = xcalloc(k->n ? k->n : 1, sizeof(*order));
+	uint32_t *pos = xcalloc(k->n ? k->n : 1, sizeof(*pos));
+	struct buf oidf = BUF_INIT, oidl = BUF_INIT, cdat = BUF_INIT, edges = BUF_INIT;
+	uint32_t fan[256] = { 0 }, i, nchunks;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	uint64_t off;
+
+	for (i = 0; i < k->n; i++)
+		order[i] = i;
+	sort_walk = k;
+	qsort(order, k->n, sizeof(*order), node_oid_cmp);
+	for (i = 0; i < k->n; i++) {
+		pos[order[i]] = i;
+		fan[k->nodes[order[i]].id.id[0]]++;
+	}
+	for (i = 1; i < 256; i++)
+		fan[i] += fan[i - 1];
+	for (i = 0; i < 256; i++)
+		put_be32(&oidf, fan[i]);
+	for (i = 0; i < k->n; i++) {
+		buf_put(&oidl, k->nodes[order[i]].id.id, 20);
+		put_cdat(&cdat, &edges, k, &k->nodes[order[i]], pos);
+	}
+	nchunks = edges.len ? 4 : 3;
+	buf_put(out, "CGPH", 4);
+	buf_putc(out, 1);	/* version */
+	buf_putc(out, 1);	/* SHA-1 */
+	buf_putc(out, (char)nchunks);
+	buf_putc(out, 0);	/* no base graphs */
+	off = 8 + (nchunks + 1) * 12;
+	buf_put(out, "OIDF", 4);
+	put_be64(out, off);
+	buf_put(out, "OIDL", 4);
+	put_be64(out, off += oidf.len);
+	buf_put(out, "CDAT", 4);
+	put_be64(out, off += oidl.len);
+	off += cdat.len;
+	if (edges.len) {
+		buf_put(out, "EDGE", 4);
+		put_be64(out, off);
+		off += edges.len;
+	}
+	put_be32(out, 0);
+	put_be64(out, off);
+	buf_put(out, oidf.ptr, oidf.len);
+	buf_put(out, oidl.ptr, oidl.len);
+	buf_put(out, cdat.ptr, cdat.len);
+	if (edges.len)
+		buf_put(out, edges.ptr, edges.len);
+	EVP_Digest(out->ptr, out->len, md, &mdlen, EVP_sha1(), NULL);
+	buf_put(out, md, mdlen);
+	buf_release(&oidf);
+	buf_release(&oidl);
+	buf_release(&cdat);
+	buf_release(&edges);
+	free(order);
+	free(pos);
+}
+
+/*
+ * Write the file with our own writer: libgit2 1.5's git_commit_graph_writer
+ * gives some commits generation 1 although they have parents (`git
+ * commit-graph verify` says so), and merge bases read from such a file
+ * would be wrong.  The old file, when it checked good, supplies the
+ * commits it has, so only the newly fetched ones are parsed.
+ */
+static int graph_write(const struct graph_paths *p, const char *repo_path, const char *refs)
+{
+	struct walk k;
+	struct buf file = BUF_INIT, side = BUF_INIT;
+	char hash[GIT_OID_HEXSZ + 1];
+	int error;
+
+	memset(&k, 0, sizeof(k));
+	if (git_repository_open_ext(&k.repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open '%s'", repo_path);
+	k.g = cgraph_get(k.repo);
+	k.no_cache = 1;
+	if (git_repository_odb(&k.odb, k.repo) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot open the object database");
+		goto done;
+	}
+	if ((error = collect_commits(&k)) < 0)
+		goto done;
+	compute_generations(&k);
+	graph_serialize(&file, &k);
+	if ((error = file_write_atomic(p->graph, file.ptr, file.len)) < 0)
+		goto done;
+	hash_hex(hash, file.ptr, file.len);
+	buf_printf(&side, "tide commit-graph 1\nhash %s\nsize %zu\nrefs %s\n", hash, file.len, refs);
+	error = file_write_atomic(p->side, side.ptr, side.len);
+done:
+	walk_free(&k);
+	git_repository_free(k.repo);
+	buf_release(&file);
+	buf_release(&side);
+	return error;
+}
+
+/*
+ * A commit-graph where libgit2 looks (written by git, or copied in) is
+ * removed: libgit2 1.5 would trust a version 1 file unchecked, and leaks
+ * each copy it reads again after an object database refresh (gigabytes
+ * over a day of merges); a version 2 file it cannot read at all.
+ */
+static int remove_git_graph(struct graph_refresh_result *out, const struct graph_paths *p)
+{
+	int had = path_exists(p->git_graph) || path_exists(p->git_chain);
+
+	if (!had)
+		return 0;
+	if (unlink(p->git_graph) < 0 && errno != ENOENT)
+		return tide_error_errno(TIDE_EIO, "cannot remove '%s'", p->git_graph);
+	if (rm_rf(p->git_chain) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot remove '%s'", p->git_chain);
+	out->removed_git = 1;
+	return 0;
+}
+
+int graph_refresh(struct graph_refresh_result *out, const char *repo_path)
+{
+	git_repository *repo = NULL;
+	struct graph_paths p;
+	char refs[GIT_OID_HEXSZ + 1], had[GIT_OID_HEXSZ + 1];
+	double start = time_now();
+	int error, exists;
+
+	memset(out, 0, sizeof(*out));
+	memset(&p, 0, sizeof(p));
+	if (git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open '%s'", repo_path);
+	if ((error = graph_paths_of(&p, repo)) < 0 || (error = refs_digest(refs, repo)) < 0)
+		goto done;
+	git_repository_free(repo);
+	repo = NULL;
+	out->what = GRAPH_WRITTEN;
+	exists = path_exists(p.graph);
+	if (exists && graph_check(&p, had, &out->why) == 0) {
+		if (!strcmp(had, refs)) {
+			out->what = GRAPH_UP_TO_DATE;
+			error = remove_git_graph(out, &p);
+			goto done;
+		}
+	} else if (exists) {
+		out->what = GRAPH_REBUILT;
+		if (unlink(p.graph) < 0 && errno != ENOENT) {
+			error = tide_error_errno(TIDE_EIO, "cannot remove '%s'", p.graph);
+			goto done;
+		}
+	}
+	if ((error = mkdir_p(p.info, 0777)) < 0)
+		goto done;
+	error = graph_write(&p, repo_path, refs);
+	if (!error)
+		error = remove_git_graph(out, &p);
+done:
+	out->seconds = time_now() - start;
+	git_repository_free(repo);
+	graph_paths_release(&p);
+	return error;
+}
+

@@ -208,7 +208,7 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 				  "(set TIDE_KERNEL_TESTS)");
 			return EXIT_BADINPUT;
 		}
-		ck->bopts.jobs = 2;
+		ck->bopts.jobs = 0;	/* the CPUs here, or distcc-jobs with build hosts */
 		ck->bopts.nice = 10;
 		ck->check.run = build_check;
 		if (!strcmp(sp->kind, "build"))

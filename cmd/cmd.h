@@ -74,8 +74,8 @@ int cmd_load_conf(struct cmd_ctx *ctx);
 char *cmd_newest_day(struct workspace *ws);
 struct day;
 /*
- * days/DATE/day.json (NULL: the newest day) and the day before it (NULL
- * when there is none or it cannot be read); the caller frees both.
+ * days/DATE/day.json (NULL: the newest day) and, unless prev is NULL, the day
+ * before it (NULL when there is none or it cannot be read); the caller frees both.
  */
 int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date);
 /* A day named YYYY-MM-DD or by its tag next-YYYYMMDD, as YYYY-MM-DD; NULL with the error set. */

@@ -164,13 +164,15 @@ char *cmd_day_arg(const char *arg)
 	return NULL;
 }
 
-/* days/DATE/day.json and the day before it (NULL if none). */
+/* days/DATE/day.json and, unless prev is NULL, the day before it (NULL if none). */
 int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date)
 {
 	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
 	int n = day_list(&dates, days), i, error = 0;
 
-	*day = *prev = NULL;
+	*day = NULL;
+	if (prev)
+		*prev = NULL;
 	for (i = n - 1; i >= 0; i--)
 		if (!date || !strcmp(dates[i], date))
 			break;
@@ -183,7 +185,7 @@ int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, con
 		goto done;
 	}
 	path = xasprintf("%s/%s/day.json", days, dates[i]);
-	if ((error = day_load(day, path)) < 0 || i == 0)
+	if ((error = day_load(day, path)) < 0 || i == 0 || !prev)
 		goto done;
 	free(path);
 	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);

@@ -20,29 +20,6 @@ static const char usage[] =
 	"usage: tide resolve TREE [--date DATE]\n"
 	"   or: tide resolve --record [TREE]\n";
 
-/* The newest day on or before date (NULL: the newest), loaded. */
-static int load_day(struct day **out, struct workspace *ws, const char *date)
-{
-	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
-	int n = day_list(&dates, days), i, error = 0;
-
-	for (i = n - 1; i >= 0; i--)
-		if (!date || !strcmp(dates[i], date))
-			break;
-	if (n < 0) {
-		error = n;
-	} else if (i < 0) {
-		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
-	} else {
-		path = xasprintf("%s/%s/day.json", days, dates[i]);
-		error = day_load(out, path);
-	}
-	day_list_free(dates, n < 0 ? 0 : n);
-	free(path);
-	free(days);
-	return error;
-}
-
 /*
  * The state the tree was merged onto: after the last merge before it (and
  * that tree's fixups, if any), or the base.
@@ -92,7 +69,7 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 	size_t nfiles = 0;
 	int status = EXIT_OK;
 
-	if (load_day(&d, ctx->ws, date) < 0) {
+	if (cmd_load_days(&d, NULL, ctx->ws, date) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}

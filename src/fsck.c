@@ -265,20 +265,7 @@ static size_t oid_hash(const git_oid *id, size_t cap)
 
 static int sorted_has(const struct fsck_seen *seen, const git_oid *id)
 {
-	size_t lo = 0, hi = seen->nsorted;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(seen->sorted + mid * GIT_OID_RAWSZ, id->id, GIT_OID_RAWSZ);
-
-		if (!c)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return sorted_ids_find(seen->sorted, GIT_OID_RAWSZ, 0, seen->nsorted, id->id, NULL);
 }
 
 static int added_has(const struct fsck_seen *seen, const git_oid *id)

@@ -109,23 +109,12 @@ static int cgraph_find(const struct cgraph *g, const git_oid *id, uint32_t *pos)
 {
 	uint32_t lo = id->id[0] ? get_be32(g->fanout + (id->id[0] - 1) * 4) : 0;
 	uint32_t hi = get_be32(g->fanout + id->id[0] * 4);
+	size_t at;
 
-	if (hi > g->n)
+	if (hi > g->n || !sorted_ids_find(g->oids, 20, lo, hi, id->id, &at))
 		return 0;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(g->oids + (size_t)mid * 20, id->id, 20);
-
-		if (!c) {
-			*pos = mid;
-			return 1;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	*pos = (uint32_t)at;
+	return 1;
 }
 
 /* ---- the record of what tide wrote ---- */

@@ -337,3 +337,23 @@ char *str_rtrim(char *s)
 		s[--n] = '\0';
 	return s;
 }
+
+int sorted_ids_find(const unsigned char *table, size_t idlen, size_t lo, size_t hi,
+		    const unsigned char *id, size_t *pos)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(table + mid * idlen, id, idlen);
+
+		if (!c) {
+			if (pos)
+				*pos = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}

@@ -55,6 +55,13 @@ char *path_absolute(const char *path);
 /* Seconds from a monotonic clock, for timings in records. */
 double time_now(void);
 
+/*
+ * Binary search of a table of sorted raw object ids of idlen bytes each,
+ * between entries lo and hi (hi excluded): 1 and *pos when id is there.
+ */
+int sorted_ids_find(const unsigned char *table, size_t idlen, size_t lo, size_t hi,
+		    const unsigned char *id, size_t *pos);
+
 int str_starts_with(const char *s, const char *prefix);
 int str_ends_with(const char *s, const char *suffix);
 /* Strip trailing whitespace in place; returns s. */

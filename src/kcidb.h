@@ -35,4 +35,28 @@ char *kcidb_path_component(const char *name, size_t len);
 /* The document for day; TIDE_EINVAL for a bad origin or URL base. */
 int kcidb_day(json_t **out, const struct day *day, const struct kcidb_opts *opts);
 
+/*
+ * Submitting to a KCIDB-REST server (src/kcidb_submit.c): documents go
+ * through a spool directory so a server that fails loses nothing.
+ */
+struct kcidb_server {
+	const char *url;	/* http(s)://host[:port][/path]; "/submit" is added */
+	const char *token;	/* bearer token, never in a message */
+	long timeout;		/* seconds for one submission, connect included */
+};
+
+/* Read a bearer token: one line of printable ASCII, at most 4096 bytes. */
+int kcidb_token_read(char **out, const char *path);
+
+/* Put a document in the spool as NAME.json (atomically, replacing one of that name). */
+int kcidb_spool_add(const char *spool_dir, const char *name, const char *text, size_t len);
+
+/*
+ * POST every spooled document, oldest name first, removing each the
+ * server accepted (2xx); stop at the first failure, which is returned
+ * (TIDE_ETIMEOUT for a server that does not answer in time) with *sent
+ * and *left counting what went and what stays.
+ */
+int kcidb_spool_send(const char *spool_dir, const struct kcidb_server *srv, int *sent, int *left);
+
 #endif

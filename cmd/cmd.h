@@ -86,6 +86,14 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv);
+/*
+ * DIR/config's kcidb-submit (man/tide-config.5): checked before a run
+ * (EXIT_BADINPUT naming DIR/config:LINE), then the day sent after it.
+ * A server that fails keeps the document in DIR/kcidb-spool/ and the
+ * result is EXIT_PROBLEMS; the day itself is never changed.
+ */
+int cmd_kcidb_check_settings(struct cmd_ctx *ctx);
+int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date);
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);

@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "../src/buf.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/kcidb.h"
@@ -47,7 +48,7 @@ static int write_doc(const json_t *doc, const char *out)
  * next --submit: exit 1, nothing lost.
  */
 static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
-		  const char *url, const char *token_file, long timeout)
+		  const char *url, const char *token_file, long timeout, const char *next)
 {
 	struct kcidb_server srv = { .url = url, .timeout = timeout };
 	char *spool = workspace_path(ctx->ws, "kcidb-spool"), *token = NULL;
@@ -65,8 +66,8 @@ static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
 	}
 	if (kcidb_spool_send(spool, &srv, &sent, &left) < 0) {
 		cmd_fail(NULL);
-		cmd_error("%d document%s sent, %d kept in %s for the next --submit",
-			  sent, sent == 1 ? "" : "s", left, spool);
+		cmd_error("%d document%s sent, %d kept in %s for the next %s",
+			  sent, sent == 1 ? "" : "s", left, spool, next);
 		status = EXIT_PROBLEMS;
 		goto done;
 	}
@@ -162,11 +163,83 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	else if (kcidb_day(&doc, day, &o) < 0)
 		status = cmd_fail(NULL);
 	else if (submit_url)
-		status = submit(ctx, day, doc, submit_url, token_file, timeout);
+		status = submit(ctx, day, doc, submit_url, token_file, timeout, "--submit");
 	else
 		status = write_doc(doc, out);
 	json_decref(doc);
 	day_free(day);
 	free(date);
+	return status;
+}
+
+/* Seconds for one submission: 1 to 3600, digits only. */
+static int timeout_valid(const char *text)
+{
+	char *end;
+	long n = strtol(text, &end, 10);
+
+	return end != text && !*end && n >= 1 && n <= 3600;
+}
+
+/* DIR/config:LINE for messages about key. */
+static void config_where(struct buf *out, const struct cmd_ctx *ctx, const char *key)
+{
+	buf_printf(out, "%s/config:%zu", ctx->ws->dir, settings_line_of(ctx->settings, key));
+}
+
+int cmd_kcidb_check_settings(struct cmd_ctx *ctx)
+{
+	const char *url = ctx->settings ? settings_get(ctx->settings, "kcidb-submit") : NULL;
+	const char *origin, *timeout;
+	struct buf where = BUF_INIT;
+	int status = EXIT_OK;
+
+	if (!url)
+		return EXIT_OK;
+	if (!str_starts_with(url, "http://") && !str_starts_with(url, "https://")) {
+		config_where(&where, ctx, "kcidb-submit");
+		cmd_error("%s: kcidb-submit wants an http:// or https:// URL, not '%s'",
+			  buf_cstr(&where), url);
+		status = EXIT_BADINPUT;
+	} else if ((origin = settings_get(ctx->settings, "kcidb-origin")) &&
+		   !kcidb_origin_valid(origin)) {
+		config_where(&where, ctx, "kcidb-origin");
+		cmd_error("%s: KCIDB origin '%s' is not valid: use lower-case letters, digits and '_'",
+			  buf_cstr(&where), origin);
+		status = EXIT_BADINPUT;
+	} else if ((timeout = settings_get(ctx->settings, "kcidb-timeout")) &&
+		   !timeout_valid(timeout)) {
+		config_where(&where, ctx, "kcidb-timeout");
+		cmd_error("%s: kcidb-timeout wants seconds from 1 to 3600, not '%s'",
+			  buf_cstr(&where), timeout);
+		status = EXIT_BADINPUT;
+	}
+	buf_release(&where);
+	return status;
+}
+
+int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date)
+{
+	const char *url = ctx->settings ? settings_get(ctx->settings, "kcidb-submit") : NULL;
+	const char *timeout = NULL;
+	struct kcidb_opts o = { 0 };
+	struct day *day = NULL;
+	json_t *doc = NULL;
+	int status = EXIT_OK;
+
+	if (!url)
+		return EXIT_OK;
+	o.origin = settings_get(ctx->settings, "kcidb-origin");
+	if (!o.origin)
+		o.origin = DEFAULT_ORIGIN;
+	o.url_base = settings_get(ctx->settings, "kcidb-url");
+	timeout = settings_get(ctx->settings, "kcidb-timeout");
+	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0 || kcidb_day(&doc, day, &o) < 0)
+		status = cmd_fail("kcidb");
+	else
+		status = submit(ctx, day, doc, url, settings_get(ctx->settings, "kcidb-token-file"),
+				timeout ? strtol(timeout, NULL, 10) : 60, "run");
+	json_decref(doc);
+	day_free(day);
 	return status;
 }

@@ -132,6 +132,8 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	/* DIR/config's build settings are checked before the day starts. */
 	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
+	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK)
+		return status;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	if (p.drawn)
 		fputs("\r\033[K", stderr);
@@ -153,5 +155,9 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		status = EXIT_PROBLEMS;
 	}
 	print_changes(ctx, sum.date);
+	/* A KCIDB server that fails is a problem to see, the day stays as it is. */
+	fflush(stdout);
+	if (cmd_kcidb_after_run(ctx, sum.date) != EXIT_OK)
+		status = EXIT_PROBLEMS;
 	return status;
 }

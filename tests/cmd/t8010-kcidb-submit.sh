@@ -88,4 +88,46 @@ test_expect_success 'token file from DIR/config; bad token files and URLs are er
 	test_must_fail --status=2 tide -C ws kcidb --submit "$URL" --out x.json 2>err
 '
 
+test_expect_success 'kcidb-submit in DIR/config sends each day after tide run' '
+	: >server.log && rm -f got/* &&
+	echo "kcidb-submit = $URL" >>ws/config &&
+	tide -C ws run --date 2026-12-03 --no-build --no-boot >out 2>err &&
+	tail -n 1 out >actual &&
+	echo "kcidb: 1 document sent" >expect && test_cmp expect actual &&
+	echo "POST /submit 200 auth=ok" >expect && test_cmp expect server.log &&
+	"$VALIDATE" got/*.json &&
+	grep -q "\"id\": *\"tide:next-20261203\"" got/*.json &&
+	! ls ws/kcidb-spool/*.json 2>/dev/null
+'
+
+test_expect_success 'a server failing after tide run: exit 1, the day recorded, the document spooled' '
+	echo 502 >control &&
+	test_must_fail --status=1 tide -C ws run --date 2026-12-04 --no-build --no-boot >out 2>err &&
+	grep -q "^tide: 0 documents sent, 1 kept in .*kcidb-spool for the next run" err &&
+	test -f ws/days/2026-12-04/day.json &&
+	ls ws/kcidb-spool >actual &&
+	echo next-20261204.json >expect && test_cmp expect actual &&
+	rm -f control &&
+	tide -C ws kcidb --submit "$URL" >out &&
+	echo "kcidb: 1 document sent" >expect && test_cmp expect out
+'
+
+test_expect_success 'a bad kcidb-submit, origin or timeout stops tide run before the day, naming DIR/config:LINE' '
+	cp ws/config config.good &&
+	sed -i "s|^kcidb-submit = .*|kcidb-submit = ftp://127.0.0.1/|" ws/config &&
+	line=$(grep -n "^kcidb-submit" ws/config | cut -d: -f1) &&
+	test_must_fail --status=3 tide -C ws run --date 2026-12-05 --no-build --no-boot >out 2>err &&
+	echo "tide: $TRASH/ws/config:$line: kcidb-submit wants an http:// or https:// URL, not '\''ftp://127.0.0.1/'\''" >expect &&
+	test_cmp expect err &&
+	! test -d ws/days/2026-12-05 &&
+	cp config.good ws/config && echo "kcidb-origin = Bad-Origin" >>ws/config &&
+	test_must_fail --status=3 tide -C ws run --date 2026-12-05 --no-build --no-boot 2>err &&
+	grep -q "config:[0-9]*: KCIDB origin .Bad-Origin. is not valid" err &&
+	cp config.good ws/config && echo "kcidb-timeout = 0" >>ws/config &&
+	test_must_fail --status=3 tide -C ws run --date 2026-12-05 --no-build --no-boot 2>err &&
+	grep -q "config:[0-9]*: kcidb-timeout wants seconds from 1 to 3600, not .0." err &&
+	! test -d ws/days/2026-12-05 &&
+	cp config.good ws/config
+'
+
 test_done

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "build.h"
 #include "error.h"
+#include "history.h"
 #include "merge.h"
 #include "rerere.h"
 #include "text.h"
@@ -515,7 +516,7 @@ static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *thei
 	git_commit *oc = NULL, *tc = NULL;
 	git_oid tree;
 	size_t n = 0;
-	char hex[GIT_OID_HEXSZ + 1], *msg = NULL;
+	char *msg = NULL;
 	int err;
 
 	/* One walk for both "already contained" and the merge itself. */
@@ -559,8 +560,7 @@ static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *thei
 		c->st.resolved += n;
 		err = 0;
 	}
-	msg = xasprintf("tide bisect: merge %s %s\n\nTide-Tree: %s\n", name,
-			git_oid_tostr(hex, sizeof(hex), theirs), name);
+	msg = history_bisect_message(name, theirs);
 	err = write_commit(c, &tree, ours, theirs, msg, out);
 done:
 	free(msg);
@@ -690,35 +690,6 @@ static int merge_series(struct bctx *c, const git_oid *start, const struct mixsl
 	}
 	*out = cur;
 	return 0;
-}
-
-/* First-parent commits of tip not reachable from hide, oldest first. */
-static int first_parent_list(git_repository *repo, const git_oid *tip,
-			     const git_oid *hide, git_oid **out, size_t *n)
-{
-	git_revwalk *w = NULL;
-	git_oid id;
-	size_t alloc = 0;
-	int err;
-
-	*out = NULL;
-	*n = 0;
-	if (git_revwalk_new(&w, repo) < 0 ||
-	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
-	    git_revwalk_simplify_first_parent(w) < 0 ||
-	    git_revwalk_push(w, tip) < 0 || (hide && git_revwalk_hide(w, hide) < 0)) {
-		err = tide_error_git(TIDE_ERROR, "bisect: cannot walk history");
-		goto done;
-	}
-	while ((err = git_revwalk_next(&id, w)) == 0) {
-		array_grow(out, &alloc, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = id;
-	}
-	err = err == GIT_ITEROVER ? 0 :
-		tide_error_git(TIDE_ERROR, "bisect: cannot walk history");
-done:
-	git_revwalk_free(w);
-	return err;
 }
 
 /* ---- searching a series of mixes ---- */
@@ -1056,7 +1027,7 @@ static int earlier_trees(struct bctx *c, const git_oid *chain, const struct grou
 			continue;
 		}
 		e->tip = *git_commit_parent_id(m, 1);
-		e->name = merge_tide_tree(m);
+		e->name = history_tree_of(m);
 		if (!e->name)
 			e->name = xstrdup(git_commit_summary(m));
 		e->fixups = groups[i].fixups;
@@ -1272,7 +1243,7 @@ static int chain_add(struct bctx *c, const struct bday *d, git_oid *chain,
 
 	if (git_commit_lookup(&cm, c->repo, id) < 0)
 		return tide_error_git(TIDE_ERROR, "%s: cannot walk the day", d->path);
-	name = merge_tide_tree(cm);
+	name = history_tree_of(cm);
 	g = &groups[*n];
 	if (*n > 0 && name && g->has_merge && g->name && !strcmp(g->name, name) &&
 	    git_commit_parentcount(cm) == 1) {
@@ -1318,7 +1289,7 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain,
 
 			if (git_commit_lookup(&cm, c->repo, &cur) < 0)
 				return tide_error_git(TIDE_ERROR, "%s: cannot walk the day", d->path);
-			t = merge_tide_tree(cm);
+			t = history_tree_of(cm);
 			if (!git_oid_equal(&cur, &d->tip) && !t) {
 				git_commit_free(cm);
 				break;
@@ -1333,7 +1304,7 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain,
 		}
 		((struct bday *)d)->base = cur;
 	}
-	err = first_parent_list(c->repo, &d->tip, &d->base, &list, &nl);
+	err = history_first_parents(&list, &nl, c->repo, &d->tip, &d->base);
 	if (err)
 		return err;
 	*chain = xcalloc(nl + 1, sizeof(**chain));
@@ -1364,7 +1335,7 @@ static char *tree_at(git_repository *repo, const git_oid *id, int *is_merge)
 	if (git_commit_lookup(&cm, repo, id) < 0)
 		return NULL;
 	*is_merge = git_commit_parentcount(cm) > 1;
-	name = merge_tide_tree(cm);
+	name = history_tree_of(cm);
 	git_commit_free(cm);
 	return name;
 }
@@ -1561,7 +1532,7 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 		goto done;
 	}
 	tip2 = *git_commit_parent_id(m, 1);
-	if ((err = first_parent_list(c->repo, &tip2, &chain[hi - 1], &commits, &ncom)) < 0)
+	if ((err = history_first_parents(&commits, &ncom, c->repo, &tip2, &chain[hi - 1])) < 0)
 		goto done;
 	memset(vec, 0, sizeof(vec));
 	vec[0].tip = &chain[hi - 1];
@@ -1991,10 +1962,10 @@ static int compare_versions(struct bctx *c, const struct item *it, const struct 
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	if ((err = first_parent_list(c->repo, &it->new, &bad->base, &v->newl, &v->nnew)) < 0)
+	if ((err = history_first_parents(&v->newl, &v->nnew, c->repo, &it->new, &bad->base)) < 0)
 		goto done;
 	if (it->has_old &&
-	    (err = first_parent_list(c->repo, &it->old, &good->base, &oldl, &nold)) < 0)
+	    (err = history_first_parents(&oldl, &nold, c->repo, &it->old, &good->base)) < 0)
 		goto done;
 	opid = xcalloc(nold + 1, sizeof(*opid));
 	npid = xcalloc(v->nnew + 1, sizeof(*npid));
@@ -2083,8 +2054,8 @@ static int days_stage2(struct bctx *c, struct bisect_result *res, struct days_se
 	s.known_good = &good_state;
 	s.known_bad = &bad_state;
 	if (slot == 0) {
-		if ((err = first_parent_list(c->repo, &it->new, it->has_old ? &it->old : NULL,
-					     &v.cand, &v.ncand)) < 0)
+		if ((err = history_first_parents(&v.cand, &v.ncand, c->repo, &it->new,
+						 it->has_old ? &it->old : NULL)) < 0)
 			goto done;
 	} else if ((err = compare_versions(c, it, good, bad, &v)) < 0) {
 		goto done;

@@ -14,6 +14,7 @@
 #include "build.h"
 #include "day.h"
 #include "error.h"
+#include "history.h"
 #include "fsck.h"
 #include "safefs.h"
 #include "text.h"
@@ -743,26 +744,6 @@ void build_new_warnings(struct build_diags *out, const struct build_diags *now,
 	}
 }
 
-/* The value of the "Tide-Tree:" trailer of a commit message, or NULL. */
-static char *tide_tree_of(const git_commit *c)
-{
-	const char *msg = git_commit_message(c), *p;
-
-	for (p = msg; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (str_starts_with(p, "Tide-Tree:")) {
-			const char *v = p + 10, *e;
-
-			while (*v == ' ' || *v == '\t')
-				v++;
-			for (e = v; *e && *e != '\n' && *e != '\r' && *e != ' '; e++)
-				;
-			if (e > v)
-				return xstrndup(v, (size_t)(e - v));
-		}
-	}
-	return NULL;
-}
-
 /* Give every warning without a tree whose file the merge touched, name. */
 static int attribute_merge(git_repository *repo, const git_commit *m,
 			   const char *name, struct build_diags *diags)
@@ -834,7 +815,7 @@ int build_attribute(git_repository *repo, const git_oid *tip,
 	if (c && (n == 0 || chain[n - 1] != c))
 		git_commit_free(c);
 	for (i = n; i-- > 0 && !error;) {
-		char *name = git_commit_parentcount(chain[i]) > 1 ? tide_tree_of(chain[i]) : NULL;
+		char *name = git_commit_parentcount(chain[i]) > 1 ? history_tree_of(chain[i]) : NULL;
 
 		if (name)
 			error = attribute_merge(repo, chain[i], name, diags);

@@ -1767,20 +1767,3 @@ done:
 	git_tree_free(tree);
 	git_error_clear();
 }
-
-char *merge_tide_tree(const git_commit *c)
-{
-	git_message_trailer_array arr = { 0 };
-	char *name = NULL;
-	size_t i;
-
-	if (git_message_trailers(&arr, git_commit_message(c)) < 0) {
-		git_error_clear();
-		return NULL;
-	}
-	for (i = 0; i < arr.count && !name; i++)
-		if (!strcmp(arr.trailers[i].key, "Tide-Tree"))
-			name = xstrdup(arr.trailers[i].value);
-	git_message_trailer_array_free(&arr);
-	return name;
-}

@@ -103,12 +103,6 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 			 const char *what);
 
 /*
- * The tree a commit of the day's history belongs to: the value of its
- * "Tide-Tree:" trailer (docs/design.md, "The day's history"), or NULL.
- */
-char *merge_tide_tree(const git_commit *c);
-
-/*
  * The conflicted regions of path in a merged tree, markers included: each
  * "<<<<<<<" .. ">>>>>>>" run is passed to add().  Nothing when the path or
  * its blob is missing (the conflict is then not a text one).

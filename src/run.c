@@ -31,6 +31,7 @@
 #include "diffstat.h"
 #include "event.h"
 #include "error.h"
+#include "history.h"
 #include "fetch.h"
 #include "fsck.h"
 #include "graph.h"
@@ -968,7 +969,7 @@ static void run_apply_fixups(struct run *r, const struct tree *t, struct day_tre
 	qopts.committer_name = r->sig->name;
 	qopts.committer_email = r->sig->email;
 	/* Bisect and reports map first-parent commits to trees by this trailer. */
-	trailer = xasprintf("Tide-Tree: %s", t->name);
+	trailer = history_tree_trailer(t->name);
 	qopts.trailer = trailer;
 	fixup_series(r, t, &s);
 	if (!s.npatches)
@@ -1140,10 +1141,8 @@ static int run_merge_clean(struct run *r, const struct tree *t, struct day_tree 
 	const git_oid *parents[2] = { &r->state, tip };
 	git_oid before = r->state;
 	char *label = tree_ref_label(t);
-	char *msg = xasprintf("Merge %s '%s'\n\nTide-Tree: %s\n%s%s%s",
-			      t->type == TREE_GIT ? "remote-tracking branch" : "branch", label, t->name,
-			      r->version_from ? "Tide-Version-From: " : "",
-			      r->version_from ? r->version_from : "", r->version_from ? "\n" : "");
+	char *msg = history_merge_message(t->type == TREE_GIT ? "remote-tracking branch" : "branch",
+					  label, t->name, r->version_from);
 	git_oid commit;
 	int error;
 

@@ -15,6 +15,7 @@
 #include "apply.h"
 #include "day.h"
 #include "error.h"
+#include "history.h"
 #include "merge.h"
 #include "try.h"
 #include "util.h"
@@ -297,7 +298,7 @@ static void chain_release(struct chain *c)
 /* One commit of the chain (newest first), joined to its tree's step. */
 static void chain_add(struct chain *ch, const git_commit *c)
 {
-	char *name = merge_tide_tree(c);
+	char *name = history_tree_of(c);
 	struct step *s = ch->n ? &ch->v[ch->n - 1] : NULL;
 
 	/* A tree's merge and its fixups, read newest first, are one step. */

@@ -1,0 +1,106 @@
+/* The day's history contract: trailers and the first-parent chain (history.h). */
+#include <string.h>
+
+#include "error.h"
+#include "history.h"
+#include "util.h"
+
+#define TREE_KEY "Tide-Tree"
+#define VERSION_FROM_KEY "Tide-Version-From"
+
+char *history_merge_message(const char *what, const char *label, const char *tree,
+			    const char *version_from)
+{
+	if (version_from)
+		return xasprintf("Merge %s '%s'\n\n" TREE_KEY ": %s\n" VERSION_FROM_KEY ": %s\n",
+				 what, label, tree, version_from);
+	return xasprintf("Merge %s '%s'\n\n" TREE_KEY ": %s\n", what, label, tree);
+}
+
+char *history_bisect_message(const char *tree, const git_oid *tip)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	return xasprintf("tide bisect: merge %s %s\n\n" TREE_KEY ": %s\n", tree,
+			 git_oid_tostr(hex, sizeof(hex), tip), tree);
+}
+
+char *history_tree_trailer(const char *tree)
+{
+	return xasprintf(TREE_KEY ": %s", tree);
+}
+
+/* The value of trailer key of c's message (git's trailer rules), or NULL. */
+static char *trailer_of(const git_commit *c, const char *key)
+{
+	git_message_trailer_array arr = { 0 };
+	char *value = NULL;
+	size_t i;
+
+	if (git_message_trailers(&arr, git_commit_message(c)) < 0) {
+		git_error_clear();
+		return NULL;
+	}
+	for (i = 0; i < arr.count && !value; i++) {
+		const char *v = arr.trailers[i].value;
+		size_t len;
+
+		if (strcmp(arr.trailers[i].key, key))
+			continue;
+		/* libgit2 keeps the newline of an empty value: trim, skip empty. */
+		v += strspn(v, " \t\r\n");
+		for (len = strlen(v); len && strchr(" \t\r\n", v[len - 1]); len--)
+			;
+		if (len)
+			value = xstrndup(v, len);
+	}
+	git_message_trailer_array_free(&arr);
+	return value;
+}
+
+char *history_tree_of(const git_commit *c)
+{
+	return trailer_of(c, TREE_KEY);
+}
+
+char *history_version_from(const git_commit *c)
+{
+	return trailer_of(c, VERSION_FROM_KEY);
+}
+
+int history_first_parents(git_oid **out, size_t *n, git_repository *repo,
+			  const git_oid *tip, const git_oid *hide)
+{
+	git_revwalk *w = NULL;
+	git_oid id;
+	size_t alloc = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (git_revwalk_new(&w, repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_simplify_first_parent(w) < 0 ||
+	    git_revwalk_push(w, tip) < 0 || (hide && git_revwalk_hide(w, hide) < 0)) {
+		err = tide_error_git(TIDE_ERROR, "cannot walk the history of %s",
+				     git_oid_tostr_s(tip));
+		goto done;
+	}
+	while ((err = git_revwalk_next(&id, w)) == 0) {
+		array_grow(out, &alloc, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = id;
+	}
+	if (err == GIT_ITEROVER)
+		err = 0;
+	else
+		err = tide_error_git(TIDE_ERROR, "cannot walk the history of %s",
+				     git_oid_tostr_s(tip));
+done:
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	git_revwalk_free(w);
+	return err;
+}

@@ -153,5 +153,6 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		status = EXIT_PROBLEMS;
 	}
 	print_changes(ctx, sum.date);
+	cmd_dashboard_regenerate(ctx);
 	return status;
 }

@@ -255,9 +255,11 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 	conflicting_trees(&with, t);
 	if (t->nconflicts && handled && !strcmp(handled, "recorded"))
 		buf_printf(out, "resolved conflict with %s", with.len ? buf_cstr(&with) : "mainline");
-	else if (t->nconflicts || tree_str(t, "reason"))
-		buf_printf(out, "%swith %s", t->status && !strcmp(t->status, "conflict") ? "" : "conflict ", with.len ? buf_cstr(&with) :
-			   tree_str(t, "reason") ? tree_str(t, "reason") : "mainline");
+	else if (t->nconflicts)
+		buf_printf(out, "%swith %s", t->status && !strcmp(t->status, "conflict") ? "" : "conflict ",
+			   with.len ? buf_cstr(&with) : "mainline");
+	else if (tree_str(t, "reason"))
+		buf_puts(out, tree_str(t, "reason"));
 	if (from)
 		buf_printf(out, "%sversion of %s", out->len ? "; " : "", from);
 	if (tree_str(t, "rejected"))
@@ -392,7 +394,7 @@ static void boot_brief(struct buf *p, const json_t *b)
 	buf_puts(p, "</span>");
 	seconds(p, b, "seconds");
 	if (json_is_object(counts))
-		buf_printf(p, " <span class=\"counts\">%lld/%lld/%lld</span>",
+		buf_printf(p, " <span class=\"counts\">%lld passed, %lld failed, %lld skipped</span>",
 			   (long long)json_integer_value(json_object_get(counts, "pass")),
 			   (long long)json_integer_value(json_object_get(counts, "fail")),
 			   (long long)json_integer_value(json_object_get(counts, "skip")));
@@ -468,7 +470,8 @@ static void build_section(struct buf *p, const struct dash *d, const struct day 
 	if (json_is_integer(json_object_get(b, "jobs")))
 		buf_printf(p, ", -j%lld", (long long)json_integer_value(json_object_get(b, "jobs")));
 	if (json_object_get(b, "warnings"))
-		buf_printf(p, "; %zu warnings", json_array_size(json_object_get(b, "warnings")));
+		buf_printf(p, "; %zu warning%s", json_array_size(json_object_get(b, "warnings")),
+			   json_array_size(json_object_get(b, "warnings")) == 1 ? "" : "s");
 	buf_puts(p, ". ");
 	day_file_link(p, d, day->date, plain_name(jstr(b, "log"), "build.log"), "build log");
 	buf_puts(p, "</p>\n");
@@ -680,7 +683,8 @@ static void trend(struct buf *p, const struct dash *d, const char *key, const ch
 		buf_puts(p, "</svg></figure>\n");
 		return;
 	}
-	buf_printf(p, "<text class=\"max\" x=\"2\" y=\"%d\">%.0f</text>\n", TREND_PAD - 10, max);
+	buf_printf(p, "<text class=\"max\" x=\"2\" y=\"%d\">%.*f s</text>\n", TREND_PAD - 10,
+		   max < 10 ? 1 : 0, max);
 	for (i = first; i < d->ndates; i++) {
 		double x = TREND_PAD + (n > 1 ? (double)(i - first) * (TREND_W - TREND_PAD - 16) / (double)(n - 1) : 0);
 		double y;

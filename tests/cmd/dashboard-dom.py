@@ -4,6 +4,8 @@ the day records it was made from, as plain tables for test_cmp.
 
     dashboard-dom.py grid DOM        one line per grid cell: TREE DATE STATUS | NOTE
     dashboard-dom.py stages DOM      one line per day: DATE build | boot | bisect (text)
+    dashboard-dom.py stagewords DOM  one line per day: DATE and the build, boot, bisect words
+    dashboard-dom.py stagewords-expect DAYSDIR   the same from day.json
     dashboard-dom.py trees DOM       a day or tree page: one line per row (cells' text)
     dashboard-dom.py sections DOM    a day page: each section's id and its text
     dashboard-dom.py elements DOM    tag names of every element, sorted, unique
@@ -114,6 +116,33 @@ def stages(root):
         print(date, " | ".join(rows[date]))
 
 
+def stagewords(root):
+    table = [t for t in root.find("table") if t.attrs.get("id") == "grid"][0]
+    dates = [th.attrs["data-date"] for th in table.find("th", "day")]
+    rows = {}
+    for tr in table.find("tr", "stage"):
+        for date, td in zip(dates, tr.find("td")):
+            words = squash(td.text()).replace(":", "").split()
+            rows.setdefault(date, []).append(" ".join(words[:2]) or "-")
+    for date in dates:
+        print(date, " | ".join(rows[date]))
+
+
+def stagewords_expect(days_dir):
+    for date in sorted(os.listdir(days_dir)):
+        p = os.path.join(days_dir, date, "day.json")
+        if not os.path.exists(p):
+            continue
+        d = json.load(open(p))
+        words = []
+        for key in ("build", "boot"):
+            rec = d.get(key)
+            words.append("%s %s" % (key, rec.get("status", "?")) if rec else "no " + key)
+        b = d.get("bisect")
+        words.append("bisect " + b.get("outcome", "?") if b else "-")
+        print(date, " | ".join(words))
+
+
 def trees(root):
     table = root.find("table", "trees")[0]
     for tr in table.find("tbody")[0].find("tr"):
@@ -172,7 +201,8 @@ def svg(root):
 
 if __name__ == "__main__":
     mode, arg = sys.argv[1], sys.argv[2]
-    if mode in ("expect", "links"):
-        globals()[mode](arg)
+    fn = globals()[mode.replace("-", "_")]
+    if mode in ("expect", "links", "stagewords-expect"):
+        fn(arg)
     else:
-        globals()[mode](parse(arg))
+        fn(parse(arg))

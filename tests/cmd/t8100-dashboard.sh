@@ -166,6 +166,9 @@ test_expect_success 'chromium: build, boot and bisect per day; a day without the
 	2026-12-03 build ok 90.0 s | boot tests-failed 3.5 s 16 passed, 1 failed, 0 skipped | bisect found: fixes
 	EOT
 	test_cmp expect actual &&
+	$DOM stagewords index.dom >actual &&
+	$DOM stagewords-expect ws/days >expect &&
+	test_cmp expect actual &&
 	chrome - "$TRASH/ws/dashboard/day-2026-12-01.html" >day1.dom &&
 	$DOM sections day1.dom | grep -v "^trees" >actual &&
 	cat >expect <<-\EOT &&

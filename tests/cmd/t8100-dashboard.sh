@@ -80,9 +80,9 @@ test_expect_success 'setup: three days with a conflict, a previous version and f
 	commit_file fixes f2 "more fixes" &&
 	sed -i "s/^a$/a-mm/" mm/g && git -C mm commit -qam "mm: a" &&
 	sed -i "s/^a$/a-bitmap/" bitmap/g && git -C bitmap commit -qam "bitmap: a" &&
-	mv net net.away &&
+	git -C net branch -q -m master gone &&
 	run_day 2026-12-02 &&
-	mv net.away net &&
+	git -C net branch -q -m gone master &&
 	run_day 2026-12-03 &&
 	add_stages
 '
@@ -149,8 +149,8 @@ test_expect_success 'chromium: the cells name the conflicting tree, the version 
 	bitmap 2026-12-02 previous | conflict with mm; version of next-20261201
 	bitmap 2026-12-03 previous | conflict with mm; version of next-20261202
 	$HOSTILE 2026-12-01 merged | 
-	$HOSTILE 2026-12-02 fetch-failed | 
-	$HOSTILE 2026-12-03 merged | 
+	$HOSTILE 2026-12-02 merged | fetch failed, older commit
+	$HOSTILE 2026-12-03 merged | unchanged
 	broken 2026-12-01 fetch-failed | 
 	broken 2026-12-02 fetch-failed | 
 	broken 2026-12-03 fetch-failed | 
@@ -205,7 +205,7 @@ test_expect_success 'chromium: the day page lists each tree with its details and
 	gpio | conflict with fixes | f (content) | report
 	mm | merged | | 
 	bitmap | previous conflict with mm; version of next-20261201 | g (content) | report
-	$HOSTILE | fetch-failed | fetch: repository '"'"'$TRASH/net'"'"' does not exist | 
+	$HOSTILE | merged fetch failed, older commit | fetch: '"'"'refs/heads/master'"'"' not found in '"'"'$TRASH/net'"'"' | 
 	broken | fetch-failed | fetch: repository '"'"'$TRASH/nowhere'"'"' does not exist | 
 	EOT
 	test_cmp expect actual
@@ -215,8 +215,8 @@ test_expect_success 'chromium: the tree page has one row per day, newest first' 
 	chrome - "$TRASH/ws/dashboard/tree-n_3Ci_3E_26_22_23_25.html" >tree.dom &&
 	$DOM trees tree.dom | cut -d"|" -f1,2 | sed "s/ *$//" >actual &&
 	cat >expect <<-\EOT &&
-	2026-12-03 | merged
-	2026-12-02 | fetch-failed
+	2026-12-03 | merged unchanged
+	2026-12-02 | merged fetch failed, older commit
 	2026-12-01 | merged
 	EOT
 	test_cmp expect actual &&

@@ -236,7 +236,7 @@ static void conflicting_trees(struct buf *out, const struct day_tree *t)
 		buf_printf(out, "%s%s", i ? ", " : "", names[i]);
 }
 
-/* The first day in 0..day-1 with t at the same tip: "unchanged" needs yesterday's. */
+/* t has the commit and the status it had on the day before (the nearest readable one). */
 static int unchanged_since(const struct dash *d, size_t day, const struct day_tree *t)
 {
 	long p = prev_day(d, day);
@@ -270,6 +270,9 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 		buf_printf(out, "%sfixup failed", out->len ? "; " : "");
 	else if (json_array_size(json_object_get(t->extra, "fixups")))
 		buf_printf(out, "%sfixed up", out->len ? "; " : "");
+	if (json_is_object(json_object_get(t->extra, "build")) &&
+	    strcmp(jstr(json_object_get(t->extra, "build"), "status") ?: "", "ok"))
+		buf_printf(out, "%sits build failed", out->len ? "; " : "");
 	if (!out->len && unchanged_since(d, day, t))
 		buf_puts(out, "unchanged");
 	buf_release(&with);
@@ -743,7 +746,31 @@ static int write_index(struct dash *d, struct buf *p)
 
 /* ---- one day ---- */
 
-static void tree_details(struct buf *p, const struct day_tree *t)
+/* A build-each-merge tree's own build (src/run.c): status, why, its log. */
+static void tree_build(struct buf *p, const struct dash *d, size_t day, const struct day_tree *t)
+{
+	const json_t *b = t->extra ? json_object_get(t->extra, "build") : NULL;
+	char *log;
+
+	if (!json_is_object(b))
+		return;
+	log = xasprintf("build-%s.log", t->name);
+	buf_puts(p, "<div>build after its merge: <span class=\"");
+	status_class(p, "stage-", jstr(b, "status"));
+	buf_puts(p, "\">");
+	html_escape(p, jstr(b, "status") ? jstr(b, "status") : "?");
+	buf_puts(p, "</span>");
+	if (jstr(b, "failure")) {
+		buf_puts(p, ": ");
+		html_escape(p, jstr(b, "failure"));
+	}
+	buf_puts(p, " ");
+	day_file_link(p, d, d->dates[day], log, "log");
+	buf_puts(p, "</div>");
+	free(log);
+}
+
+static void tree_details(struct buf *p, const struct dash *d, size_t day, const struct day_tree *t)
 {
 	const char *s;
 	size_t i;
@@ -763,6 +790,7 @@ static void tree_details(struct buf *p, const struct day_tree *t)
 		html_escape(p, s);
 		buf_puts(p, "</div>");
 	}
+	tree_build(p, d, day, t);
 	for (i = 0; i < t->nconflicts; i++) {
 		buf_puts(p, "<div><code>");
 		html_escape(p, t->conflicts[i].path);
@@ -792,7 +820,7 @@ static void tree_cells(struct buf *p, const struct dash *d, size_t day, const st
 		buf_puts(p, "</span>");
 	}
 	buf_printf(p, "</td><td><code>%.12s</code></td><td>", t->sha ? t->sha : "-");
-	tree_details(p, t);
+	tree_details(p, d, day, t);
 	buf_puts(p, "</td><td>");
 	if (day_has_file(d, d->dates[day], report))
 		day_file_link(p, d, d->dates[day], report, "report");

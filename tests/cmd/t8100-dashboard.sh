@@ -54,12 +54,15 @@ add_stages() {
 	      "tree": "fixes", "commit": "0123456789abcdef0123456789abcdef01234567",
 	      "subject": "fixes: <em>break</em> edge events", "steps_done": 4, "builds": 4,
 	      "seconds": 60.0}
+	    [t for t in d["trees"] if t["name"] == "mm"][0]["build"] = {"status": "ok",
+	      "seconds": 30.0, "log": "build-mm.log"}
 	edit("2026-12-02", two)
 	edit("2026-12-03", three)
 	PY
 	echo "the log" >ws/days/2026-12-02/build.log &&
 	echo "the log" >ws/days/2026-12-03/build.log &&
-	echo "the console" >ws/days/2026-12-03/console.log
+	echo "the console" >ws/days/2026-12-03/console.log &&
+	echo "the log" >ws/days/2026-12-03/build-mm.log
 }
 
 if ! command -v chromium >/dev/null; then
@@ -209,6 +212,13 @@ test_expect_success 'chromium: the day page lists each tree with its details and
 	broken | fetch-failed | fetch: repository '"'"'$TRASH/nowhere'"'"' does not exist | 
 	EOT
 	test_cmp expect actual
+'
+
+test_expect_success 'chromium: a tree built after its merge shows that build and its log' '
+	$DOM trees day3.dom | grep "^mm " | cut -d"|" -f1,2,4 | sed "s/ *$//" >actual &&
+	echo "mm | merged unchanged | build after its merge: ok log" >expect &&
+	test_cmp expect actual &&
+	grep -q "href=\"../days/2026-12-03/build-mm.log\">log</a>" ws/dashboard/day-2026-12-03.html
 '
 
 test_expect_success 'chromium: the tree page has one row per day, newest first' '

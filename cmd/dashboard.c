@@ -14,7 +14,7 @@ static const char usage[] = "usage: tide dashboard [--out DIR]\n";
 static void warn_unreadable(const struct dashboard_result *res)
 {
 	if (res->unreadable)
-		cmd_error("warning: %zu day record%s left out of the dashboard (%s)", res->unreadable,
+		cmd_error("warning: %zu day record%s could not be read, marked unreadable (%s)", res->unreadable,
 			  res->unreadable == 1 ? "" : "s", res->first_unreadable);
 }
 

@@ -256,6 +256,22 @@ test_expect_success '--out elsewhere: the links still reach the days' '
 	test ! -s actual
 '
 
+test_expect_success 'a day record that cannot be read: a warning naming it, the day marked' '
+	cp -R ws ws2 && echo "{" >ws2/days/2026-12-02/day.json &&
+	tide -C ws2 dashboard >out 2>err &&
+	grep -q "^tide: warning: 1 day record could not be read, marked unreadable (.*ws2/days/2026-12-02/day.json: " err &&
+	grep -q "^dashboard: 2 days, 6 trees, 11 files in " out &&
+	chrome - "$TRASH/ws2/dashboard/index.html" >ws2.dom &&
+	$DOM stagewords ws2.dom >actual &&
+	cat >expect <<-\EOT &&
+	2026-12-01 no build | no boot | -
+	2026-12-02 unreadable | unreadable | unreadable
+	2026-12-03 build ok | boot tests-failed | bisect found
+	EOT
+	test_cmp expect actual &&
+	grep -q "could not be read" ws2/dashboard/day-2026-12-02.html
+'
+
 test_expect_success 'an output directory that cannot be written: exit 4, naming it' '
 	echo file >notadir &&
 	test_must_fail --status=4 tide -C ws dashboard --out notadir 2>err &&

@@ -664,14 +664,51 @@ static double stage_seconds(const struct dash *d, size_t day, const char *key)
 	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
+static double trend_x(const struct dash *d, size_t i)
+{
+	size_t first = index_first(d), n = d->ndates - first;
+
+	return TREND_PAD + (n > 1 ? (double)(i - first) * (TREND_W - TREND_PAD - 16) / (double)(n - 1) : 0);
+}
+
+static double trend_y(double v, double max)
+{
+	return TREND_H - TREND_PAD - v / max * (TREND_H - 2 * TREND_PAD);
+}
+
+/* The points joined where consecutive days have a time, a dot with its date and time on each. */
+static void trend_points(struct buf *p, const struct dash *d, const char *key, double max)
+{
+	size_t i;
+	double v;
+	int open = 0;
+
+	for (i = index_first(d); i < d->ndates; i++) {
+		if ((v = stage_seconds(d, i, key)) < 0) {
+			if (open)
+				buf_puts(p, "\"/>\n");
+			open = 0;
+			continue;
+		}
+		buf_printf(p, "%s%.1f,%.1f", open ? " " : "<polyline class=\"line\" points=\"",
+			   trend_x(d, i), trend_y(v, max));
+		open = 1;
+	}
+	if (open)
+		buf_puts(p, "\"/>\n");
+	for (i = index_first(d); i < d->ndates; i++)
+		if ((v = stage_seconds(d, i, key)) >= 0)
+			buf_printf(p, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>%s: %.1f s</title></circle>\n",
+				   trend_x(d, i), trend_y(v, max), d->dates[i], v);
+}
+
 /* One small line chart of a stage's seconds over the index's days; a day without one is a gap. */
 static void trend(struct buf *p, const struct dash *d, const char *key, const char *title)
 {
-	size_t first = index_first(d), n = d->ndates - first, i;
+	size_t i;
 	double max = 0, v;
-	int open = 0;
 
-	for (i = first; i < d->ndates; i++)
+	for (i = index_first(d); i < d->ndates; i++)
 		if ((v = stage_seconds(d, i, key)) > max)
 			max = v;
 	buf_printf(p, "<figure class=\"trend\" id=\"trend-%s\"><figcaption>%s (seconds)</figcaption>\n",
@@ -683,38 +720,15 @@ static void trend(struct buf *p, const struct dash *d, const char *key, const ch
 		   TREND_PAD, TREND_H - TREND_PAD, TREND_W - 8, TREND_H - TREND_PAD);
 	if (max <= 0) {
 		buf_printf(p, "<text x=\"%d\" y=\"%d\">no %s yet</text>\n", TREND_PAD, TREND_H / 2, key);
-		buf_puts(p, "</svg></figure>\n");
-		return;
+	} else {
+		buf_printf(p, "<text class=\"max\" x=\"2\" y=\"%d\">%.*f s</text>\n", TREND_PAD - 10,
+			   max < 10 ? 1 : 0, max);
+		trend_points(p, d, key, max);
+		buf_printf(p, "<text x=\"%d\" y=\"%d\">%s</text>\n", TREND_PAD, TREND_H - 8,
+			   d->dates[index_first(d)]);
+		buf_printf(p, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", TREND_W - 8,
+			   TREND_H - 8, d->dates[d->ndates - 1]);
 	}
-	buf_printf(p, "<text class=\"max\" x=\"2\" y=\"%d\">%.*f s</text>\n", TREND_PAD - 10,
-		   max < 10 ? 1 : 0, max);
-	for (i = first; i < d->ndates; i++) {
-		double x = TREND_PAD + (n > 1 ? (double)(i - first) * (TREND_W - TREND_PAD - 16) / (double)(n - 1) : 0);
-		double y;
-
-		if ((v = stage_seconds(d, i, key)) < 0) {
-			if (open)
-				buf_puts(p, "\"/>\n");
-			open = 0;
-			continue;
-		}
-		y = TREND_H - TREND_PAD - v / max * (TREND_H - 2 * TREND_PAD);
-		buf_printf(p, "%s%.1f,%.1f", open ? " " : "<polyline class=\"line\" points=\"", x, y);
-		open = 1;
-	}
-	if (open)
-		buf_puts(p, "\"/>\n");
-	for (i = first; i < d->ndates; i++) {
-		double x = TREND_PAD + (n > 1 ? (double)(i - first) * (TREND_W - TREND_PAD - 16) / (double)(n - 1) : 0);
-
-		if ((v = stage_seconds(d, i, key)) < 0)
-			continue;
-		buf_printf(p, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>%s: %.1f s</title></circle>\n",
-			   x, TREND_H - TREND_PAD - v / max * (TREND_H - 2 * TREND_PAD), d->dates[i], v);
-	}
-	buf_printf(p, "<text x=\"%d\" y=\"%d\">%s</text>\n", TREND_PAD, TREND_H - 8, d->dates[first]);
-	buf_printf(p, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", TREND_W - 8,
-		   TREND_H - 8, d->dates[d->ndates - 1]);
 	buf_puts(p, "</svg></figure>\n");
 }
 

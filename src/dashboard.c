@@ -567,6 +567,9 @@ static void status_cell(struct buf *p, const struct dash *d, size_t day, const c
 	}
 	buf_puts(p, "<td class=\"");
 	status_class(p, "st-", t->status);
+	/* Merged, but not today's commit: the fetch failed. */
+	if (t->fetch_status && !strcmp(t->fetch_status, "stale"))
+		buf_puts(p, " stale");
 	buf_puts(p, "\" data-status=\"");
 	html_escape(p, t->status ? t->status : "");
 	page = dashboard_page_name("day-", d->dates[day]);
@@ -990,6 +993,7 @@ static const char css[] =
 	".st-fetch-failed, .st-patch-failed { background: #d8d8d8; }\n"
 	".st-rejected { background: #e3c8f0; }\n"
 	".st-other { background: #fff; }\n"
+	".stale { box-shadow: inset 5px 0 #d08a00; }\n"
 	".st-absent { background: repeating-linear-gradient(45deg, #fff, #fff 4px, #eee 4px, #eee 8px); }\n"
 	".stage-ok, .stage-passed { color: #1a6b1a; font-weight: bold; }\n"
 	".stage-failed, .stage-error, .stage-tests-failed, .stage-panic, .stage-oops, .stage-hang,"

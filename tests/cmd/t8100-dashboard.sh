@@ -158,7 +158,8 @@ test_expect_success 'chromium: the cells name the conflicting tree, the version 
 	broken 2026-12-02 fetch-failed | 
 	broken 2026-12-03 fetch-failed | 
 	EOT
-	test_cmp expect grid
+	test_cmp expect grid &&
+	test $(grep -o "class=\"st-merged stale\"" ws/dashboard/index.html | wc -l) = 1
 '
 
 test_expect_success 'chromium: build, boot and bisect per day; a day without them invents nothing' '

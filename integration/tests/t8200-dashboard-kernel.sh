@@ -76,7 +76,7 @@ BT=$(expect 3 "b['tree']")
 test_expect_success "days 1-3 of t5300: day 2's $CT cell is the conflict with $CW, day 1's version used" '
 	needs "$CONFLICTS" t5300 &&
 	shoot "$CONFLICTS" conflicts &&
-	grep "^$CT 2026-12-02 previous | conflict with $CW; version of next-20261201$" conflicts.grid &&
+	grep "^$CT 2026-12-02 previous | conflict with $CW; version of next-20261201" conflicts.grid &&
 	chrome - "$SHOTS/conflicts/day-2026-12-02.html" >day2.dom &&
 	$DOM trees day2.dom | grep "^$CT | previous conflict with $CW; .* | report$"
 '

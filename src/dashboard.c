@@ -308,7 +308,7 @@ static int page_write(struct dash *d, const char *name, struct buf *p)
 	return error;
 }
 
-/* A link to days/DATE/file when the day has that file; else the text alone. */
+/* A link to days/DATE/file when the day has that file; nothing when it has not. */
 static void day_file_link(struct buf *p, const struct dash *d, const char *date,
 			  const char *file, const char *text)
 {
@@ -320,19 +320,8 @@ static void day_file_link(struct buf *p, const struct dash *d, const char *date,
 		buf_puts(p, "\">");
 		html_escape(p, text);
 		buf_puts(p, "</a>");
-	} else if (text) {
-		html_escape(p, text);
 	}
 	free(path);
-}
-
-static int day_has_file(const struct dash *d, const char *date, const char *file)
-{
-	char *path = xasprintf("%s/%s/%s", d->days_dir, date, file);
-	int has = path_exists(path);
-
-	free(path);
-	return has;
 }
 
 /* A file name a record names (build.log, console.log): one plain component. */
@@ -839,8 +828,7 @@ static void tree_cells(struct buf *p, const struct dash *d, size_t day, const st
 	buf_printf(p, "</td><td><code>%.12s</code></td><td>", t->sha ? t->sha : "-");
 	tree_details(p, d, day, t);
 	buf_puts(p, "</td><td>");
-	if (day_has_file(d, d->dates[day], report))
-		day_file_link(p, d, d->dates[day], report, "report");
+	day_file_link(p, d, d->dates[day], report, "report");
 	buf_puts(p, "</td></tr>\n");
 	buf_release(&note);
 	free(report);

@@ -257,8 +257,9 @@ test_expect_success '--out elsewhere: the links still reach the days' '
 	test ! -s actual
 '
 
-test_expect_success 'a day record that cannot be read: a warning naming it, the day marked' '
+test_expect_success 'a day record that cannot be read: a warning naming it, the day marked; a missing log is not linked' '
 	cp -R ws ws2 && echo "{" >ws2/days/2026-12-02/day.json &&
+	rm ws2/days/2026-12-03/console.log &&
 	tide -C ws2 dashboard >out 2>err &&
 	grep -q "^tide: warning: 1 day record could not be read, marked unreadable (.*ws2/days/2026-12-02/day.json: " err &&
 	grep -q "^dashboard: 2 days, 6 trees, 11 files in " out &&
@@ -270,7 +271,9 @@ test_expect_success 'a day record that cannot be read: a warning naming it, the 
 	2026-12-03 build ok | boot tests-failed | bisect found
 	EOT
 	test_cmp expect actual &&
-	grep -q "could not be read" ws2/dashboard/day-2026-12-02.html
+	grep -q "could not be read" ws2/dashboard/day-2026-12-02.html &&
+	grep -q "console log" ws/dashboard/day-2026-12-03.html &&
+	! grep -q "console" ws2/dashboard/day-2026-12-03.html
 '
 
 test_expect_success 'an output directory that cannot be written: exit 4, naming it' '

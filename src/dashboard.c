@@ -296,13 +296,20 @@ static void page_end(struct buf *p)
 	buf_puts(p, "</body>\n</html>\n");
 }
 
+/* Write one page atomically; a page that did not change is left alone (no fsync per old day). */
 static int page_write(struct dash *d, const char *name, struct buf *p)
 {
 	char *path = path_join(d->out, name);
-	int error = file_write_atomic(path, p->ptr ? p->ptr : "", p->len);
+	struct buf old = BUF_INIT;
+	int error = 0;
 
-	if (!error)
+	if (file_read(&old, path) < 0 || old.len != p->len || memcmp(buf_cstr(&old), buf_cstr(p), p->len))
+		error = file_write_atomic(path, buf_cstr(p), p->len);
+	if (!error) {
+		tide_error_clear();	/* file_read() of a page not there yet */
 		d->res->pages++;
+	}
+	buf_release(&old);
 	free(path);
 	buf_clear(p);
 	return error;

@@ -23,7 +23,8 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	libcurl4-openssl-dev git python3 linux-source-6.1 qemu-system-x86 \
 	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time \
 	clang libclang-rt-14-dev libgmime-3.0-dev strace zlib1g-dev patch \
-	man-db groff-base redis-server distcc python3-jsonschema python3-rfc3987
+	man-db groff-base redis-server distcc python3-jsonschema python3-rfc3987 \
+	chromium
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))

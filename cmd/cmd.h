@@ -86,6 +86,9 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_dashboard(struct cmd_ctx *ctx, int argc, char **argv);
+/* After a run: DIR/dashboard written again; a failure is a warning on stderr (cmd/dashboard.c). */
+int cmd_dashboard_regenerate(struct cmd_ctx *ctx);
 /*
  * DIR/config's kcidb-submit (man/tide-config.5): checked before a run
  * (EXIT_BADINPUT naming DIR/config:LINE), then the day sent after it.

@@ -31,6 +31,8 @@ static const struct cmd commands[] = {
 	/* try changes nothing of the workspace: no lock (its build locks DIR/try). */
 	{ "try", cmd_try, NEED_WORKSPACE, "try a patch series against a day: apply, trees it collides with, build" },
 	{ "kcidb", cmd_kcidb, NEED_WORKSPACE, "a day's results as a KCIDB v5.3 document" },
+	/* dashboard reads the day records and writes only its own directory: no lock. */
+	{ "dashboard", cmd_dashboard, NEED_WORKSPACE, "the workspace's days as static HTML pages" },
 	{ "help", cmd_help, 0, "list the commands, or show one command's usage" },
 };
 

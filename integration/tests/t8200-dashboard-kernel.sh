@@ -1,0 +1,100 @@
+#!/bin/sh
+# The dashboard of the kernel world's days in headless Chromium, made
+# from the workspaces the earlier kernel tests leave under work/ (nothing
+# is built here): t5300's days 1-3 (day 2: bitmap conflicts with gpio and
+# falls back to day 1's version), t6100's days 1-3 with its bisects (day
+# 2's build break, day 3's gpio.edge_events failure found in gpio) and
+# t4600's day built, booted and smoke-tested.  Screenshots of each index
+# and day page land in build/results/dashboard/ (NAME-index.png,
+# NAME-day-DATE.png; the pages in NAME/); every grid cell and each day's
+# build, boot and bisect words are checked against the day records from
+# the DOM Chromium built.
+. "$(dirname "$0")/../../tests/cmd/lib.sh"
+
+I=$TOP/integration
+EXPECT=$I/days/expect.json
+SHOTS=${TIDE_RESULTS:-$TOP/build/results}/dashboard
+DOM="python3 $TOP/tests/cmd/dashboard-dom.py"
+CONFLICTS=$TOP/work/conflicts-ws
+BISECT=$TOP/work/bisect-ws
+BUILT=$TOP/work/build-ws
+
+# expect DAY PYEXPR: a value from expect.json's day (c = its first conflict, b = its bisect).
+expect() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['days'][sys.argv[2]]; c=(d['conflicts'] or [{}])[0]; b=d.get('bisect') or {}; print($2)" "$EXPECT" "$1"
+}
+
+chrome() {
+	profile=$(mktemp -d "$TRASH/chrome.XXXXXX") &&
+	if [ "$1" = - ]; then what=--dump-dom; else what=--screenshot=$1; fi &&
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile" --window-size=1400,1400 "$what" "file://$2" 2>"$TRASH/chrome.err"
+}
+
+is_png() {
+	test "$(head -c 8 "$1" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a &&
+	test $(wc -c <"$1") -gt 20000
+}
+
+# shoot WS NAME: the dashboard of WS in $SHOTS/NAME, a screenshot of each
+# page but the trees', the index's DOM in NAME.dom; then every cell and
+# every day's stages against the records.
+shoot() {
+	rm -rf "$SHOTS/$2" "$SHOTS/$2"-*.png && mkdir -p "$SHOTS" &&
+	tide -C "$1" dashboard --out "$SHOTS/$2" >"$2.out" &&
+	for page in "$SHOTS/$2"/index.html "$SHOTS/$2"/day-*.html; do
+		png="$SHOTS/$2-$(basename "$page" .html).png" &&
+		chrome "$png" "$page" && is_png "$png" || { echo "no screenshot of $page"; return 1; }
+	done &&
+	chrome - "$SHOTS/$2/index.html" >"$2.dom" &&
+	$DOM grid "$2.dom" >"$2.grid" &&
+	sed "s/ |.*//" "$2.grid" >actual &&
+	$DOM expect "$1/days" >expect &&
+	test_cmp expect actual &&
+	$DOM stagewords "$2.dom" >actual &&
+	$DOM stagewords-expect "$1/days" >expect &&
+	test_cmp expect actual &&
+	$DOM links "$SHOTS/$2" >actual &&
+	test ! -s actual
+}
+
+# needs WS TEST: the workspace an earlier kernel test leaves.
+needs() {
+	test -f "$1/days/$(ls "$1/days" 2>/dev/null | tail -n 1)/day.json" ||
+	{ echo "no day in $1: run integration/check $2 first"; return 1; }
+}
+
+if ! command -v chromium >/dev/null; then
+	echo "t8200: chromium is not installed (make deps)"
+fi
+
+CT=$(expect 2 "c['tree']")
+CW=$(expect 2 "c['with']")
+BT=$(expect 3 "b['tree']")
+
+test_expect_success "days 1-3 of t5300: day 2's $CT cell is the conflict with $CW, day 1's version used" '
+	needs "$CONFLICTS" t5300 &&
+	shoot "$CONFLICTS" conflicts &&
+	grep "^$CT 2026-12-02 previous | conflict with $CW; version of next-20261201" conflicts.grid &&
+	chrome - "$SHOTS/conflicts/day-2026-12-02.html" >day2.dom &&
+	$DOM trees day2.dom | grep "^$CT | previous conflict with $CW; .* | report$"
+'
+
+test_expect_success "days 1-3 of t6100: day 3's test failure bisected to $BT, day 2's build break" '
+	needs "$BISECT" t6100 &&
+	shoot "$BISECT" bisect &&
+	$DOM stages bisect.dom >stages &&
+	grep "^2026-11-03 .*| bisect found: $BT$" stages &&
+	grep "^2026-11-02 .*| bisect [a-z-]*" stages &&
+	chrome - "$SHOTS/bisect/day-2026-11-03.html" >day3.dom &&
+	$DOM sections day3.dom | grep "^bisect : Bisect bisect found: $BT --test gpio.edge_events: found $BT "
+'
+
+test_expect_success 'the day t4600 built and booted: the build, the boot and the smoke tests' '
+	needs "$BUILT" t4600 &&
+	shoot "$BUILT" build &&
+	$DOM stagewords build.dom | grep "^2026-01-01 build ok | boot passed | "
+'
+
+test_done

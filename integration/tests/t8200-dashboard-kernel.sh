@@ -1,7 +1,7 @@
 #!/bin/sh
 # The dashboard of the kernel world's days in headless Chromium, made
-# from the workspaces the earlier kernel tests leave under work/ (nothing
-# is built here): t5300's days 1-3 (day 2: bitmap conflicts with gpio and
+# from the workspaces the earlier kernel tests leave under work/ (only
+# day 3 of t6100 is built and booted here, ccache-warm): t5300's days 1-3 (day 2: bitmap conflicts with gpio and
 # falls back to day 1's version), t6100's days 1-3 with its bisects (day
 # 2's build break, day 3's gpio.edge_events failure found in gpio) and
 # t4600's day built, booted and smoke-tested.  Screenshots of each index
@@ -10,6 +10,9 @@
 # build, boot and bisect words are checked against the day records from
 # the DOM Chromium built.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+export TIDE_KERNEL_TESTS=${TIDE_KERNEL_TESTS:-$TOP/kernel-tests}
+# Timings go to the real stdout (fd 3); test bodies' output is captured.
+exec 3>&1
 
 I=$TOP/integration
 EXPECT=$I/days/expect.json
@@ -81,11 +84,26 @@ test_expect_success "days 1-3 of t5300: day 2's $CT cell is the conflict with $C
 	$DOM trees day2.dom | grep "^$CT | previous conflict with $CW; .* | report$"
 '
 
+# Day 3 as tide run would have built and booted it: t6100 built its
+# states, so the build is ccache-warm; the boot fails gpio.edge_events.
+test_expect_success "day 3 of t6100 built and booted: its smoke tests fail" '
+	needs "$BISECT" t6100 &&
+	start=$(date +%s) &&
+	tide -C "$BISECT" build 2026-11-03 >build3.out 2>&1 &&
+	{ tide -C "$BISECT" boot 2026-11-03 >boot3.out 2>&1 || test $? = 1; } &&
+	echo "# day 3 built and booted in $(( $(date +%s) - start )) s" >&3 &&
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); b=d[\"boot\"]; print(d[\"build\"][\"status\"], b[\"status\"], \"gpio.edge_events\" in [t[\"name\"] for t in b[\"tests\"] if not t[\"ok\"]])" \
+		"$BISECT/days/2026-11-03/day.json" >actual &&
+	echo "ok tests-failed True" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success "days 1-3 of t6100: day 3's test failure bisected to $BT, day 2's build break" '
 	needs "$BISECT" t6100 &&
 	shoot "$BISECT" bisect &&
 	$DOM stages bisect.dom >stages &&
 	grep "^2026-11-03 .*| bisect found: $BT$" stages &&
+	$DOM stagewords bisect.dom | grep "^2026-11-03 build ok | boot tests-failed | " &&
 	grep "^2026-11-02 .*| bisect [a-z-]*" stages &&
 	chrome - "$SHOTS/bisect/day-2026-11-03.html" >day3.dom &&
 	$DOM sections day3.dom | grep "^bisect : Bisect bisect found: $BT --test gpio.edge_events: found $BT "

@@ -313,11 +313,74 @@ def k_rename_inexact(c):
     other["r/f0.c"] = edit(c.base["r/f0.c"], c.rng.randrange(20), "other")
 
 
+def k_to_root(c):
+    """A directory's files moved to the top level (rename to "")."""
+    c.files("pkg/x", 3)
+    mover, other = c.sides()
+    for p in sorted(mover):
+        if p.startswith("pkg/x/"):
+            move(mover, p, p[len("pkg/x/"):])
+    other["pkg/x/added.c"] = c.new("added")
+
+
+def k_in_way_own(c):
+    """The adding side itself has something where its addition would be
+    moved: git leaves the addition in place (a conflict without stages)."""
+    c.files("s", 3)
+    mover, other = c.sides()
+    move_dir(mover, "s", "t")
+    other["s/new.c"] = c.new("other")
+    other["t/new.c"] = c.new("other-t")
+    if c.rng.random() < 0.5:
+        other["s/fine.c"] = c.new("fine")
+
+
+def k_random_dirs(c):
+    """One side moves a whole directory (and maybe more); both sides make
+    random additions (mostly where the move came from), edits, deletions,
+    file renames and partial directory moves."""
+    dirs = ["a", "a/b", "a/b/c", "d", "d/e", "f"]
+    for d in dirs:
+        c.files(d, c.rng.randrange(1, 4))
+    mover, other = c.sides()
+    moved = c.rng.choice(dirs)
+    dst = c.rng.choice(["g", "a/g", "d/e/h", "f/i", "j/k", "f/" + moved.split("/")[-1]])
+    if not any(p.startswith(dst + "/") for p in mover):
+        move_dir(mover, moved, dst)
+    for side, tag, nops in ((mover, "mover", 2), (other, "other", 4)):
+        for _ in range(c.rng.randrange(nops)):
+            random_op(c, side, tag, dirs, moved)
+
+
+def random_op(c, side, tag, dirs, moved):
+    have = sorted(side)
+    op = c.rng.randrange(6)
+    src = moved if c.rng.random() < 0.6 else c.rng.choice(dirs)
+    if op <= 1:
+        side["%s/n%d.c" % (src, c.rng.randrange(3))] = c.new(tag)
+    elif op == 2:
+        p = c.rng.choice(have)
+        side[p] = edit(side[p], c.rng.randrange(20), tag)
+    elif op == 3:
+        del side[c.rng.choice(have)]
+    elif op == 4:
+        p = c.rng.choice(have)
+        dst = "%s/r%d.c" % (src, c.rng.randrange(3))
+        if dst not in side:
+            move(side, p, dst)
+    else:
+        files = [p for p in have if p.startswith(src + "/") and "/" not in p[len(src) + 1:]]
+        if files:
+            dst = c.rng.choice(["g", "f", "a/g"])
+            move_dir(side, src, dst, set(c.rng.sample(files, max(1, len(files) // 2))))
+
 KINDS = [
     ("dir-move", k_dir_move), ("dir-rename-into", k_dir_move_rename_into),
     ("dir-split", k_dir_split), ("dir-nested", k_nested), ("dir-parent", k_parent),
     ("dir-both", k_both_rename), ("dir-exclusion", k_exclusion),
     ("dir-collision", k_collision), ("dir-in-way", k_in_way),
+    ("dir-to-root", k_to_root), ("dir-in-way-own", k_in_way_own),
+    ("dir-random", k_random_dirs),
     ("rename-1to2", k_rename_rename_1to2), ("rename-2to1", k_rename_rename_2to1),
     ("rename-add", k_rename_add), ("rename-delete", k_rename_delete),
     ("rename-chain", k_rename_chain), ("rename-inexact", k_rename_inexact),
@@ -367,6 +430,38 @@ def nested_criss_cross(rng, cid):
     os.write(3, ("%d nested-criss-cross\n" % cid).encode())
 
 
+def rename_criss_cross(rng, cid):
+    """Merge bases a1 (renamed a file, or moved a directory) and b1
+    (edited it, or added to the directory): the virtual base needs
+    rename detection; then both sides edit the renamed file."""
+    base = {"d/f%d.c" % i: text("c%d-rc%d" % (cid, i)) for i in range(3)}
+    base["top.txt"] = text("c%d-top" % cid)
+    r = commit("c%d-base" % cid, base, None, "root")
+    fa, fb = dict(base), dict(base)
+    whole = rng.random() < 0.5
+    if whole:
+        move_dir(fa, "d", "e")
+        fb["d/new.c"] = text("c%d-new" % cid)
+    else:
+        move(fa, "d/f0.c", "d/g0.c")
+    fb["d/f0.c"] = edit(fb["d/f0.c"], 2, "b1")
+    a1 = commit("c%d-a1" % cid, fa, [r], "a1")
+    b1 = commit("c%d-b1" % cid, fb, [r], "b1")
+    dst = "e/f0.c" if whole else "d/g0.c"
+    merged = dict(fa)
+    merged[dst] = edit(fa[dst], 2, "b1")
+    if whole:
+        merged["e/new.c"] = fb["d/new.c"]
+    x = commit("c%d-x" % cid, merged, [a1, b1], "x")
+    y = commit("c%d-y" % cid, merged, [b1, a1], "y")
+    ours, theirs = dict(merged), dict(merged)
+    ours[dst] = edit(ours[dst], 6, "ours")
+    theirs[dst] = edit(theirs[dst], rng.choice([6, 14]), "theirs")
+    commit("c%d-ours" % cid, ours, [x], "ours")
+    commit("c%d-theirs" % cid, theirs, [y], "theirs")
+    os.write(3, ("%d rename-criss-cross\n" % cid).encode())
+
+
 def main():
     rng = random.Random(int(sys.argv[1]))
     per_kind = int(sys.argv[2])
@@ -379,6 +474,9 @@ def main():
             cid += 1
     for _ in range(per_kind):
         nested_criss_cross(rng, cid)
+        cid += 1
+    for _ in range(per_kind):
+        rename_criss_cross(rng, cid)
         cid += 1
     emit("done\n")
 

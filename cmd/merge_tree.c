@@ -65,7 +65,8 @@ static void print_message(const struct merge_conflict *c,
 		break;
 	case MERGE_CONFLICT_LOCATION:
 		printf("CONFLICT (file location): %s added in %s inside a directory "
-		       "that was renamed in %s, moved to %s\n",
+		       "that was renamed in %s, suggesting it should perhaps be "
+		       "moved to %s.\n",
 		       c->ours_mode ? c->ours_path : c->theirs_path,
 		       c->ours_mode ? o->ours_label : o->theirs_label,
 		       c->ours_mode ? o->theirs_label : o->ours_label, c->path);

@@ -1829,15 +1829,25 @@ struct plan {
 	size_t nov, alloc;
 };
 
+static int move_from_cmp(const void *pa, const void *pb)
+{
+	const struct dir_move *a = pa, *b = pb;
+	int c = strcmp(a->from, b->from);
+
+	return c ? c : a->side - b->side;
+}
+
+/* The move of a path side added (moves are sorted by from, side). */
 static struct dir_move *move_find(struct mctx *m, const char *from, int side)
 {
-	size_t i;
+	struct dir_move key, *mv;
 
-	for (i = 0; i < m->nmoves; i++)
-		if (m->moves[i].side == side && !m->moves[i].used &&
-		    !strcmp(m->moves[i].from, from))
-			return &m->moves[i];
-	return NULL;
+	if (!m->nmoves)
+		return NULL;
+	key.from = (char *)from;
+	key.side = side;
+	mv = bsearch(&key, m->moves, m->nmoves, sizeof(key), move_from_cmp);
+	return mv && !mv->used ? mv : NULL;
 }
 
 /* A rename target in a directory the other side renamed moves along:
@@ -1863,7 +1873,7 @@ static int plan_moved(struct mctx *m, const struct ent *roots, struct plan *p,
 
 /* A clean result at a moved path is still git's "file location" conflict. */
 static void location_conflict(struct override *x, const struct merge_conflict *src,
-			      const struct ent *e, int side)
+			      const struct ent *e, int side, const char *from)
 {
 	struct merge_conflict c;
 
@@ -1879,11 +1889,11 @@ static void location_conflict(struct override *x, const struct merge_conflict *s
 	if (side == 1) {
 		c.ours = e->oid;
 		c.ours_mode = e->mode;
-		c.ours_path = x->path;
+		c.ours_path = (char *)from;
 	} else {
 		c.theirs = e->oid;
 		c.theirs_mode = e->mode;
-		c.theirs_path = x->path;
+		c.theirs_path = (char *)from;
 	}
 	override_conflict(x, &c);
 }
@@ -1930,7 +1940,7 @@ static int plan_modify_delete(struct mctx *m, const struct ent *roots, struct pl
 	if (IS_FILE(&other_dst))
 		error = rename_add(m, x, &other_dst, s_ours);
 	if (error == 0 && dst->moved)
-		location_conflict(x, md, &x->ent, s_ours ? 1 : 2);
+		location_conflict(x, md, &x->ent, s_ours ? 1 : 2, x->path);
 	return error;
 }
 
@@ -1956,7 +1966,7 @@ static int plan_gone(struct mctx *m, const struct ent *roots, struct plan *p,
 		if ((error = rename_merge(m, &md, dst_o, 1, &p->ov[p->nov - 1])) == 0 &&
 		    (dst_o->moved || dst_t->moved))
 			location_conflict(&p->ov[p->nov - 1], g, &p->ov[p->nov - 1].ent,
-					  dst_o->moved ? 1 : 2);
+					  dst_o->moved ? 1 : 2, p->ov[p->nov - 1].path);
 		return error;
 	}
 	if (dst_o && dst_t) {
@@ -2009,7 +2019,7 @@ static int plan_move(struct mctx *m, const struct ent *roots, struct plan *p,
 	if (IS_FILE(&there) && MODE_TYPE(there.mode) == MODE_TYPE(added.mode))
 		error = rename_add(m, x, &there, mv->side == 1);
 	if (error == 0)
-		location_conflict(x, NULL, &added, mv->side);
+		location_conflict(x, NULL, &added, mv->side, mv->from);
 	return error;
 }
 
@@ -2022,6 +2032,8 @@ static int renames_plan(struct mctx *m, const struct ent *roots)
 	memset(&p, 0, sizeof(p));
 	if (m->removed[1].n || m->removed[2].n)
 		error = dir_renames_plan(m, roots);
+	if (m->nmoves)
+		qsort(m->moves, m->nmoves, sizeof(*m->moves), move_from_cmp);
 	for (i = 0; i < m->res->nconflicts && error == 0; i++) {
 		const struct merge_conflict *md = &m->res->conflicts[i];
 

@@ -63,6 +63,18 @@ static void print_message(const struct merge_conflict *c,
 	case MERGE_CONFLICT_FILE_DIRECTORY:
 		printf("CONFLICT (file/directory): file moved to %s\n", c->path);
 		break;
+	case MERGE_CONFLICT_LOCATION:
+		printf("CONFLICT (file location): %s added in %s inside a directory "
+		       "that was renamed in %s, suggesting it should perhaps be "
+		       "moved to %s.\n",
+		       c->ours_mode ? c->ours_path : c->theirs_path,
+		       c->ours_mode ? o->ours_label : o->theirs_label,
+		       c->ours_mode ? o->theirs_label : o->ours_label, c->path);
+		break;
+	case MERGE_CONFLICT_DIR_RENAME:
+		printf("CONFLICT (directory rename): cannot apply a directory rename "
+		       "at %s\n", c->path);
+		break;
 	default:
 		printf("CONFLICT (%s): Merge conflict in %s\n",
 		       merge_conflict_kind_name(c->kind), c->path);
@@ -73,6 +85,7 @@ static void print_result(const struct merge_result *res,
 			 const struct merge_opts *o, int name_only)
 {
 	char hex[GIT_OID_HEXSZ + 1];
+	const char *printed = NULL;
 	size_t i;
 
 	printf("%s\n", git_oid_tostr(hex, sizeof(hex), &res->tree));
@@ -81,9 +94,13 @@ static void print_result(const struct merge_result *res,
 	for (i = 0; i < res->nconflicts; i++) {
 		const struct merge_conflict *c = &res->conflicts[i];
 
+		/* like git, list only paths with index stages */
+		if (!c->base_mode && !c->ours_mode && !c->theirs_mode)
+			continue;
 		if (name_only) {
-			if (!i || strcmp(c->path, res->conflicts[i - 1].path))
+			if (!printed || strcmp(c->path, printed))
 				printf("%s\n", c->path);
+			printed = c->path;
 			continue;
 		}
 		print_stage(c->base_mode, &c->base, 1, c->path);

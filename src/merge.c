@@ -37,6 +37,18 @@
 #define RENAME_SCORE 50		/* merge-ort's default similarity */
 #define RENAME_LIMIT 7000	/* merge.renameLimit's default */
 
+struct strlist {
+	char **v;
+	size_t n, alloc;
+};
+
+/* A path side `side` added in a directory the other side renamed. */
+struct dir_move {
+	char *from, *to;
+	int side;			/* 1: ours added it, 2: theirs */
+	int used;			/* placed by a rename plan */
+};
+
 /* One side's entry at a name; mode 0 means absent. */
 struct ent {
 	git_oid oid;
@@ -80,6 +92,17 @@ struct mctx {
 	size_t ngone, gone_alloc;
 	int collect_gone;
 	size_t changed_alloc;
+	/*
+	 * Directories one side removed while the other side changed them
+	 * (first walk), [1] ours, [2] theirs: where a directory rename may
+	 * move the other side's new files.  Then the moves themselves.
+	 */
+	struct strlist removed[3];
+	struct dir_move *moves;
+	size_t nmoves, moves_alloc;
+	/* conflicts without stages, kept across the second walk */
+	struct merge_conflict *notes;
+	size_t nnotes, notes_alloc;
 };
 
 /* The union of names of up to three directories. */
@@ -96,7 +119,8 @@ const char *merge_conflict_kind_name(enum merge_conflict_kind kind)
 {
 	static const char *const names[] = {
 		"content", "add/add", "modify/delete", "file/directory",
-		"mode", "binary", "rename", "submodule",
+		"mode", "binary", "rename", "submodule", "file location",
+		"directory rename",
 	};
 
 	if ((size_t)kind < ARRAY_SIZE(names))
@@ -677,6 +701,41 @@ static int merge_files(struct mctx *m, struct out_dir *d, const char *name,
 	return error;
 }
 
+static void strlist_push(struct strlist *l, char *s)
+{
+	array_grow(&l->v, &l->alloc, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = s;
+}
+
+static void strlist_release(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Side `side` removed directory name, which the other side changed: the
+ * other side's new files there may follow a directory rename. */
+static void removed_note(struct mctx *m, const char *name, int side)
+{
+	struct strlist *l = &m->removed[side];
+	char *path;
+	size_t len;
+
+	if (!m->collect_gone)
+		return;
+	path = child_path(m, name);
+	/* the walk is depth first: a root we are below was noted last */
+	len = l->n ? strlen(l->v[l->n - 1]) : 0;
+	if (len && !strncmp(path, l->v[l->n - 1], len) && path[len] == '/')
+		free(path);
+	else
+		strlist_push(l, path);
+}
+
 /* One side deleted the path, the other changed it (present is that side). */
 static int modify_delete(struct mctx *m, struct out_dir *d, const char *name,
 			 const struct ent *b, const struct ent *o, const struct ent *t)
@@ -685,6 +744,8 @@ static int modify_delete(struct mctx *m, struct out_dir *d, const char *name,
 	char *path;
 
 	if (IS_TREE(present)) {
+		if (IS_TREE(b))
+			removed_note(m, name, o->mode ? 2 : 1);
 		if (IS_TREE(b))
 			return add_subtree(m, d, name, b, o->mode ? o : &NONE_ENT,
 					   t->mode ? t : &NONE_ENT);
@@ -719,6 +780,8 @@ static int file_directory(struct mctx *m, struct out_dir *d, const char *name,
 	char *path, *alt;
 	int error = 0;
 
+	if (IS_TREE(b))
+		removed_note(m, name, ours_dir ? 2 : 1);
 	if (IS_TREE(b))
 		error = add_subtree(m, d, name, b, ours_dir ? o : &NONE_ENT,
 				    ours_dir ? &NONE_ENT : t);
@@ -843,7 +906,7 @@ static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
 			return error;
 	}
 	if (trivial) {
-		if (IS_TREE(trivial) && must_descend(m, s->name))
+		if ((IS_TREE(trivial) || !trivial->mode) && must_descend(m, s->name))
 			return add_subtree(m, d, s->name, tree_or_none(b),
 					   tree_or_none(o), tree_or_none(t));
 		if (trivial != o && !ent_same(trivial, o))
@@ -862,6 +925,47 @@ static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
 	return merge_files(m, d, s->name, b, o, t);
 }
 
+/*
+ * Names below the current directory that only overrides have: where a
+ * directory rename moves a file to a path (or a directory) none of the
+ * three trees has.  The overrides under the directory are found by
+ * binary search, each checked against the sorted slots.
+ */
+static void slots_inject(struct mctx *m, struct slot **slots, size_t *nslots,
+			 struct strlist *names)
+{
+	const char *dir = buf_cstr(&m->path);
+	size_t len = m->path.len, lo = 0, hi = m->nov, n = *nslots, i;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strncmp(m->ov[mid].path, dir, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < m->nov && !strncmp(m->ov[i].path, dir, len); i++) {
+		const char *rest = m->ov[i].path + len, *slash = strchr(rest, '/');
+		struct slot key;
+
+		memset(&key, 0, sizeof(key));
+		key.name = rest;
+		key.len = slash ? (size_t)(slash - rest) : strlen(rest);
+		if (!key.len || (names->n && strlen(names->v[names->n - 1]) == key.len &&
+				 !memcmp(names->v[names->n - 1], rest, key.len)))
+			continue;
+		if (n && bsearch(&key, *slots, n, sizeof(key), slot_name_cmp))
+			continue;
+		strlist_push(names, xstrndup(rest, key.len));
+		key.name = names->v[names->n - 1];
+		*slots = xrealloc(*slots, (*nslots + 1) * sizeof(**slots));
+		(*slots)[(*nslots)++] = key;
+	}
+	if (*nslots != n)
+		qsort(*slots, *nslots, sizeof(**slots), slot_name_cmp);
+}
+
 /* Merge three directories (each a tree entry or absent) into out (mode 0
  * when the result is empty, as git drops empty directories). */
 static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
@@ -870,6 +974,7 @@ static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
 	git_tree *trees[3] = { NULL, NULL, NULL };
 	struct out_dir d = { NULL, 0, 0 };
 	struct slot *slots = NULL;
+	struct strlist injected = { NULL, 0, 0 };
 	size_t nslots = 0, i;
 	int error;
 
@@ -879,6 +984,8 @@ static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
 	    (error = tree_load(m, t, &trees[2])) < 0)
 		goto done;
 	slots_build(trees, &slots, &nslots);
+	if (m->nov)
+		slots_inject(m, &slots, &nslots, &injected);
 	for (i = 0; i < nslots; i++)
 		if ((error = merge_slot(m, &d, &slots[i])) < 0)
 			goto done;
@@ -889,6 +996,7 @@ static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
 	}
 done:
 	free(slots);
+	strlist_release(&injected);
 	out_dir_release(&d);
 	for (i = 0; i < 3; i++)
 		git_tree_free(trees[i]);
@@ -903,6 +1011,7 @@ struct added {
 	struct ent e;
 	git_hashsig *sig;
 	int used;
+	int moved;			/* placed by a directory rename */
 };
 
 struct added_list {
@@ -923,10 +1032,11 @@ static void added_list_release(struct added_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Collect files present on side s and not in base, descending only into
+/* Collect files present on side s and not in base (or, with modified,
+ * regular files both have and s changed), descending only into
  * directories that differ. */
-static int collect_added(struct mctx *m, const struct ent *b, const struct ent *s,
-			 const char *prefix, struct added_list *out)
+static int collect_changed(struct mctx *m, const struct ent *b, const struct ent *s,
+			   const char *prefix, int modified, struct added_list *out)
 {
 	git_tree *trees[3] = { NULL, NULL, NULL };
 	struct slot *slots = NULL;
@@ -947,10 +1057,10 @@ static int collect_added(struct mctx *m, const struct ent *b, const struct ent *
 		if (IS_TREE(es)) {
 			char *sub = xasprintf("%s/", path);
 
-			error = collect_added(m, tree_or_none(eb), es, sub, out);
+			error = collect_changed(m, tree_or_none(eb), es, sub, modified, out);
 			free(sub);
 			free(path);
-		} else if (IS_BLOB_REG(es) && !IS_FILE(eb)) {
+		} else if (IS_BLOB_REG(es) && (modified ? IS_BLOB_REG(eb) : !IS_FILE(eb))) {
 			array_grow(&out->v, &out->alloc, out->n + 1, sizeof(*out->v));
 			memset(&out->v[out->n], 0, sizeof(*out->v));
 			out->v[out->n].path = path;
@@ -965,6 +1075,12 @@ done:
 	for (i = 0; i < 3; i++)
 		git_tree_free(trees[i]);
 	return error;
+}
+
+static int collect_added(struct mctx *m, const struct ent *b, const struct ent *s,
+			 const char *prefix, struct added_list *out)
+{
+	return collect_changed(m, b, s, prefix, 0, out);
 }
 
 static int blob_sig(struct mctx *m, const git_oid *oid, git_hashsig **out)
@@ -1061,6 +1177,8 @@ static int ent_at(struct mctx *m, const struct ent *root, const char *path,
 	int error = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (!root->mode)
+		return 0;
 	if (git_tree_lookup(&tree, m->repo, &root->oid) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot read tree");
 	if (git_tree_entry_bypath(&e, tree, path) == 0) {
@@ -1185,6 +1303,520 @@ static void rename_conflict_at(struct override *x, const struct merge_conflict *
 	override_conflict(x, &c);
 }
 
+/* --- directory renames (merge-ort's merge.directoryRenames=conflict) --- */
+
+/* A count of one file renamed from directory `from` to `to`, or (once
+ * decided) one directory rename. */
+struct dir_pair {
+	char *from, *to;
+};
+
+struct dir_pairs {
+	struct dir_pair *v;
+	size_t n, alloc;
+};
+
+static void dir_pairs_push(struct dir_pairs *l, const char *from, const char *to)
+{
+	array_grow(&l->v, &l->alloc, l->n + 1, sizeof(*l->v));
+	l->v[l->n].from = xstrdup(from);
+	l->v[l->n].to = xstrdup(to);
+	l->n++;
+}
+
+static void dir_pairs_release(struct dir_pairs *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].from);
+		free(l->v[i].to);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int dir_pair_cmp(const void *pa, const void *pb)
+{
+	const struct dir_pair *a = pa, *b = pb;
+	int c = strcmp(a->from, b->from);
+
+	return c ? c : strcmp(a->to, b->to);
+}
+
+static struct dir_pair *dir_pairs_find(const struct dir_pairs *l, const char *from)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(l->v[mid].from, from);
+
+		if (!c)
+			return &l->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int strp_cmp(const void *pa, const void *pb)
+{
+	return strcmp(*(char *const *)pa, *(char *const *)pb);
+}
+
+static int strlist_has(const struct strlist *l, const char *s)
+{
+	return l->n && bsearch(&s, l->v, l->n, sizeof(*l->v), strp_cmp) != NULL;
+}
+
+/* Is directory dir (no trailing slash) at or below one of the sorted
+ * roots?  Each ancestor is one binary search, so a side removing many
+ * directories costs a logarithm per look, not a scan. */
+static int dir_under(const struct strlist *roots, const char *dir)
+{
+	char *t = xstrdup(dir), *s;
+	int found = 0;
+
+	for (;;) {
+		if ((found = strlist_has(roots, t)) || !(s = strrchr(t, '/')))
+			break;
+		*s = '\0';
+	}
+	free(t);
+	return found;
+}
+
+static int dir_removed(const struct strlist *roots, const char *dir)
+{
+	return *dir && dir_under(roots, dir);
+}
+
+static char *path_dirname(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? xstrndup(p, (size_t)(s - p)) : xstrdup("");
+}
+
+/*
+ * A file renamed from src to dst counts for its directory's rename, and
+ * for the parents' while the trailing directory names agree (a/b/c/f ->
+ * a/x/c/f counts a/b/c -> a/x/c and a/b -> a/x), as long as the old
+ * directory is one the side removed (git's update_dir_rename_counts()).
+ */
+static void dir_count_pair(struct dir_pairs *counts, const struct strlist *roots,
+			   const struct strlist *relevant, const char *src, const char *dst)
+{
+	char *od = path_dirname(src), *nd = path_dirname(dst);
+	int first = 1;
+
+	for (;; first = 0) {
+		if (!first) {
+			char *os = strrchr(od, '/'), *ns = strrchr(nd, '/');
+
+			if (!*od || !*nd ||
+			    strcmp(os ? os + 1 : od, ns ? ns + 1 : nd))
+				break;
+			if (os)
+				*os = '\0';
+			else
+				*od = '\0';
+			if (ns)
+				*ns = '\0';
+			else
+				*nd = '\0';
+		}
+		/* git goes on through removed directories at or below one the
+		 * other side added files to, and counts those it added to */
+		if (!dir_removed(roots, od) || !dir_under(relevant, od))
+			break;
+		if (strlist_has(relevant, od))
+			dir_pairs_push(counts, od, nd);
+	}
+	free(od);
+	free(nd);
+}
+
+static int added_oid_cmp(const void *pa, const void *pb)
+{
+	const struct added *a = pa, *b = pb;
+	int c = git_oid_cmp(&a->e.oid, &b->e.oid);
+
+	return c ? c : strcmp(a->path, b->path);
+}
+
+/* Identical files scanned per source: many copies of one blob (empty
+ * files) must not make exact matching quadratic. */
+#define EXACT_SCAN 256
+
+static struct added *exact_match(struct added_list *dst, const struct added *src)
+{
+	size_t lo = 0, hi = dst->n, i, seen = 0;
+	struct added *pick = NULL;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (git_oid_cmp(&dst->v[mid].e.oid, &src->e.oid) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < dst->n && seen < EXACT_SCAN; i++, seen++) {
+		struct added *a = &dst->v[i];
+
+		if (!git_oid_equal(&a->e.oid, &src->e.oid))
+			break;
+		if (a->used)
+			continue;
+		if (!strcmp(path_basename(a->path), path_basename(src->path)))
+			return a;
+		if (!pick)
+			pick = a;
+	}
+	return pick;
+}
+
+/* The best inexact target of src among dst's unused files, or NULL. */
+static int similar_match(struct mctx *m, struct added_list *dst, struct added *src,
+			 struct added **out)
+{
+	int best = -1, error = 0;
+	size_t i;
+
+	*out = NULL;
+	if (!src->sig && (error = blob_sig(m, &src->e.oid, &src->sig)) < 0)
+		return error;
+	if (!src->sig)
+		return 0;
+	for (i = 0; i < dst->n; i++) {
+		struct added *a = &dst->v[i];
+		int score;
+
+		if (a->used)
+			continue;
+		if (!a->sig && (error = blob_sig(m, &a->e.oid, &a->sig)) < 0)
+			return error;
+		if (!a->sig)
+			continue;
+		score = git_hashsig_compare(src->sig, a->sig);
+		if (score >= RENAME_SCORE && score > best) {
+			best = score;
+			*out = a;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The rename sources below removed root r that git looks at (its
+ * "relevant" sources): files in a directory at or below one the other
+ * side added files to, and files the other side modified.
+ */
+static int dir_sources(struct mctx *m, const struct ent *roots, int side, const char *r,
+		       const struct strlist *relevant, struct added_list *out)
+{
+	struct added_list all, mod;
+	struct strlist modp = { NULL, 0, 0 };
+	struct ent b, o;
+	char *prefix = xasprintf("%s/", r);
+	size_t i;
+	int error;
+
+	memset(&all, 0, sizeof(all));
+	memset(&mod, 0, sizeof(mod));
+	if ((error = ent_at(m, &roots[0], r, &b)) < 0 || !IS_TREE(&b) ||
+	    (error = ent_at(m, &roots[3 - side], r, &o)) < 0 ||
+	    (error = collect_added(m, &NONE_ENT, &b, prefix, &all)) < 0 ||
+	    (error = collect_changed(m, &b, tree_or_none(&o), prefix, 1, &mod)) < 0)
+		goto done;
+	for (i = 0; i < mod.n; i++)
+		strlist_push(&modp, xstrdup(mod.v[i].path));
+	if (modp.n)
+		qsort(modp.v, modp.n, sizeof(*modp.v), strp_cmp);
+	for (i = 0; i < all.n; i++) {
+		char *dir = path_dirname(all.v[i].path);
+
+		if (dir_under(relevant, dir) || strlist_has(&modp, all.v[i].path)) {
+			array_grow(&out->v, &out->alloc, out->n + 1, sizeof(*out->v));
+			out->v[out->n++] = all.v[i];
+			all.v[i].path = NULL;
+		}
+		free(dir);
+	}
+done:
+	free(prefix);
+	added_list_release(&all);
+	added_list_release(&mod);
+	strlist_release(&modp);
+	return error;
+}
+
+/* Pair the files side removed under its removed roots with the files it
+ * added: exact copies first, then by similarity; count each pair. */
+static int dir_counts_side(struct mctx *m, const struct ent *roots, int side,
+			   const struct strlist *relevant, struct dir_pairs *counts)
+{
+	struct added_list src, dst;
+	size_t i;
+	int error = 0;
+
+	memset(&src, 0, sizeof(src));
+	memset(&dst, 0, sizeof(dst));
+	for (i = 0; i < m->removed[side].n && error == 0; i++)
+		error = dir_sources(m, roots, side, m->removed[side].v[i], relevant, &src);
+	if (error == 0 && src.n)
+		error = collect_added(m, &roots[0], &roots[side], "", &dst);
+	if (error == 0 && dst.n)
+		qsort(dst.v, dst.n, sizeof(*dst.v), added_oid_cmp);
+	for (i = 0; i < src.n && dst.n; i++) {
+		struct added *a = exact_match(&dst, &src.v[i]);
+
+		if (a) {
+			a->used = src.v[i].used = 1;
+			dir_count_pair(counts, &m->removed[side], relevant, src.v[i].path,
+				       a->path);
+		}
+	}
+	for (i = 0; i < src.n && error == 0 && dst.n <= RENAME_LIMIT &&
+		    src.n <= RENAME_LIMIT; i++) {
+		struct added *a;
+
+		if (src.v[i].used)
+			continue;
+		if ((error = similar_match(m, &dst, &src.v[i], &a)) == 0 && a) {
+			a->used = 1;
+			dir_count_pair(counts, &m->removed[side], relevant, src.v[i].path,
+				       a->path);
+		}
+	}
+	added_list_release(&src);
+	added_list_release(&dst);
+	return error;
+}
+
+/* A conflict without stages (see MERGE_CONFLICT_DIR_RENAME). */
+static void dir_note(struct mctx *m, const char *path)
+{
+	struct merge_conflict c;
+
+	memset(&c, 0, sizeof(c));
+	c.path = (char *)path;
+	c.kind = MERGE_CONFLICT_DIR_RENAME;
+	array_grow(&m->notes, &m->notes_alloc, m->nnotes + 1, sizeof(*m->notes));
+	m->notes[m->nnotes] = c;
+	m->notes[m->nnotes].path = xstrdup(path);
+	m->nnotes++;
+}
+
+/*
+ * Collapse the counts into renames: each old directory goes where most of
+ * its files went; a tie is git's "directory rename split", a conflict
+ * where the other side added files to the directory (relevant).
+ */
+static void dir_renames_decide(struct mctx *m, struct dir_pairs *counts,
+			       const struct strlist *relevant, struct dir_pairs *out)
+{
+	size_t i = 0, j;
+
+	if (counts->n)
+		qsort(counts->v, counts->n, sizeof(*counts->v), dir_pair_cmp);
+	while (i < counts->n) {
+		const char *best = NULL, *from = counts->v[i].from;
+		size_t max = 0, ties = 0;
+
+		for (j = i; j < counts->n && !strcmp(counts->v[j].from, counts->v[i].from);) {
+			size_t k = j;
+
+			while (k < counts->n && !dir_pair_cmp(&counts->v[k], &counts->v[j]))
+				k++;
+			if (k - j > max) {
+				max = k - j;
+				best = counts->v[j].to;
+				ties = 0;
+			} else if (k - j == max) {
+				ties++;
+			}
+			j = k;
+		}
+		/* only directories the other side added files to move */
+		if (strlist_has(relevant, from) && ties)
+			dir_note(m, from);
+		else if (strlist_has(relevant, from))
+			dir_pairs_push(out, from, best);
+		i = j;
+	}
+}
+
+/* The deepest renamed directory holding path, as in check_dir_renamed(). */
+static const struct dir_pair *dir_renamed(const struct dir_pairs *ren, const char *path)
+{
+	char *t = xstrdup(path), *s;
+	const struct dir_pair *r = NULL;
+
+	while (!r && (s = strrchr(t, '/'))) {
+		*s = '\0';
+		r = dir_pairs_find(ren, t);
+	}
+	free(t);
+	return r;
+}
+
+static char *dir_apply(const struct dir_pair *r, const char *path)
+{
+	const char *rest = path + strlen(r->from);
+
+	return *r->to ? xasprintf("%s%s", r->to, rest) : xstrdup(rest + 1);
+}
+
+static int dir_move_cmp(const void *pa, const void *pb)
+{
+	const struct dir_move *a = pa, *b = pb;
+	int c = strcmp(a->to, b->to);
+
+	return c ? c : strcmp(a->from, b->from);
+}
+
+/*
+ * The files side `adder` added under directories the other side renamed
+ * move with them (t6423's rules): not into a directory the adder itself
+ * renamed away, not when several would land on one path or something of
+ * the adder's is in the way (both conflicts without a move).
+ */
+static int dir_moves_side(struct mctx *m, const struct ent *roots, int adder,
+			  const struct dir_pairs *ren, const struct dir_pairs *own,
+			  const struct added_list *adds)
+{
+	struct dir_move *c = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	int error = 0;
+
+	for (i = 0; i < adds->n; i++) {
+		const struct dir_pair *r = dir_renamed(ren, adds->v[i].path);
+
+		if (!r || dir_pairs_find(own, r->to))
+			continue;
+		array_grow(&c, &alloc, n + 1, sizeof(*c));
+		c[n].from = adds->v[i].path;
+		c[n].to = dir_apply(r, adds->v[i].path);
+		c[n].side = adder;
+		c[n].used = 0;
+		n++;
+	}
+	if (n)
+		qsort(c, n, sizeof(*c), dir_move_cmp);
+	for (i = 0; i < n; i = j) {
+		struct ent way;
+
+		for (j = i + 1; j < n && !strcmp(c[j].to, c[i].to); j++)
+			;
+		if (j - i > 1) {
+			dir_note(m, c[i].to);
+			continue;
+		}
+		if ((error = ent_at(m, &roots[adder], c[i].to, &way)) < 0)
+			break;
+		if (way.mode) {
+			dir_note(m, c[i].to);
+			continue;
+		}
+		array_grow(&m->moves, &m->moves_alloc, m->nmoves + 1, sizeof(*m->moves));
+		m->moves[m->nmoves] = c[i];
+		m->moves[m->nmoves].from = xstrdup(c[i].from);
+		c[i].to = NULL;
+		m->nmoves++;
+	}
+	for (i = 0; i < n; i++)
+		free(c[i].to);
+	free(c);
+	return error;
+}
+
+/* The files the other side of `side` added under side's removed roots,
+ * and their directories (the removed ones a rename is looked for). */
+static int dir_adds_side(struct mctx *m, const struct ent *roots, int side,
+			 struct added_list *adds, struct strlist *relevant)
+{
+	size_t i;
+	int error = 0;
+
+	for (i = 0; i < m->removed[side].n && error == 0; i++) {
+		const char *r = m->removed[side].v[i];
+		struct ent b, o;
+		char *prefix = xasprintf("%s/", r);
+
+		if ((error = ent_at(m, &roots[0], r, &b)) == 0 &&
+		    (error = ent_at(m, &roots[3 - side], r, &o)) == 0 && IS_TREE(&o))
+			error = collect_added(m, tree_or_none(&b), &o, prefix, adds);
+		free(prefix);
+	}
+	for (i = 0; i < adds->n; i++)
+		strlist_push(relevant, path_dirname(adds->v[i].path));
+	if (relevant->n)
+		qsort(relevant->v, relevant->n, sizeof(*relevant->v), strp_cmp);
+	return error;
+}
+
+/* Find each side's directory renames and the moves they imply. */
+static int dir_renames_plan(struct mctx *m, const struct ent *roots)
+{
+	struct dir_pairs ren[3], shared[3];
+	struct added_list adds[3];
+	struct strlist relevant[3];
+	int side, error = 0;
+
+	memset(ren, 0, sizeof(ren));
+	memset(shared, 0, sizeof(shared));
+	memset(adds, 0, sizeof(adds));
+	memset(relevant, 0, sizeof(relevant));
+	for (side = 1; side <= 2 && error == 0; side++) {
+		struct dir_pairs counts = { NULL, 0, 0 };
+
+		if (!m->removed[side].n)
+			continue;
+		qsort(m->removed[side].v, m->removed[side].n, sizeof(char *), strp_cmp);
+		if ((error = dir_adds_side(m, roots, side, &adds[side], &relevant[side])) == 0 &&
+		    adds[side].n &&
+		    (error = dir_counts_side(m, roots, side, &relevant[side], &counts)) == 0)
+			dir_renames_decide(m, &counts, &relevant[side], &ren[side]);
+		dir_pairs_release(&counts);
+	}
+	/* both maps are looked up while one is pruned: prune copies */
+	for (side = 1; side <= 2; side++) {
+		size_t i;
+
+		for (i = 0; i < ren[side].n; i++)
+			dir_pairs_push(&shared[side], ren[side].v[i].from, ren[side].v[i].to);
+	}
+	for (side = 1; side <= 2; side++) {
+		size_t i, w = 0;
+
+		for (i = 0; i < ren[side].n; i++) {
+			if (dir_pairs_find(&shared[3 - side], ren[side].v[i].from)) {
+				free(ren[side].v[i].from);
+				free(ren[side].v[i].to);
+			} else {
+				ren[side].v[w++] = ren[side].v[i];
+			}
+		}
+		ren[side].n = w;
+	}
+	for (side = 1; side <= 2 && error == 0; side++)
+		if (ren[side].n)
+			error = dir_moves_side(m, roots, 3 - side, &ren[side], &ren[3 - side],
+					       &adds[side]);
+	for (side = 0; side < 3; side++) {
+		dir_pairs_release(&ren[side]);
+		dir_pairs_release(&shared[side]);
+		added_list_release(&adds[side]);
+		strlist_release(&relevant[side]);
+	}
+	return error;
+}
+
 /*
  * After a first walk, each modify/delete conflict of a regular file may
  * be a rename on the deleting side.  Only those paths are looked at (as
@@ -1196,6 +1828,75 @@ struct plan {
 	struct override *ov;
 	size_t nov, alloc;
 };
+
+static int move_from_cmp(const void *pa, const void *pb)
+{
+	const struct dir_move *a = pa, *b = pb;
+	int c = strcmp(a->from, b->from);
+
+	return c ? c : a->side - b->side;
+}
+
+/* The move of a path side added (moves are sorted by from, side). */
+static struct dir_move *move_find(struct mctx *m, const char *from, int side)
+{
+	struct dir_move key, *mv;
+
+	if (!m->nmoves)
+		return NULL;
+	key.from = (char *)from;
+	key.side = side;
+	mv = bsearch(&key, m->moves, m->nmoves, sizeof(key), move_from_cmp);
+	return mv && !mv->used ? mv : NULL;
+}
+
+/* A rename target in a directory the other side renamed moves along:
+ * its old place gets the other side's entry (none, usually). */
+static int plan_moved(struct mctx *m, const struct ent *roots, struct plan *p,
+		      struct added *a, int side)
+{
+	struct dir_move *mv = move_find(m, a->path, side);
+	struct ent other;
+	int error;
+
+	if (!mv)
+		return 0;
+	mv->used = 1;
+	if ((error = ent_at(m, &roots[3 - side], a->path, &other)) < 0)
+		return error;
+	override_push(&p->ov, &p->nov, &p->alloc, a->path, IS_FILE(&other) ? &other : NULL);
+	free(a->path);
+	a->path = xstrdup(mv->to);
+	a->moved = 1;
+	return 0;
+}
+
+/* A clean result at a moved path is still git's "file location" conflict. */
+static void location_conflict(struct override *x, const struct merge_conflict *src,
+			      const struct ent *e, int side, const char *from)
+{
+	struct merge_conflict c;
+
+	if (x->has_conflict)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.kind = MERGE_CONFLICT_LOCATION;
+	if (src && src->base_mode) {
+		c.base = src->base;
+		c.base_mode = src->base_mode;
+		c.base_path = src->path;
+	}
+	if (side == 1) {
+		c.ours = e->oid;
+		c.ours_mode = e->mode;
+		c.ours_path = (char *)from;
+	} else {
+		c.theirs = e->oid;
+		c.theirs_mode = e->mode;
+		c.theirs_path = (char *)from;
+	}
+	override_conflict(x, &c);
+}
 
 static int plan_rename(struct mctx *m, const struct ent *roots, struct plan *p,
 		       const struct merge_conflict *src, int s_ours, struct added **out)
@@ -1211,9 +1912,11 @@ static int plan_rename(struct mctx *m, const struct ent *roots, struct plan *p,
 	}
 	if ((error = find_rename(m, src->path, &src->base, l, out)) < 0)
 		return error;
-	if (*out)
+	if (*out) {
 		(*out)->used = 1;
-	return 0;
+		error = plan_moved(m, roots, p, *out, s_ours ? 1 : 2);
+	}
+	return error;
 }
 
 /* Modify/delete: the deleting side may have renamed the file. */
@@ -1236,6 +1939,8 @@ static int plan_modify_delete(struct mctx *m, const struct ent *roots, struct pl
 		return error;
 	if (IS_FILE(&other_dst))
 		error = rename_add(m, x, &other_dst, s_ours);
+	if (error == 0 && dst->moved)
+		location_conflict(x, md, &x->ent, s_ours ? 1 : 2, x->path);
 	return error;
 }
 
@@ -1258,7 +1963,11 @@ static int plan_gone(struct mctx *m, const struct ent *roots, struct plan *p,
 		md.theirs = dst_t->e.oid;
 		md.theirs_mode = dst_t->e.mode;
 		override_push(&p->ov, &p->nov, &p->alloc, dst_o->path, NULL);
-		return rename_merge(m, &md, dst_o, 1, &p->ov[p->nov - 1]);
+		if ((error = rename_merge(m, &md, dst_o, 1, &p->ov[p->nov - 1])) == 0 &&
+		    (dst_o->moved || dst_t->moved))
+			location_conflict(&p->ov[p->nov - 1], g, &p->ov[p->nov - 1].ent,
+					  dst_o->moved ? 1 : 2, p->ov[p->nov - 1].path);
+		return error;
 	}
 	if (dst_o && dst_t) {
 		memset(&md, 0, sizeof(md));
@@ -1286,6 +1995,34 @@ static int plan_gone(struct mctx *m, const struct ent *roots, struct plan *p,
  * looked at (merge-ort, too, limits itself to "relevant" rename sources),
  * so a merge without such paths never pays for rename detection.
  */
+/*
+ * A file the adding side added where the other side renamed the
+ * directory: at the new place, merged as an add/add with what the
+ * renaming side has there, and a conflict either way.
+ */
+static int plan_move(struct mctx *m, const struct ent *roots, struct plan *p,
+		     const struct dir_move *mv)
+{
+	struct ent added, left, there;
+	struct override *x;
+	int error;
+
+	if ((error = ent_at(m, &roots[mv->side], mv->from, &added)) < 0 ||
+	    (error = ent_at(m, &roots[3 - mv->side], mv->from, &left)) < 0 ||
+	    (error = ent_at(m, &roots[3 - mv->side], mv->to, &there)) < 0)
+		return error;
+	if (!IS_FILE(&added))
+		return 0;
+	override_push(&p->ov, &p->nov, &p->alloc, mv->from, IS_FILE(&left) ? &left : NULL);
+	override_push(&p->ov, &p->nov, &p->alloc, mv->to, &added);
+	x = &p->ov[p->nov - 1];
+	if (IS_FILE(&there) && MODE_TYPE(there.mode) == MODE_TYPE(added.mode))
+		error = rename_add(m, x, &there, mv->side == 1);
+	if (error == 0)
+		location_conflict(x, NULL, &added, mv->side, mv->from);
+	return error;
+}
+
 static int renames_plan(struct mctx *m, const struct ent *roots)
 {
 	struct plan p;
@@ -1293,6 +2030,10 @@ static int renames_plan(struct mctx *m, const struct ent *roots)
 	int error = 0;
 
 	memset(&p, 0, sizeof(p));
+	if (m->removed[1].n || m->removed[2].n)
+		error = dir_renames_plan(m, roots);
+	if (m->nmoves)
+		qsort(m->moves, m->nmoves, sizeof(*m->moves), move_from_cmp);
 	for (i = 0; i < m->res->nconflicts && error == 0; i++) {
 		const struct merge_conflict *md = &m->res->conflicts[i];
 
@@ -1302,6 +2043,9 @@ static int renames_plan(struct mctx *m, const struct ent *roots)
 	}
 	for (i = 0; i < m->ngone && error == 0; i++)
 		error = plan_gone(m, roots, &p, &m->gone[i]);
+	for (i = 0; i < m->nmoves && error == 0; i++)
+		if (!m->moves[i].used)
+			error = plan_move(m, roots, &p, &m->moves[i]);
 	added_list_release(&p.added[0]);
 	added_list_release(&p.added[1]);
 	if (error < 0 || !p.nov) {
@@ -1356,7 +2100,8 @@ static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renam
 	m->collect_gone = 0;
 	if (error < 0)
 		return error;
-	if (find_renames && (m->res->nconflicts || m->ngone)) {
+	if (find_renames && (m->res->nconflicts || m->ngone || m->removed[1].n ||
+			     m->removed[2].n)) {
 		if ((error = renames_plan(m, roots)) < 0)
 			return error;
 		if (error > 0) {
@@ -1372,6 +2117,8 @@ static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renam
 			return error;
 	}
 	m->res->tree = res.oid;
+	for (size_t i = 0; i < m->nnotes; i++)
+		conflict_push(m, &m->notes[i]);
 	if (m->res->nconflicts)
 		qsort(m->res->conflicts, m->res->nconflicts, sizeof(*m->res->conflicts),
 	      conflict_cmp);
@@ -1406,6 +2153,16 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	for (size_t i = 0; i < m.ngone; i++)
 		conflict_release(&m.gone[i]);
 	free(m.gone);
+	for (size_t i = 0; i < m.nnotes; i++)
+		conflict_release(&m.notes[i]);
+	free(m.notes);
+	for (size_t i = 0; i < m.nmoves; i++) {
+		free(m.moves[i].from);
+		free(m.moves[i].to);
+	}
+	free(m.moves);
+	strlist_release(&m.removed[1]);
+	strlist_release(&m.removed[2]);
 	buf_release(&m.path);
 	git_odb_free(m.odb);
 	if (error < 0)

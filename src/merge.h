@@ -20,6 +20,19 @@ enum merge_conflict_kind {
 	MERGE_CONFLICT_BINARY,		/* both modified a binary file */
 	MERGE_CONFLICT_RENAME,		/* rename/rename, rename/delete ... */
 	MERGE_CONFLICT_SUBMODULE,
+	/*
+	 * A path the other side added (or renamed to) in a directory that
+	 * one side renamed, placed at the directory's new name (git's
+	 * "file location", merge.directoryRenames=conflict).
+	 */
+	MERGE_CONFLICT_LOCATION,
+	/*
+	 * A directory rename git cannot apply (split without a majority,
+	 * several paths renamed onto one, a path in the way): no stages,
+	 * path is the directory or the target path, and merge-tree lists
+	 * no file for it (git lists only paths with index stages).
+	 */
+	MERGE_CONFLICT_DIR_RENAME,
 };
 
 struct merge_conflict {

@@ -6,8 +6,11 @@
 # conflicted one the same set of conflicted paths.  Writes clean or
 # conflict to kind.N for the summary.
 
+# The conflicted paths: the lines after the tree up to the first empty
+# one (none when a conflict has no path with stages, like git's
+# "directory rename split").
 conflicted_paths() {
-	sed -n '2,/^$/p' "$1" | sed '/^$/d' | sort -u
+	awk 'NR > 1 { if ($0 == "") exit; print }' "$1" | sort -u
 }
 
 merge_compare() {
@@ -27,6 +30,6 @@ merge_compare() {
 	else
 		echo conflict >kind.$1
 		conflicted_paths exp.$1 >pe.$1 && conflicted_paths got.$1 >pg.$1 &&
-		diff -u pe.$1 pg.$1 && test -s pg.$1
+		diff -u pe.$1 pg.$1 && { test -s pg.$1 || grep -q "^CONFLICT" exp.$1; }
 	fi
 }

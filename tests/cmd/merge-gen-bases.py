@@ -9,8 +9,14 @@ file of its own and its own line of a shared file.  Both cN-ours and
 cN-theirs merge every side branch back in (in different orders, so each
 side is a merge base and none is below another), then change lines of
 their own, of each other's, or lines a side branch changed; the list on
-fd 3 says "N bases-K".  The test compares tide merge-tree with git merge-tree
+fd 3 says "N bases-K" (and "forked", below).  The test compares tide merge-tree with git merge-tree
 --write-tree on each case (same tree on clean merges, same conflicted paths).
+
+In about half the cases ("forked") the side branches fork from different
+points of a mainline that changes a file of its own (and a line of the
+shared file) after the root, as trees are based on different mainline
+points: the merge bases then have different merge bases of their own,
+so each step of the recursive virtual base is a different merge.
 """
 import os
 import random
@@ -59,12 +65,12 @@ def copy(files):
 def merge_all(n, side, root, order, sides, changes):
     """Merge the side branches in order onto side i0; returns (mark, files)."""
     files = copy(root)
-    for p, i, line in changes[order[0]]:
-        files[p][line] = line_text(p, order[0], line)
+    for p, who, line in changes[order[0]]:
+        files[p][line] = line_text(p, who, line)
     tip = sides[order[0]]
     for k in order[1:]:
-        for p, i, line in changes[k]:
-            files[p][line] = line_text(p, k, line)
+        for p, who, line in changes[k]:
+            files[p][line] = line_text(p, who, line)
         tip = commit("c%d-%s" % (n, side), files, [tip, sides[k]], "merge side %d" % k)
     return tip, files
 
@@ -73,22 +79,42 @@ def line_text(path, who, line):
     return "%s line %d by side %d\n" % (path, line, who)
 
 
+def mainline(rng, n, root, r, k):
+    """A mainline of k commits after the root, each changing its own line
+    of main.c (and the last one a line of shared.c); returns the fork
+    point of each side: (mark, changes made up to it)."""
+    points = [(r, [])]
+    files, made = copy(root), []
+    for j in range(k):
+        ch = [("main.c", 100 + j, j)]
+        if j == k - 1:
+            ch.append(("shared.c", 100 + j, 10))
+        for p, who, line in ch:
+            files[p][line] = line_text(p, who, line)
+        made = made + ch
+        points.append((commit("c%d-main" % n, files, [points[-1][0]], "main %d" % j), made))
+    return [rng.choice(points) for _ in range(k)]
+
+
 def gen_case(rng, n, cases):
     k = rng.randint(3, 10)
     root = {"common.c": ["common %d\n" % i for i in range(3 * 10 + 3)]}
     for i in range(k):
         root["side%d/f.c" % i] = ["side %d line %d\n" % (i, j) for j in range(LINES)]
     root["shared.c"] = ["shared %d\n" % i for i in range(LINES)]
+    root["main.c"] = ["main %d\n" % i for i in range(LINES)]
     r = commit("c%d-base" % n, root, [], "root")
+    forked = rng.random() < 0.5
+    forks = mainline(rng, n, root, r, k) if forked else [(r, [])] * k
     sides, changes = [], []
     for i in range(k):
         files = copy(root)
-        ch = [("common.c", i, 3 * i + 1)]
+        ch = list(forks[i][1]) + [("common.c", i, 3 * i + 1)]
         for line in rng.sample(range(LINES), rng.randint(1, 3)):
             ch.append(("side%d/f.c" % i, i, line))
-        for p, _, line in ch:
-            files[p][line] = line_text(p, i, line)
-        sides.append(commit("c%d-side%d" % (n, i), files, [r], "side %d" % i))
+        for p, who, line in ch:
+            files[p][line] = line_text(p, who, line)
+        sides.append(commit("c%d-side%d" % (n, i), files, [forks[i][0]], "side %d" % i))
         changes.append(ch)
     order1 = list(range(k))
     rng.shuffle(order1)
@@ -115,7 +141,7 @@ def gen_case(rng, n, cases):
             tfiles["shared.c"][2] = "theirs\n"
     commit("c%d-ours" % n, ofiles, [ours], "ours")
     commit("c%d-theirs" % n, tfiles, [theirs], "theirs")
-    cases.write("%d bases-%d\n" % (n, k))
+    cases.write("%d bases-%d%s\n" % (n, k, " forked" if forked else ""))
 
 
 def main():

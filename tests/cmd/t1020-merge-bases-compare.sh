@@ -3,7 +3,9 @@
 # have 3 to 10 merge bases (tests/cmd/merge-gen-bases.py: trees that merged
 # the same side branches back in, in different orders), merged into a
 # virtual base first: same tree on clean merges, same conflicted paths and
-# exit status otherwise.
+# exit status otherwise.  In "forked" cases the side branches fork from
+# different mainline points, so the merge bases have different merge bases
+# of their own.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-merge-compare.sh"
 
@@ -29,11 +31,12 @@ summary=
 while read -r n kind; do
 	test_expect_success "case $n ($kind)" "compare_case $n $kind"
 	r=$(cat "$TRASH/kind.$n" 2>/dev/null || echo error)
+	case "$kind" in *forked) r="forked-$r" ;; esac
 	summary="$summary$r
 "
 done <"$TRASH/cases"
 
-echo "# cases (clean / conflict):"
-printf '%s' "$summary" | sort | uniq -c | awk '{ printf "#   %-8s %d\n", $2, $1 }'
+echo "# cases (clean / conflict; forked: side branches from different mainline points):"
+printf '%s' "$summary" | sort | uniq -c | awk '{ printf "#   %-16s %d\n", $2, $1 }'
 
 test_done

@@ -183,9 +183,9 @@ static void show_progress(void *data, const char *line);
 static int checker_init(struct checker *ck, const struct spec *sp, const char *wsdir)
 {
 	memset(ck, 0, sizeof(*ck));
-	ck->srcdir = path_join(wsdir, "bisect/src");
-	ck->state_path = path_join(wsdir, "bisect/src.tree");
-	ck->log_path = path_join(wsdir, "bisect/check.log");
+	ck->srcdir = workspace_bisect_src(wsdir);
+	ck->state_path = workspace_bisect_src_state(wsdir);
+	ck->log_path = workspace_bisect_check_log(wsdir);
 	ck->check.data = ck;
 	if (!strcmp(sp->kind, "cmd")) {
 		ck->cmd.cmd = sp->arg;
@@ -216,7 +216,7 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 		if (strcmp(sp->kind, "build")) {
 			ck->test = sp->arg;
 			boot_ws_paths_init(&ck->paths, wsdir);
-			ck->console_path = path_join(wsdir, "bisect/console.log");
+			ck->console_path = workspace_bisect_console_log(wsdir);
 			ck->check.run = boot_check;
 		}
 		return 0;

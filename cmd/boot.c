@@ -82,10 +82,11 @@ static int emit(const struct boot_result *res, const struct boot_cli *cli,
 static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *console)
 {
 	struct boot_result res = { 0 };
-	char *base = ctx->wsdir ? path_join(ctx->wsdir, "build")
+	char *base = ctx->wsdir ? NULL
 				: xasprintf("%s/tide-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 					    (int)getuid());
-	char *cache = path_join(base, "initramfs"), *kvm = path_join(base, "kvm-probe");
+	char *cache = base ? path_join(base, "initramfs") : workspace_build_initramfs(ctx->wsdir);
+	char *kvm = base ? path_join(base, "kvm-probe") : workspace_build_kvm_probe(ctx->wsdir);
 	int status;
 
 	cli->opts.initramfs_dir = cache;
@@ -105,8 +106,8 @@ static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *cons
 /* Boot the day's kernel and put "boot" into its day.json. */
 static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date)
 {
-	char *daydir = xasprintf("%s/days/%s", ws->dir, date);
-	char *record = path_join(daydir, "day.json"), *console = path_join(daydir, "console.log");
+	char *daydir = workspace_day_dir(ws->dir, date);
+	char *record = workspace_daydir_json(daydir), *console = workspace_daydir_console_log(daydir);
 	struct boot_ws_paths paths;
 	struct boot_result res = { 0 };
 	struct day *day = NULL;

@@ -69,8 +69,8 @@ static void print_result(const struct build_result *res, const char *log)
 static int build_one_day(struct cmd_ctx *ctx, const char *date,
 			 const struct build_day_opts *o)
 {
-	char *daydir = xasprintf("%s/days/%s", ctx->ws->dir, date);
-	char *path = path_join(daydir, "day.json"), *log = path_join(daydir, "build.log");
+	char *daydir = workspace_day_dir(ctx->ws->dir, date);
+	char *path = workspace_daydir_json(daydir), *log = workspace_daydir_build_log(daydir);
 	struct day *day = NULL, *prev = NULL;
 	struct build_result res = { 0 };
 	char *days = NULL;
@@ -80,7 +80,7 @@ static int build_one_day(struct cmd_ctx *ctx, const char *date,
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	days = workspace_path(ctx->ws, "days");
+	days = workspace_days_dir(ctx->ws->dir);
 	prev = build_previous_day(days, date);
 	if (build_day(day, ctx->ws->repo, ctx->ws->dir, daydir, prev, o, &res) < 0 ||
 	    day_save(day, path) < 0) {

@@ -50,7 +50,7 @@ static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
 		  const char *url, const char *token_file, long timeout)
 {
 	struct kcidb_server srv = { .url = url, .timeout = timeout };
-	char *spool = workspace_path(ctx->ws, "kcidb-spool"), *token = NULL;
+	char *spool = workspace_kcidb_spool(ctx->ws->dir), *token = NULL;
 	char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	int sent = 0, left = 0, status = EXIT_OK;
 

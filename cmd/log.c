@@ -99,13 +99,13 @@ int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_error("unknown argument '%s'", argv[1]);
 		return cmd_usage(usage);
 	}
-	days = workspace_path(ctx->ws, "days");
+	days = workspace_days_dir(ctx->ws->dir);
 	if ((n = day_list(&dates, days)) < 0) {
 		free(days);
 		return cmd_fail(NULL);
 	}
 	for (i = n - 1; i >= 0; i--) {	/* newest first, like git log */
-		char *path = xasprintf("%s/%s/day.json", days, dates[i]);
+		char *path = workspace_day_json(ctx->ws->dir, dates[i]);
 		struct day *d = NULL;
 
 		if (day_load(&d, path) < 0) {

@@ -95,7 +95,7 @@ struct mailer {
 	char *from;
 	char *announce;		/* the list the day's announcement goes to, or NULL */
 	long max_per_day;
-	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
+	json_t *state;		/* DIR/days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
 	char *state_path;
 	git_mailmap *mailmap;	/* the day's .mailmap: contacts as they are known today */
 };
@@ -103,7 +103,7 @@ struct mailer {
 /* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo=, announce= */
 static int mailer_load(struct mailer *m, struct workspace *ws)
 {
-	char *path = workspace_path(ws, "mail.conf"), *line, *save = NULL, *eq, *cred = NULL;
+	char *path = workspace_mail_conf(ws->dir), *line, *save = NULL, *eq, *cred = NULL;
 	struct buf text = BUF_INIT;
 	int error, lineno = 0;
 
@@ -167,9 +167,10 @@ static void mailer_release(struct mailer *m)
 
 static void state_load(struct mailer *m, struct workspace *ws, const char *date)
 {
-	char *rel = xasprintf("days/%s/reports/mail.json", date);
+	char *daydir = workspace_day_dir(ws->dir, date);
 
-	m->state_path = workspace_path(ws, rel);
+	m->state_path = workspace_daydir_mail_json(daydir);
+	free(daydir);
 	m->state = json_load_file(m->state_path, 0, NULL);
 	if (!json_is_object(m->state)) {
 		json_decref(m->state);
@@ -179,7 +180,6 @@ static void state_load(struct mailer *m, struct workspace *ws, const char *date)
 		json_object_set_new(m->state, "sent", json_object());
 	if (!json_is_object(json_object_get(m->state, "failed")))
 		json_object_set_new(m->state, "failed", json_object());
-	free(rel);
 }
 
 static int state_save(struct mailer *m)

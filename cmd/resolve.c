@@ -62,7 +62,7 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 {
 	struct day *d = NULL;
 	const struct day_tree *dt;
-	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
+	char *dir = workspace_resolve_tree(ctx->ws->dir, tree);
 	char *label = NULL;
 	const char *sha;
 	git_oid ours, theirs;
@@ -103,15 +103,14 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 done:
 	free(label);
 	free(dir);
-	free(rel);
 	day_free(d);
 	return status;
 }
 
 static int record_one(struct cmd_ctx *ctx, const char *tree)
 {
-	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
-	char *store = workspace_path(ctx->ws, "rr-cache");
+	char *dir = workspace_resolve_tree(ctx->ws->dir, tree);
+	char *store = workspace_rr_cache(ctx->ws->dir);
 	struct buf ids = BUF_INIT;
 	const char *p, *nl;
 	int status = EXIT_OK;
@@ -130,14 +129,13 @@ done:
 	buf_release(&ids);
 	free(store);
 	free(dir);
-	free(rel);
 	return status;
 }
 
 /* Every prepared worktree under DIR/resolve. */
 static int record_all(struct cmd_ctx *ctx)
 {
-	char *base = workspace_path(ctx->ws, "resolve");
+	char *base = workspace_resolve_dir(ctx->ws->dir);
 	DIR *d = opendir(base);
 	struct dirent *e;
 	int status = EXIT_OK, n = 0, s;

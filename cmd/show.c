@@ -140,7 +140,7 @@ int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	if (!(date = find_date(ctx->ws, arg)))
 		return cmd_fail(NULL);
-	path = xasprintf("%s/days/%s/day.json", ctx->ws->dir, date);
+	path = workspace_day_json(ctx->ws->dir, date);
 	if (!path_exists(path)) {
 		cmd_error("no day %s in workspace '%s'", date, ctx->ws->dir);
 		status = EXIT_BADINPUT;

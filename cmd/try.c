@@ -303,7 +303,7 @@ static int load_day(struct day **out, struct workspace *ws, const char *arg)
 
 	if (!date)
 		return tide_error_code();
-	path = xasprintf("%s/days/%s/day.json", ws->dir, date);
+	path = workspace_day_json(ws->dir, date);
 	if (!path_exists(path))
 		error = tide_error_set(TIDE_ENOTFOUND, "no day %s in workspace '%s'", date, ws->dir);
 	else

@@ -443,10 +443,12 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 	if (verb != VERB_START && (date || sp.kind || since || target || tries))
 		return opt_usage_error("bisect", specs, "%s takes no date or options",
 				       verb == VERB_STATUS ? "status" : "continue");
-	if (verb == VERB_STATUS)
-		return status_cmd(ctx);
 	if (verb == VERB_START && !date)
 		return opt_usage_error("bisect", specs, "missing DATE");
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
+	if (verb == VERB_STATUS)
+		return status_cmd(ctx);
 	/* state.json is replaced atomically, so --status needs no lock; the rest does. */
 	if (workspace_lock(ctx->ws) < 0)
 		return cmd_fail(NULL);

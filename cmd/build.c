@@ -155,6 +155,8 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	if (jobs && ((o.jobs = (int)strtol(jobs, &end, 10)) < 1 || *end))
 		return opt_usage_error("build", specs, "--jobs wants a positive number, not '%s'", jobs);
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (o.fragment && !path_exists(o.fragment)) {
 		cmd_error("config fragment '%s' does not exist", o.fragment);
 		return EXIT_BADINPUT;

@@ -108,6 +108,8 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 		return opt_usage_error("kcidb", specs, "--timeout wants seconds from 1 to 3600, not '%s'", secs);
 	if (out && submit_url)
 		return opt_usage_error("kcidb", specs, "--out and --submit do not go together");
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (!token_file && submit_url && ctx->settings)
 		token_file = settings_get(ctx->settings, "kcidb-token-file");
 	if (submit_url && !str_starts_with(submit_url, "http://") &&

@@ -97,10 +97,12 @@ int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if ((status = opt_parse("log", specs, argc, argv, 0)) != 0)
 		return status < 0 ? EXIT_OK : status;
+	if (day && !changes)
+		return opt_usage_error("log", specs, "unexpected argument '%s' (DAY goes with --changes)", day);
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (changes)
 		return print_changes(ctx, day);
-	if (day)
-		return opt_usage_error("log", specs, "unexpected argument '%s' (DAY goes with --changes)", day);
 	days = workspace_days_dir(ctx->ws->dir);
 	if ((n = day_list(&dates, days)) < 0) {
 		free(days);

@@ -389,6 +389,8 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if (status != 0)
 		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (a.date && !(date = cmd_day_arg(a.date))) {
 		cmd_error("%s", tide_error_last());
 		return EXIT_USAGE;

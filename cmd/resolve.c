@@ -177,6 +177,8 @@ int cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_error("bad date '%s' (expected YYYY-MM-DD)", date);
 		return EXIT_USAGE;
 	}
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (record)
 		return tree ? record_one(ctx, tree) : record_all(ctx);
 	return prepare(ctx, tree, date);

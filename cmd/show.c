@@ -128,6 +128,8 @@ int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if ((status = parse_args(argc, argv, &json, &arg)) != 0)
 		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (!(date = find_date(ctx->ws, arg)))
 		return cmd_fail(NULL);
 	path = workspace_day_json(ctx->ws->dir, date);

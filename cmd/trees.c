@@ -103,5 +103,7 @@ int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if ((status = opt_parse("trees", specs, argc, argv, 0)) != 0)
 		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	return json ? print_json(ctx->conf) : print_table(ctx->conf);
 }

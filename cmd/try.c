@@ -369,6 +369,8 @@ int cmd_try(struct cmd_ctx *ctx, int argc, char **argv)
 		cli.build = 1;
 	if (jobs && ((cli.bo.jobs = (int)strtol(jobs, &end, 10)) < 1 || *end))
 		return opt_usage_error("try", specs, "--jobs wants a positive number, not '%s'", jobs);
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (cli.date && !day_date_is_valid(cli.date)) {
 		cmd_error("'%s' is not a day (YYYY-MM-DD)", cli.date);
 		return EXIT_BADINPUT;

@@ -30,6 +30,13 @@ for c in $commands; do
 		test -s actual &&
 		test_cmp expect actual
 	'
+	test_expect_success "tide $c: a bad option is a usage error naming it" '
+		test_must_fail --status=2 tide '"$c"' --no-such-option 2>err &&
+		grep -q "^tide: unrecognized option .--no-such-option.$" err &&
+		grep -v "^tide: " err | usage_forms >actual &&
+		tide '"$c"' -h | usage_forms >expect &&
+		test_cmp expect actual
+	'
 	test_expect_success "tide $c: a man page documents every option of -h" '
 		page="$TOP/man/tide-'"$c"'.1" &&
 		test -f "$page" &&

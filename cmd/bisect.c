@@ -372,7 +372,10 @@ static int continue_cmd(struct cmd_ctx *ctx)
 	sp.kind = json_string_value(json_object_get(check, "kind"));
 	sp.arg = json_string_value(json_object_get(check, "arg"));
 	if (!sp.kind || !json_is_string(json_object_get(st, "date"))) {
-		cmd_error("%s/bisect/state.json: no date or check recorded", ctx->ws->dir);
+		char *path = workspace_bisect_state(ctx->ws->dir);
+
+		cmd_error("%s: no date or check recorded", path);
+		free(path);
 		json_decref(st);
 		return EXIT_BADINPUT;
 	}

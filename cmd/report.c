@@ -314,7 +314,10 @@ static int announce(struct cmd_ctx *ctx, const struct day *d, const struct day *
 	}
 	tide_error_clear();
 	if (a->mail && !m.announce && !a->dry_run) {
-		cmd_error("no announce= address in %s/mail.conf for --announce --mail", ctx->ws->dir);
+		char *path = workspace_mail_conf(ctx->ws->dir);
+
+		cmd_error("no announce= address in %s for --announce --mail", path);
+		free(path);
 		status = EXIT_BADINPUT;
 		goto done;
 	}

@@ -51,6 +51,18 @@ for c in $commands; do
 	'
 done
 
+test_expect_success 'run and build: -j is --jobs, and documented as such' '
+	test_must_fail --status=2 tide -C nowhere run -j 0 2>err &&
+	grep -q "^tide: bad --jobs .0. (1 to 64)$" err &&
+	test ! -e nowhere &&
+	test_must_fail --status=2 tide -C nowhere build -jx 2>err &&
+	grep -q "^tide: --jobs wants a positive number, not .x.$" err &&
+	for c in run build; do
+		grep -qF -- "\\fB\\-j\\fR \\fIN\\fR, \\fB\\-\\-jobs\\fR" "$TOP/man/tide-$c.1" ||
+		{ echo "tide-$c.1 does not document -j"; exit 1; }
+	done
+'
+
 test_expect_success 'the synopsis check can fail: a changed page differs' '
 	sed "s/^\\.B tide trees$/.B tide trees \\\\-\\\\-all/" "$TOP/man/tide-trees.1" >changed.1 &&
 	grep -q "tide trees .-.-all" changed.1 &&

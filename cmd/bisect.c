@@ -421,7 +421,8 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 		{ OPT_VALUE, "test", 0, &test, 0, OPT_CHOICE, "NAME", "... or fails this smoke test" },
 		{ OPT_VALUE, "cmd", 0, &cmd, 0, OPT_CHOICE, "CMD", "... or CMD exits non-zero in the checkout" },
 		{ OPT_VALUE, "since", 0, &since, 0, 0, "GOOD-DATE", "bisect against this good day" },
-		{ OPT_VALUE, "retries", 0, &tries, 0, 0, "N", "run a failing check up to N times" },
+		{ OPT_VALUE, "retries", 0, &tries, 0, 0, "N",
+		  "ask each verdict up to N times: bad only if every try is" },
 		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
 		{ OPT_SUBCOMMAND, "continue", 0, &verb, VERB_CONTINUE, OPT_BARE, NULL,
 		  "go on with an interrupted bisect" },
@@ -442,7 +443,8 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 	if (pick_check(&sp, build, boot, test, cmd) < 0)
 		return opt_usage_error("bisect", specs, "only one of --build, --boot, --test, --cmd");
 	if (tries && ((retries = (int)strtol(tries, &end, 10)) < 1 || *end || retries > 100))
-		return opt_usage_error("bisect", specs, "--retries wants a number from 1 to 100, not '%s'", tries);
+		return opt_usage_error("bisect", specs,
+				       "--retries wants a number from 1 to 100, not '%s'", tries);
 	if (verb != VERB_START && (date || sp.kind || since || target || tries))
 		return opt_usage_error("bisect", specs, "%s takes no date or options",
 				       verb == VERB_STATUS ? "status" : "continue");

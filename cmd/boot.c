@@ -190,14 +190,15 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *console = NULL, *day = NULL, *smp = NULL, *timeout = NULL;
 	const struct opt_spec specs[] = {
 		{ OPT_ARG, "day", 0, &day, 0, 0, "DAY", "the day whose kernel to boot (default: the newest)" },
-		{ OPT_VALUE, "smp", 0, &smp, 0, 0, "N", "CPUs of the guest" },
+		{ OPT_VALUE, "smp", 0, &smp, 0, 0, "N", "CPUs of the guest (default 4)" },
 		{ OPT_VALUE, "timeout", 0, &timeout, 0, 0, "S", "give up on the guest after S seconds" },
 		{ OPT_VALUE, "accel", 0, &cli.opts.accel, 0, 0, "auto|tcg|kvm", "QEMU's accelerator" },
 		{ OPT_VALUE, "append", 0, &cli.opts.append, 0, 0, "ARGS", "more kernel command line" },
-		{ OPT_VALUE, "init", 0, &cli.opts.init, 0, 0, "FILE", "the guest's init (default: kernel-tests/init)" },
+		{ OPT_VALUE, "init", 0, &cli.opts.init, 0, 0, "FILE", "the guest program" },
 		{ OPT_SWITCH, "json", 0, &cli.json, 1, 0, NULL, "print the result as JSON" },
 		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
-		{ OPT_VALUE, "kernel", 0, &cli.opts.kernel, 0, OPT_BARE, "FILE", "boot this kernel, not a day's" },
+		{ OPT_VALUE, "kernel", 0, &cli.opts.kernel, 0, OPT_BARE, "FILE",
+		  "boot this kernel, not a day's" },
 		{ OPT_VALUE, "config", 0, &cli.opts.config, 0, 0, "FILE", "the .config of --kernel" },
 		{ OPT_VALUE, "console", 0, &console, 0, 0, "FILE", "write the console of --kernel to FILE" },
 		{ OPT_TEXT, NULL, 0, NULL, 0, 0, "options", NULL },

@@ -143,7 +143,8 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *arg = NULL, *jobs = NULL;
 	const struct opt_spec specs[] = {
 		{ OPT_ARG, "day", 0, &arg, 0, 0, "DAY|REV", "a day (default: the newest) or any revision" },
-		{ OPT_VALUE, "config", 0, &o.fragment, 0, 0, "FRAGMENT", "config fragment (default: kernel-tests/smoke.config)" },
+		{ OPT_VALUE, "config", 0, &o.fragment, 0, 0, "FRAGMENT",
+		  "config fragment (default: kernel-tests/smoke.config)" },
 		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "make -j N" },
 		{ OPT_SWITCH, "no-ccache", 0, &o.no_ccache, 1, 0, NULL, "compile without ccache" },
 		{ 0 },

@@ -354,7 +354,8 @@ done:
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
 	const struct opt_spec specs[] = {
-		{ OPT_ARG, "date", 0, &a->date, 0, 0, "DATE", "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
+		{ OPT_ARG, "date", 0, &a->date, 0, 0, "DATE",
+		  "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
 		{ OPT_VALUE, "tree", 0, &a->tree, 0, 0, "NAME", "only this tree's report" },
 		{ OPT_SWITCH, "json", 0, &a->json, 1, 0, NULL, "print the reports as JSON" },
 		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },

@@ -51,7 +51,8 @@ static int parse_args(struct run_opts *opts, int argc, char **argv)
 {
 	const char *jobs = NULL;
 	const struct opt_spec specs[] = {
-		{ OPT_VALUE, "date", 0, &opts->date, 0, 0, "YYYY-MM-DD", "integrate this day (default: today, UTC)" },
+		{ OPT_VALUE, "date", 0, &opts->date, 0, 0, "YYYY-MM-DD",
+		  "integrate this day (default: today, UTC)" },
 		{ OPT_SWITCH, "no-build", 0, &opts->no_build, 1, 0, NULL, "do not build the kernel" },
 		{ OPT_SWITCH, "no-boot", 0, &opts->no_boot, 1, 0, NULL, "do not boot the kernel" },
 		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "fetch N trees at a time (1 to 64)" },

@@ -112,7 +112,8 @@ static int parse_args(int argc, char **argv, int *json, const char **date)
 {
 	const struct opt_spec specs[] = {
 		{ OPT_SWITCH, "json", 0, json, 1, 0, NULL, "print day.json as it is" },
-		{ OPT_ARG, "date", 0, date, 0, 0, "DATE", "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
+		{ OPT_ARG, "date", 0, date, 0, 0, "DATE",
+		  "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
 		{ 0 },
 	};
 

@@ -83,7 +83,16 @@ while True:
     c, _ = s.accept(); conns.append(c)
 " "$hang_port" &
 hang_pid=$!
-sleep 0.5
+# Until it listens: python alone takes over a second to start on a loaded machine.
+python3 -c "
+import socket, sys, time
+for i in range(300):
+    try:
+        socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()
+        break
+    except OSError:
+        time.sleep(0.1)
+" "$hang_port"
 
 test_expect_success 'a server that hangs is given up after its timeout; the day goes on' '
 	conf "hang git git://127.0.0.1:'"$hang_port"'/x.git#for-next" "t1 git t1#for-next" "t2 git t2#for-next" &&

@@ -4,7 +4,6 @@
  * prints the result tree's id, so tests can compare it with what patch(1)
  * and git apply make of the same patch.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +11,10 @@
 #include <git2.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/apply.h"
 #include "../src/error.h"
 #include "../src/util.h"
-
-static const char usage[] =
-	"usage: tide apply-patch [-p NUM] [-R] [--fuzz=NUM] TREE-ISH PATCH\n";
 
 static int parse_num(const char *s, int *out)
 {
@@ -30,33 +27,27 @@ static int parse_num(const char *s, int *out)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct apply_opts *o)
+static int parse_args(int argc, char **argv, struct apply_opts *o, const char **tree,
+		      const char **patch)
 {
-	static const struct option longopts[] = {
-		{ "fuzz", required_argument, NULL, 'F' },
-		{ "reverse", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const char *strip = NULL, *fuzz = NULL;
+	const struct opt_spec specs[] = {
+		{ OPT_VALUE, NULL, 'p', &strip, 0, 0, "NUM", "strip NUM leading path components (default 1)" },
+		{ OPT_SWITCH, "reverse", 'R', &o->reverse, 1, OPT_SHORT, NULL, "apply the patch in reverse" },
+		{ OPT_VALUE, "fuzz", 0, &fuzz, 0, OPT_EQUALS, "NUM", "ignore up to NUM context lines" },
+		{ OPT_ARG, "tree-ish", 0, tree, 0, OPT_BARE | OPT_MANDATORY, "TREE-ISH", "the tree to patch" },
+		{ OPT_ARG, "patch", 0, patch, 0, OPT_BARE | OPT_MANDATORY, "PATCH", "the patch file" },
+		{ 0 },
 	};
-	int c;
+	int status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hp:R", longopts, NULL)) != -1) {
-		if (c == 'p' && parse_num(optarg, &o->strip) == 0)
-			continue;
-		if (c == 'F' && parse_num(optarg, &o->fuzz) == 0)
-			continue;
-		if (c == 'R') {
-			o->reverse = 1;
-			continue;
-		}
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return -1;
-		}
-		return cmd_usage(usage);
-	}
-	return argc - optind == 2 ? 0 : cmd_usage(usage);
+	if ((status = opt_parse("apply-patch", specs, argc, argv, OPT_IN_ORDER)) != 0)
+		return status;
+	if (strip && parse_num(strip, &o->strip) < 0)
+		return opt_usage_error("apply-patch", specs, "bad -p '%s' (0 to 100)", strip);
+	if (fuzz && parse_num(fuzz, &o->fuzz) < 0)
+		return opt_usage_error("apply-patch", specs, "bad --fuzz '%s' (0 to 100)", fuzz);
+	return 0;
 }
 
 static int peel_tree(git_oid *out, git_repository *repo, const char *rev)
@@ -84,21 +75,22 @@ int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv)
 	git_repository *repo = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid base, out;
+	const char *tree = NULL, *patch = NULL;
 	size_t i;
 	int status;
 
 	(void)ctx;
-	if ((status = parse_args(argc, argv, &o)) != 0)
+	if ((status = parse_args(argc, argv, &o, &tree, &patch)) != 0)
 		return status < 0 ? EXIT_OK : status;
 	if (git_repository_open_ext(&repo, ".", 0, NULL) < 0) {
 		cmd_error("not a git repository: %s", git_error_last()->message);
 		return EXIT_BADINPUT;
 	}
-	if (peel_tree(&base, repo, argv[optind]) < 0 || file_read(&text, argv[optind + 1]) < 0 ||
+	if (peel_tree(&base, repo, tree) < 0 || file_read(&text, patch) < 0 ||
 	    apply_to_tree(&out, repo, &base, buf_cstr(&text), text.len, &o, &res) < 0) {
 		/* A patch that does not apply is a result, not a broken tool. */
 		status = tide_error_code() == TIDE_ECONFLICT ? EXIT_PROBLEMS : EXIT_FAILED;
-		if (cmd_fail(argv[optind + 1]) == EXIT_BADINPUT)
+		if (cmd_fail(patch) == EXIT_BADINPUT)
 			status = EXIT_BADINPUT;
 		goto done;
 	}

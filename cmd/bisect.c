@@ -3,12 +3,12 @@
  * is src/bisect.c; this file picks the check, prints the steps as they
  * are decided and maps the outcome to an exit status (man/tide-bisect.1).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/bisect.h"
 #include "../src/boot.h"
 #include "../src/build.h"
@@ -22,12 +22,6 @@ enum {
 	EXIT_NOTHING = 6,	/* the day passes the check */
 	EXIT_BASE_BROKEN = 7,	/* the base fails the check: mainline is broken */
 };
-
-static const char usage[] =
-	"usage: tide bisect DATE [--build [--target OBJ] | --boot | --test NAME |\n"
-	"                         --cmd CMD] [--since GOOD-DATE] [--retries N]\n"
-	"       tide bisect --continue\n"
-	"       tide bisect --status\n";
 
 /* What the user asked for; also what state.json keeps for --continue. */
 struct spec {
@@ -183,9 +177,9 @@ static void show_progress(void *data, const char *line);
 static int checker_init(struct checker *ck, const struct spec *sp, const char *wsdir)
 {
 	memset(ck, 0, sizeof(*ck));
-	ck->srcdir = path_join(wsdir, "bisect/src");
-	ck->state_path = path_join(wsdir, "bisect/src.tree");
-	ck->log_path = path_join(wsdir, "bisect/check.log");
+	ck->srcdir = workspace_bisect_src(wsdir);
+	ck->state_path = workspace_bisect_src_state(wsdir);
+	ck->log_path = workspace_bisect_check_log(wsdir);
 	ck->check.data = ck;
 	if (!strcmp(sp->kind, "cmd")) {
 		ck->cmd.cmd = sp->arg;
@@ -216,7 +210,7 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 		if (strcmp(sp->kind, "build")) {
 			ck->test = sp->arg;
 			boot_ws_paths_init(&ck->paths, wsdir);
-			ck->console_path = path_join(wsdir, "bisect/console.log");
+			ck->console_path = workspace_bisect_console_log(wsdir);
 			ck->check.run = boot_check;
 		}
 		return 0;
@@ -378,7 +372,10 @@ static int continue_cmd(struct cmd_ctx *ctx)
 	sp.kind = json_string_value(json_object_get(check, "kind"));
 	sp.arg = json_string_value(json_object_get(check, "arg"));
 	if (!sp.kind || !json_is_string(json_object_get(st, "date"))) {
-		cmd_error("%s/bisect/state.json: no date or check recorded", ctx->ws->dir);
+		char *path = workspace_bisect_state(ctx->ws->dir);
+
+		cmd_error("%s: no date or check recorded", path);
+		free(path);
 		json_decref(st);
 		return EXIT_BADINPUT;
 	}
@@ -395,93 +392,72 @@ static int continue_cmd(struct cmd_ctx *ctx)
 	return status;
 }
 
-static int set_check(struct spec *sp, const char *kind, const char *arg)
+/* The check: at most one of --build, --boot, --test NAME, --cmd CMD (default --build). */
+static int pick_check(struct spec *sp, int build, int boot, const char *test, const char *cmd)
 {
-	if (sp->kind) {
-		cmd_error("only one of --build, --boot, --test, --cmd");
+	if (build + boot + !!test + !!cmd > 1)
 		return -1;
-	}
-	sp->kind = kind;
-	sp->arg = arg;
+	sp->kind = boot ? "boot" : test ? "test" : cmd ? "cmd" : build ? "build" : NULL;
+	sp->arg = test ? test : cmd;
 	return 0;
 }
 
+enum { VERB_START = 1, VERB_CONTINUE, VERB_STATUS };
+
 int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "build", no_argument, NULL, 'B' },
-		{ "boot", no_argument, NULL, 'b' },
-		{ "test", required_argument, NULL, 't' },
-		{ "cmd", required_argument, NULL, 'c' },
-		{ "target", required_argument, NULL, 'T' },
-		{ "since", required_argument, NULL, 's' },
-		{ "retries", required_argument, NULL, 'r' },
-		{ "continue", no_argument, NULL, 'C' },
-		{ "status", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct spec sp = { NULL, NULL };
-	const char *since = NULL, *target = NULL;
-	int c, retries = 1, cont = 0, stat = 0, bad = 0;
+	const char *date = NULL, *since = NULL, *target = NULL, *test = NULL, *cmd = NULL;
+	const char *tries = NULL;
+	int retries = 1, verb = 0, old_cont = 0, old_stat = 0, build = 0, boot = 0, status;
 	char *end;
+	const struct opt_spec specs[] = {
+		{ OPT_SUBCOMMAND, "start", 0, &verb, VERB_START, OPT_NOUSAGE,
+		  NULL, "start a bisect (the verb may be left out)" },
+		{ OPT_ARG, "date", 0, &date, 0, OPT_BARE, "DATE", "the bad day" },
+		{ OPT_SWITCH, "build", 0, &build, 1, 0, NULL, "a state is bad when it does not build (default)" },
+		{ OPT_VALUE, "target", 0, &target, 0, OPT_NESTED, "OBJ", "build only this make target" },
+		{ OPT_SWITCH, "boot", 0, &boot, 1, OPT_CHOICE, NULL, "... or does not boot" },
+		{ OPT_VALUE, "test", 0, &test, 0, OPT_CHOICE, "NAME", "... or fails this smoke test" },
+		{ OPT_VALUE, "cmd", 0, &cmd, 0, OPT_CHOICE, "CMD", "... or CMD exits non-zero in the checkout" },
+		{ OPT_VALUE, "since", 0, &since, 0, 0, "GOOD-DATE", "bisect against this good day" },
+		{ OPT_VALUE, "retries", 0, &tries, 0, 0, "N",
+		  "ask each verdict up to N times: bad only if every try is" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SUBCOMMAND, "continue", 0, &verb, VERB_CONTINUE, OPT_BARE, NULL,
+		  "go on with an interrupted bisect" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SUBCOMMAND, "status", 0, &verb, VERB_STATUS, OPT_BARE, NULL,
+		  "show the running or last bisect" },
+		/* The spellings before the verbs. */
+		{ OPT_SWITCH, "continue", 0, &old_cont, 1, OPT_HIDDEN, NULL, NULL },
+		{ OPT_SWITCH, "status", 0, &old_stat, 1, OPT_HIDDEN, NULL, NULL },
+		{ 0 },
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'B':
-			bad |= set_check(&sp, "build", NULL);
-			break;
-		case 'b':
-			bad |= set_check(&sp, "boot", NULL);
-			break;
-		case 't':
-			bad |= set_check(&sp, "test", optarg);
-			break;
-		case 'c':
-			bad |= set_check(&sp, "cmd", optarg);
-			break;
-		case 's':
-			since = optarg;
-			break;
-		case 'T':
-			target = optarg;
-			break;
-		case 'r':
-			retries = (int)strtol(optarg, &end, 10);
-			if (*end || retries < 1 || retries > 100) {
-				cmd_error("--retries wants a number from 1 to 100, not '%s'", optarg);
-				bad = 1;
-			}
-			break;
-		case 'C':
-			cont = 1;
-			break;
-		case 'S':
-			stat = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return cmd_finish_stdout(EXIT_OK);
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (bad)
-		return cmd_usage(usage);
-	if (stat) {
-		if (optind != argc || sp.kind || since || cont)
-			return cmd_usage(usage);
+	if ((status = opt_parse("bisect", specs, argc, argv, 0)) != 0)
+		return status < 0 ? cmd_finish_stdout(EXIT_OK) : status;
+	if ((old_cont || old_stat) && (verb || (old_cont && old_stat)))
+		return opt_usage_error("bisect", specs, "one of start, continue, status");
+	verb = old_cont ? VERB_CONTINUE : old_stat ? VERB_STATUS : verb ? verb : VERB_START;
+	if (pick_check(&sp, build, boot, test, cmd) < 0)
+		return opt_usage_error("bisect", specs, "only one of --build, --boot, --test, --cmd");
+	if (tries && ((retries = (int)strtol(tries, &end, 10)) < 1 || *end || retries > 100))
+		return opt_usage_error("bisect", specs,
+				       "--retries wants a number from 1 to 100, not '%s'", tries);
+	if (verb != VERB_START && (date || sp.kind || since || target || tries))
+		return opt_usage_error("bisect", specs, "%s takes no date or options",
+				       verb == VERB_STATUS ? "status" : "continue");
+	if (verb == VERB_START && !date)
+		return opt_usage_error("bisect", specs, "missing DATE");
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
+	if (verb == VERB_STATUS)
 		return status_cmd(ctx);
-	}
-	if (cont && (optind != argc || sp.kind || since))
-		return cmd_usage(usage);
-	if (!cont && optind + 1 != argc)
-		return cmd_usage(usage);
 	/* state.json is replaced atomically, so --status needs no lock; the rest does. */
 	if (workspace_lock(ctx->ws) < 0)
 		return cmd_fail(NULL);
-	if (cont)
+	if (verb == VERB_CONTINUE)
 		return continue_cmd(ctx);
 	if (sp.kind && !strcmp(sp.kind, "cmd") && !*sp.arg) {
 		cmd_error("--cmd wants a command");
@@ -501,5 +477,5 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 		}
 		sp.arg = target;
 	}
-	return run(ctx, argv[optind], &sp, since, retries, 0);
+	return run(ctx, date, &sp, since, retries, 0);
 }

@@ -1,19 +1,14 @@
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/boot.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide boot [DAY] [--smp N] [--timeout S] [--accel auto|tcg|kvm]\n"
-	"                 [--append ARGS] [--init FILE] [--json]\n"
-	"       tide boot --kernel FILE [--config FILE] [--console FILE] [options]\n";
 
 struct boot_cli {
 	struct boot_opts opts;
@@ -82,10 +77,11 @@ static int emit(const struct boot_result *res, const struct boot_cli *cli,
 static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *console)
 {
 	struct boot_result res = { 0 };
-	char *base = ctx->wsdir ? path_join(ctx->wsdir, "build")
+	char *base = ctx->wsdir ? NULL
 				: xasprintf("%s/tide-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 					    (int)getuid());
-	char *cache = path_join(base, "initramfs"), *kvm = path_join(base, "kvm-probe");
+	char *cache = base ? path_join(base, "initramfs") : workspace_build_initramfs(ctx->wsdir);
+	char *kvm = base ? path_join(base, "kvm-probe") : workspace_build_kvm_probe(ctx->wsdir);
 	int status;
 
 	cli->opts.initramfs_dir = cache;
@@ -105,8 +101,8 @@ static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *cons
 /* Boot the day's kernel and put "boot" into its day.json. */
 static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date)
 {
-	char *daydir = xasprintf("%s/days/%s", ws->dir, date);
-	char *record = path_join(daydir, "day.json"), *console = path_join(daydir, "console.log");
+	char *daydir = workspace_day_dir(ws->dir, date);
+	char *record = workspace_daydir_json(daydir), *console = workspace_daydir_console_log(daydir);
 	struct boot_ws_paths paths;
 	struct boot_result res = { 0 };
 	struct day *day = NULL;
@@ -180,90 +176,54 @@ done:
 	return status;
 }
 
-static int parse_number(double *out, const char *opt, const char *arg)
+static int parse_number(double *out, const char *arg)
 {
 	char *end;
 
 	*out = strtod(arg, &end);
-	if (*end || *out <= 0) {
-		cmd_error("%s wants a positive number, not '%s'", opt, arg);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_args(struct boot_cli *cli, const char **console, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "console", required_argument, NULL, 'o' },
-		{ "init", required_argument, NULL, 'i' },
-		{ "smp", required_argument, NULL, 's' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "append", required_argument, NULL, 'A' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	double num;
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'k': cli->opts.kernel = optarg; break;
-		case 'c': cli->opts.config = optarg; break;
-		case 'o': *console = optarg; break;
-		case 'i': cli->opts.init = optarg; break;
-		case 'a': cli->opts.accel = optarg; break;
-		case 'A': cli->opts.append = optarg; break;
-		case 'j': cli->json = 1; break;
-		case 's':
-			if (parse_number(&num, "--smp", optarg) < 0 || num != (int)num || num > 64)
-				return EXIT_USAGE;
-			cli->opts.smp = (int)num;
-			break;
-		case 't':
-			if (parse_number(&num, "--timeout", optarg) < 0)
-				return EXIT_USAGE;
-			cli->opts.timeout = num;
-			break;
-		case 'h': return -1;
-		default: return EXIT_USAGE;
-		}
-	}
-	return 0;
+	return *end || *out <= 0 ? -1 : 0;
 }
 
 int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct boot_cli cli = { { 0 }, 0 };
-	const char *console = NULL;
-	int status = parse_args(&cli, &console, argc, argv);
+	const char *console = NULL, *day = NULL, *smp = NULL, *timeout = NULL;
+	const struct opt_spec specs[] = {
+		{ OPT_ARG, "day", 0, &day, 0, 0, "DAY", "the day whose kernel to boot (default: the newest)" },
+		{ OPT_VALUE, "smp", 0, &smp, 0, 0, "N", "CPUs of the guest (default 4)" },
+		{ OPT_VALUE, "timeout", 0, &timeout, 0, 0, "S", "give up on the guest after S seconds" },
+		{ OPT_VALUE, "accel", 0, &cli.opts.accel, 0, 0, "auto|tcg|kvm", "QEMU's accelerator" },
+		{ OPT_VALUE, "append", 0, &cli.opts.append, 0, 0, "ARGS", "more kernel command line" },
+		{ OPT_VALUE, "init", 0, &cli.opts.init, 0, 0, "FILE", "the guest program" },
+		{ OPT_SWITCH, "json", 0, &cli.json, 1, 0, NULL, "print the result as JSON" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_VALUE, "kernel", 0, &cli.opts.kernel, 0, OPT_BARE, "FILE",
+		  "boot this kernel, not a day's" },
+		{ OPT_VALUE, "config", 0, &cli.opts.config, 0, 0, "FILE", "the .config of --kernel" },
+		{ OPT_VALUE, "console", 0, &console, 0, 0, "FILE", "write the console of --kernel to FILE" },
+		{ OPT_TEXT, NULL, 0, NULL, 0, 0, "options", NULL },
+		{ 0 },
+	};
+	double num;
+	int status;
 
-	if (status < 0) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	if (status || argc - optind > 1)
-		return cmd_usage(usage);
+	if ((status = opt_parse("boot", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (smp && (parse_number(&num, smp) < 0 || num != (int)num || num > 64))
+		return opt_usage_error("boot", specs, "--smp wants a positive number up to 64, not '%s'", smp);
+	if (smp)
+		cli.opts.smp = (int)num;
+	if (timeout && parse_number(&cli.opts.timeout, timeout) < 0)
+		return opt_usage_error("boot", specs, "--timeout wants a positive number, not '%s'", timeout);
 	if (cli.opts.accel && strcmp(cli.opts.accel, "auto") && strcmp(cli.opts.accel, "tcg") &&
-	    strcmp(cli.opts.accel, "kvm")) {
-		cmd_error("--accel wants auto, tcg or kvm, not '%s'", cli.opts.accel);
-		return cmd_usage(usage);
-	}
+	    strcmp(cli.opts.accel, "kvm"))
+		return opt_usage_error("boot", specs, "--accel wants auto, tcg or kvm, not '%s'", cli.opts.accel);
 	if (cli.opts.kernel) {
-		if (optind < argc) {
-			cmd_error("give a DAY or --kernel FILE, not both");
-			return cmd_usage(usage);
-		}
+		if (day)
+			return opt_usage_error("boot", specs, "give a DAY or --kernel FILE, not both");
 		return boot_file(ctx, &cli, console);
 	}
-	if (cli.opts.config || console) {
-		cmd_error("--config and --console go with --kernel");
-		return cmd_usage(usage);
-	}
-	return open_ws_and_boot(ctx, &cli, optind < argc ? argv[optind] : NULL);
+	if (cli.opts.config || console)
+		return opt_usage_error("boot", specs, "--config and --console go with --kernel");
+	return open_ws_and_boot(ctx, &cli, day);
 }

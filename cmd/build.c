@@ -1,16 +1,13 @@
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/build.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide build [DAY|REV] [--config FRAGMENT] [--jobs N] [--no-ccache]\n";
 
 /* Kernel builds yield to interactive work on the machine. */
 #define BUILD_NICE 10
@@ -69,8 +66,8 @@ static void print_result(const struct build_result *res, const char *log)
 static int build_one_day(struct cmd_ctx *ctx, const char *date,
 			 const struct build_day_opts *o)
 {
-	char *daydir = xasprintf("%s/days/%s", ctx->ws->dir, date);
-	char *path = path_join(daydir, "day.json"), *log = path_join(daydir, "build.log");
+	char *daydir = workspace_day_dir(ctx->ws->dir, date);
+	char *path = workspace_daydir_json(daydir), *log = workspace_daydir_build_log(daydir);
 	struct day *day = NULL, *prev = NULL;
 	struct build_result res = { 0 };
 	char *days = NULL;
@@ -80,7 +77,7 @@ static int build_one_day(struct cmd_ctx *ctx, const char *date,
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	days = workspace_path(ctx->ws, "days");
+	days = workspace_days_dir(ctx->ws->dir);
 	prev = build_previous_day(days, date);
 	if (build_day(day, ctx->ws->repo, ctx->ws->dir, daydir, prev, o, &res) < 0 ||
 	    day_save(day, path) < 0) {
@@ -142,42 +139,25 @@ done:
 
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "no-ccache", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct build_day_opts o = { .nice = BUILD_NICE };
+	const char *arg = NULL, *jobs = NULL;
+	const struct opt_spec specs[] = {
+		{ OPT_ARG, "day", 0, &arg, 0, 0, "DAY|REV", "a day (default: the newest) or any revision" },
+		{ OPT_VALUE, "config", 0, &o.fragment, 0, 0, "FRAGMENT",
+		  "config fragment (default: kernel-tests/smoke.config)" },
+		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "make -j N" },
+		{ OPT_SWITCH, "no-ccache", 0, &o.no_ccache, 1, 0, NULL, "compile without ccache" },
+		{ 0 },
+	};
 	char *date = NULL, *end;
-	int c, status;
+	int status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o.fragment = optarg;
-			break;
-		case 'j':
-			o.jobs = (int)strtol(optarg, &end, 10);
-			if (*end || o.jobs < 1) {
-				cmd_error("--jobs wants a positive number, not '%s'", optarg);
-				return cmd_usage(usage);
-			}
-			break;
-		case 'n':
-			o.no_ccache = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (argc - optind > 1)
-		return cmd_usage(usage);
+	if ((status = opt_parse("build", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (jobs && ((o.jobs = (int)strtol(jobs, &end, 10)) < 1 || *end))
+		return opt_usage_error("build", specs, "--jobs wants a positive number, not '%s'", jobs);
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (o.fragment && !path_exists(o.fragment)) {
 		cmd_error("config fragment '%s' does not exist", o.fragment);
 		return EXIT_BADINPUT;
@@ -185,9 +165,9 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 	/* DIR/config's build settings, before anything is looked up or built. */
 	if (build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
-	if (optind < argc && !day_date_is_valid(argv[optind]))
-		return build_one_rev(ctx, argv[optind], &o);
-	date = optind < argc ? xstrdup(argv[optind]) : cmd_newest_day(ctx->ws);
+	if (arg && !day_date_is_valid(arg))
+		return build_one_rev(ctx, arg, &o);
+	date = arg ? xstrdup(arg) : cmd_newest_day(ctx->ws);
 	if (!date) {
 		cmd_error("no day to build yet; run 'tide run' or name a revision");
 		return EXIT_BADINPUT;

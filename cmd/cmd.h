@@ -16,17 +16,15 @@ enum {
 	EXIT_LOCKED = 5,	/* another run holds the workspace lock */
 };
 
-/* Table flags: what the dispatcher prepares before calling a command. */
+/*
+ * Table flags: what cmd_open(ctx, ctx->open_flags) prepares.  A command
+ * parses its arguments first (cmd/opt.h) and then calls it, so a bad
+ * option is a usage error even where there is no trees.conf or workspace.
+ */
 enum {
 	NEED_WORKSPACE = 1 << 0,	/* open (-C DIR / $TIDE_DIR) */
 	TAKES_LOCK = 1 << 1,		/* hold the workspace lock while running */
 	NEED_CONF = 1 << 2,		/* load trees.conf */
-	/*
-	 * The command parses its arguments first and then calls
-	 * cmd_open(ctx, ctx->open_flags) itself, so a bad option is a usage
-	 * error even where there is no trees.conf or workspace yet.
-	 */
-	ARGS_FIRST = 1 << 3,
 };
 
 struct workspace;
@@ -40,7 +38,7 @@ struct cmd_ctx {
 	struct trees_conf *conf;	/* set when NEED_CONF */
 	struct settings *settings;	/* DIR/config, loaded with the workspace or conf */
 	int progress;			/* stderr is a terminal: draw progress */
-	unsigned open_flags;		/* the table's flags, for ARGS_FIRST commands */
+	unsigned open_flags;		/* the table's flags, for cmd_open() */
 };
 
 struct cmd {

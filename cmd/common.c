@@ -24,7 +24,7 @@ static int open_settings(struct cmd_ctx *ctx)
 
 	if (ctx->settings || !ctx->wsdir)
 		return 0;
-	path = path_join(ctx->wsdir, "config");
+	path = workspace_config(ctx->wsdir);
 	error = settings_load(&ctx->settings, path);
 	free(path);
 	return error < 0 ? cmd_fail(NULL) : 0;
@@ -44,7 +44,7 @@ static char *conf_path(const struct cmd_ctx *ctx)
 	if (remembered)
 		return xstrdup(remembered);
 	if (ctx->wsdir)
-		return path_join(ctx->wsdir, "trees.conf");
+		return workspace_trees_conf(ctx->wsdir);
 	return xstrdup("trees.conf");
 }
 
@@ -141,7 +141,7 @@ void cmd_close(struct cmd_ctx *ctx)
 
 char *cmd_newest_day(struct workspace *ws)
 {
-	char *days = workspace_path(ws, "days"), *date = day_newest(days);
+	char *days = workspace_days_dir(ws->dir), *date = day_newest(days);
 
 	if (!date && tide_error_code() == TIDE_ENOTFOUND)
 		tide_error_set(TIDE_ENOTFOUND, "no day in workspace '%s' yet", ws->dir);
@@ -164,10 +164,10 @@ char *cmd_day_arg(const char *arg)
 	return NULL;
 }
 
-/* days/DATE/day.json and, unless prev is NULL, the day before it (NULL if none). */
+/* DIR/days/DATE/day.json and, unless prev is NULL, the day before it (NULL if none). */
 int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date)
 {
-	char *days = workspace_path(ws, "days"), **dates = NULL, *path = NULL;
+	char *days = workspace_days_dir(ws->dir), **dates = NULL, *path = NULL;
 	int n = day_list(&dates, days), i, error = 0;
 
 	*day = NULL;
@@ -184,11 +184,11 @@ int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, con
 		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
 		goto done;
 	}
-	path = xasprintf("%s/%s/day.json", days, dates[i]);
+	path = workspace_day_json(ws->dir, dates[i]);
 	if ((error = day_load(day, path)) < 0 || i == 0 || !prev)
 		goto done;
 	free(path);
-	path = xasprintf("%s/%s/day.json", days, dates[i - 1]);
+	path = workspace_day_json(ws->dir, dates[i - 1]);
 	if (day_load(prev, path) < 0) {
 		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
 		tide_error_clear();

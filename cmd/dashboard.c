@@ -1,15 +1,13 @@
 /* tide dashboard: the workspace's days as static HTML pages (man/tide-dashboard.1). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/dashboard.h"
 #include "../src/error.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] = "usage: tide dashboard [--out DIR]\n";
 
 static void warn_unreadable(const struct dashboard_result *res)
 {
@@ -21,7 +19,7 @@ static void warn_unreadable(const struct dashboard_result *res)
 int cmd_dashboard_regenerate(struct cmd_ctx *ctx)
 {
 	struct dashboard_result res;
-	char *out = workspace_path(ctx->ws, "dashboard");
+	char *out = workspace_dashboard(ctx->ws->dir);
 	int error = dashboard_write(&res, ctx->ws->dir, out);
 
 	/* The day is recorded whatever happens here: a warning, never a failure. */
@@ -37,34 +35,20 @@ int cmd_dashboard_regenerate(struct cmd_ctx *ctx)
 
 int cmd_dashboard(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dashboard_result res;
 	const char *out_arg = NULL;
 	char *out;
-	int c, status;
+	int status;
+	const struct opt_spec specs[] = {
+		{ OPT_VALUE, "out", 0, &out_arg, 0, 0, "DIR", "write the pages to DIR (default: DIR/dashboard)" },
+		{ 0 },
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out_arg = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (optind < argc) {
-		cmd_error("unexpected argument '%s'", argv[optind]);
-		return cmd_usage(usage);
-	}
-	out = out_arg ? xstrdup(out_arg) : workspace_path(ctx->ws, "dashboard");
+	if ((status = opt_parse("dashboard", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
+	out = out_arg ? xstrdup(out_arg) : workspace_dashboard(ctx->ws->dir);
 	if (dashboard_write(&res, ctx->ws->dir, out) < 0) {
 		status = cmd_fail(NULL);
 	} else {

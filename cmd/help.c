@@ -6,31 +6,31 @@
 #include <string.h>
 
 #include "cmd.h"
-
-static const char usage[] = "usage: tide help [COMMAND]\n";
+#include "opt.h"
 
 int cmd_help(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct cmd *cmd;
 	char *help_argv[] = { NULL, "--help", NULL };
+	const char *name = NULL;
+	const struct opt_spec specs[] = {
+		{ OPT_ARG, "command", 0, &name, 0, 0, "COMMAND", "show this command's usage and options" },
+		{ 0 },
+	};
+	int status;
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		}
-		return cmd_usage(usage);
-	}
-	if (argc < 2) {
+	if ((status = opt_parse("help", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (!name) {
 		cmd_print_help(stdout);
 		return EXIT_OK;
 	}
-	if (!(cmd = cmd_find(argv[1]))) {
-		cmd_error("'%s' is not a tide command; see 'tide help'", argv[1]);
+	if (!(cmd = cmd_find(name))) {
+		cmd_error("'%s' is not a tide command; see 'tide help'", name);
 		return EXIT_USAGE;
 	}
 	if (cmd->fn == cmd_help) {
-		fputs(usage, stdout);
+		opt_help_fprint(stdout, "help", specs);
 		return EXIT_OK;
 	}
 	/* --help needs nothing opened: every command prints its usage and returns. */

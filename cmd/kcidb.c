@@ -1,5 +1,4 @@
 /* tide kcidb: a day's results as a KCIDB v5.3 document (man/tide-kcidb.1). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +6,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/buf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -14,10 +14,6 @@
 #include "../src/settings.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide kcidb [--origin NAME] [--url URL] [--out FILE] [DATE]\n"
-	"       tide kcidb --submit URL [--token-file FILE] [--timeout S] [--origin NAME] [--url URL] [DATE]\n";
 
 #define DEFAULT_ORIGIN "tide"
 
@@ -51,7 +47,7 @@ static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
 		  const char *url, const char *token_file, long timeout, const char *next)
 {
 	struct kcidb_server srv = { .url = url, .timeout = timeout };
-	char *spool = workspace_path(ctx->ws, "kcidb-spool"), *token = NULL;
+	char *spool = workspace_kcidb_spool(ctx->ws->dir), *token = NULL;
 	char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	int sent = 0, left = 0, status = EXIT_OK;
 
@@ -84,59 +80,40 @@ done:
 
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "origin", required_argument, NULL, 'o' },
-		{ "url", required_argument, NULL, 'u' },
-		{ "out", required_argument, NULL, 'O' },
-		{ "submit", required_argument, NULL, 's' },
-		{ "token-file", required_argument, NULL, 't' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kcidb_opts o = { 0 };
-	const char *out = NULL, *submit_url = NULL, *token_file = NULL;
+	const char *out = NULL, *submit_url = NULL, *token_file = NULL, *arg = NULL, *secs = NULL;
 	long timeout = 60;
 	char *end;
 	struct day *day = NULL;
 	json_t *doc = NULL;
 	char *date = NULL;
-	int c, status;
+	int status;
+	const struct opt_spec specs[] = {
+		{ OPT_VALUE, "origin", 0, &o.origin, 0, 0, "NAME", "the KCIDB origin (default: tide)" },
+		{ OPT_VALUE, "url", 0, &o.url_base, 0, 0, "URL", "where the workspace's days are published" },
+		{ OPT_VALUE, "out", 0, &out, 0, 0, "FILE", "write the document to FILE (default: stdout)" },
+		{ OPT_ARG, "date", 0, &arg, 0, 0, "DATE",
+		  "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_VALUE, "submit", 0, &submit_url, 0, OPT_BARE, "URL",
+		  "post the document to a KCIDB-REST server" },
+		{ OPT_VALUE, "token-file", 0, &token_file, 0, 0, "FILE", "the bearer token for --submit" },
+		{ OPT_VALUE, "timeout", 0, &secs, 0, 0, "S",
+		  "give up on the server after S seconds (default 60)" },
+		{ OPT_REF, "origin", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "url", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "date", 0, NULL, 0, 0, NULL, NULL },
+		{ 0 },
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.origin = optarg;
-			break;
-		case 'u':
-			o.url_base = optarg;
-			break;
-		case 'O':
-			out = optarg;
-			break;
-		case 's':
-			submit_url = optarg;
-			break;
-		case 't':
-			token_file = optarg;
-			break;
-		case 'T':
-			timeout = strtol(optarg, &end, 10);
-			if (*end || timeout < 1 || timeout > 3600) {
-				cmd_error("--timeout wants seconds from 1 to 3600, not '%s'", optarg);
-				return cmd_usage(usage);
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (argc - optind > 1 || (out && submit_url))
-		return cmd_usage(usage);
+	if ((status = opt_parse("kcidb", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (secs && ((timeout = strtol(secs, &end, 10)) < 1 || *end || timeout > 3600))
+		return opt_usage_error("kcidb", specs, "--timeout wants seconds from 1 to 3600, not '%s'", secs);
+	if (out && submit_url)
+		return opt_usage_error("kcidb", specs, "--out and --submit do not go together");
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (!token_file && submit_url && ctx->settings)
 		token_file = settings_get(ctx->settings, "kcidb-token-file");
 	if (submit_url && !str_starts_with(submit_url, "http://") &&
@@ -156,7 +133,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 			  o.origin);
 		return EXIT_USAGE;
 	}
-	if (optind < argc && !(date = cmd_day_arg(argv[optind])))
+	if (arg && !(date = cmd_day_arg(arg)))
 		return cmd_fail(NULL);
 	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0)
 		status = cmd_fail(NULL);
@@ -184,7 +161,10 @@ static int timeout_valid(const char *text)
 /* DIR/config:LINE for messages about key. */
 static void config_where(struct buf *out, const struct cmd_ctx *ctx, const char *key)
 {
-	buf_printf(out, "%s/config:%zu", ctx->ws->dir, settings_line_of(ctx->settings, key));
+	char *path = workspace_config(ctx->ws->dir);
+
+	buf_printf(out, "%s:%zu", path, settings_line_of(ctx->settings, key));
+	free(path);
 }
 
 int cmd_kcidb_check_settings(struct cmd_ctx *ctx)

@@ -5,13 +5,12 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/changes.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] = "usage: tide log [--changes [DAY]]\n";
 
 /* "ok"/"failed" of a later stage's record ("build", "boot"), or NULL. */
 static const char *stage_status(const struct day *d, const char *key)
@@ -86,26 +85,31 @@ static int print_changes(struct cmd_ctx *ctx, const char *arg)
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	char *days = NULL, **dates = NULL;
-	int n, i, status = EXIT_OK;
+	const char *day = NULL;
+	int n, i, status = EXIT_OK, changes = 0;
+	const struct opt_spec specs[] = {
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SWITCH, "changes", 0, &changes, 1, OPT_BARE, NULL,
+		  "what changed in DAY since the day before (default: the newest day)" },
+		{ OPT_ARG, "day", 0, &day, 0, 0, "DAY", "YYYY-MM-DD or next-YYYYMMDD" },
+		{ 0 },
+	};
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	if (argc > 1 && !strcmp(argv[1], "--changes") && argc <= 3 &&
-	    (argc < 3 || argv[2][0] != '-'))
-		return print_changes(ctx, argc == 3 ? argv[2] : NULL);
-	if (argc > 1) {
-		cmd_error("unknown argument '%s'", argv[1]);
-		return cmd_usage(usage);
-	}
-	days = workspace_path(ctx->ws, "days");
+	if ((status = opt_parse("log", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (day && !changes)
+		return opt_usage_error("log", specs, "unexpected argument '%s' (DAY goes with --changes)", day);
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
+	if (changes)
+		return print_changes(ctx, day);
+	days = workspace_days_dir(ctx->ws->dir);
 	if ((n = day_list(&dates, days)) < 0) {
 		free(days);
 		return cmd_fail(NULL);
 	}
 	for (i = n - 1; i >= 0; i--) {	/* newest first, like git log */
-		char *path = xasprintf("%s/%s/day.json", days, dates[i]);
+		char *path = workspace_day_json(ctx->ws->dir, dates[i]);
 		struct day *d = NULL;
 
 		if (day_load(&d, path) < 0) {

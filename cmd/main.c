@@ -17,7 +17,7 @@
 
 static const struct cmd commands[] = {
 	{ "trees", cmd_trees, NEED_CONF, "list the trees trees.conf names, in merge order" },
-	{ "run", cmd_run, NEED_WORKSPACE | TAKES_LOCK | NEED_CONF | ARGS_FIRST, "integrate today's trees" },
+	{ "run", cmd_run, NEED_WORKSPACE | TAKES_LOCK | NEED_CONF, "integrate today's trees" },
 	{ "log", cmd_log, NEED_WORKSPACE, "one line per integrated day" },
 	{ "show", cmd_show, NEED_WORKSPACE, "per-tree status of one day" },
 	{ "merge-tree", cmd_merge_tree, 0, "merge two revisions in memory (plumbing)" },
@@ -116,16 +116,6 @@ const struct cmd *cmd_find(const char *name)
 	return NULL;
 }
 
-static int wants_help(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct cmd_ctx ctx = { 0 };
@@ -157,13 +147,15 @@ int main(int argc, char **argv)
 	if (!ctx.wsdir)
 		ctx.wsdir = getenv("TIDE_DIR");
 	ctx.progress = isatty(STDERR_FILENO);
-	ctx.open_flags = cmd->flags & ~ARGS_FIRST;
+	ctx.open_flags = cmd->flags;
 
 	git_libgit2_init();
-	/* "tide CMD -h" needs no workspace or trees.conf. */
-	if ((status = cmd_open(&ctx, wants_help(argc - i, argv + i) || (cmd->flags & ARGS_FIRST) ?
-				     0 : cmd->flags)) == 0)
-		status = cmd->fn(&ctx, argc - i, argv + i);
+	/*
+	 * Each command parses its arguments (cmd/opt.h) before it calls
+	 * cmd_open(ctx, ctx->open_flags): "tide CMD -h" and a bad option need
+	 * no workspace or trees.conf.
+	 */
+	status = cmd->fn(&ctx, argc - i, argv + i);
 	cmd_close(&ctx);
 	/* An abandoned fetch thread may still be inside libgit2: leave it its state. */
 	if (!fetch_abandoned_threads())

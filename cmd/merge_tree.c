@@ -2,19 +2,15 @@
  * tide merge-tree: the merge engine as plumbing, printing what
  * `git merge-tree --write-tree` prints, so the two can be compared.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <git2.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/error.h"
 #include "../src/merge.h"
-
-static const char usage[] =
-	"usage: tide merge-tree [--name-only] [--no-renames] [--allow-unrelated-histories]\n"
-	"                       OURS THEIRS\n";
 
 struct args {
 	int name_only;
@@ -114,39 +110,17 @@ static void print_result(const struct merge_result *res,
 
 static int parse_args(int argc, char **argv, struct args *a, struct merge_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "name-only", no_argument, NULL, 'n' },
-		{ "no-renames", no_argument, NULL, 'R' },
-		{ "allow-unrelated-histories", no_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt_spec specs[] = {
+		{ OPT_SWITCH, "name-only", 0, &a->name_only, 1, 0, NULL, "list the conflicted paths only" },
+		{ OPT_SWITCH, "no-renames", 0, &o->find_renames, 0, 0, NULL, "do not detect renames" },
+		{ OPT_SWITCH, "allow-unrelated-histories", 0, &a->allow_unrelated, 1, 0, NULL,
+		  "merge revisions without a common commit" },
+		{ OPT_ARG, "ours", 0, &o->ours_label, 0, OPT_BARE | OPT_MANDATORY, "OURS", "a revision" },
+		{ OPT_ARG, "theirs", 0, &o->theirs_label, 0, OPT_BARE | OPT_MANDATORY, "THEIRS", "a revision" },
+		{ 0 },
 	};
-	int c;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			a->name_only = 1;
-			break;
-		case 'U':
-			a->allow_unrelated = 1;
-			break;
-		case 'R':
-			o->find_renames = 0;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (argc - optind != 2)
-		return cmd_usage(usage);
-	o->ours_label = argv[optind];
-	o->theirs_label = argv[optind + 1];
-	return 0;
+	return opt_parse("merge-tree", specs, argc, argv, OPT_IN_ORDER);
 }
 
 /* Like git, merging histories without a common commit needs consent. */

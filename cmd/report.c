@@ -2,11 +2,11 @@
  * tide report [DATE] [--tree NAME] [--json]: the per-tree conflict
  * reports of a day; with --mail they go to the trees' contacts.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -16,11 +16,6 @@
 #include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide report [DATE] [--tree NAME] [--json]\n"
-	"   or: tide report [DATE] --mail [--dry-run] [--all] [--tree NAME]\n"
-	"   or: tide report [DATE] --announce [--mail [--dry-run]]\n";
 
 struct report_args {
 	const char *date, *tree;
@@ -95,7 +90,7 @@ struct mailer {
 	char *from;
 	char *announce;		/* the list the day's announcement goes to, or NULL */
 	long max_per_day;
-	json_t *state;		/* days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
+	json_t *state;		/* DIR/days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
 	char *state_path;
 	git_mailmap *mailmap;	/* the day's .mailmap: contacts as they are known today */
 };
@@ -103,7 +98,7 @@ struct mailer {
 /* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo=, announce= */
 static int mailer_load(struct mailer *m, struct workspace *ws)
 {
-	char *path = workspace_path(ws, "mail.conf"), *line, *save = NULL, *eq, *cred = NULL;
+	char *path = workspace_mail_conf(ws->dir), *line, *save = NULL, *eq, *cred = NULL;
 	struct buf text = BUF_INIT;
 	int error, lineno = 0;
 
@@ -167,9 +162,10 @@ static void mailer_release(struct mailer *m)
 
 static void state_load(struct mailer *m, struct workspace *ws, const char *date)
 {
-	char *rel = xasprintf("days/%s/reports/mail.json", date);
+	char *daydir = workspace_day_dir(ws->dir, date);
 
-	m->state_path = workspace_path(ws, rel);
+	m->state_path = workspace_daydir_mail_json(daydir);
+	free(daydir);
 	m->state = json_load_file(m->state_path, 0, NULL);
 	if (!json_is_object(m->state)) {
 		json_decref(m->state);
@@ -179,7 +175,6 @@ static void state_load(struct mailer *m, struct workspace *ws, const char *date)
 		json_object_set_new(m->state, "sent", json_object());
 	if (!json_is_object(json_object_get(m->state, "failed")))
 		json_object_set_new(m->state, "failed", json_object());
-	free(rel);
 }
 
 static int state_save(struct mailer *m)
@@ -319,7 +314,10 @@ static int announce(struct cmd_ctx *ctx, const struct day *d, const struct day *
 	}
 	tide_error_clear();
 	if (a->mail && !m.announce && !a->dry_run) {
-		cmd_error("no announce= address in %s/mail.conf for --announce --mail", ctx->ws->dir);
+		char *path = workspace_mail_conf(ctx->ws->dir);
+
+		cmd_error("no announce= address in %s for --announce --mail", path);
+		free(path);
 		status = EXIT_BADINPUT;
 		goto done;
 	}
@@ -355,35 +353,34 @@ done:
 
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "tree", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "mail", no_argument, NULL, 'm' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "announce", no_argument, NULL, 'A' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt_spec specs[] = {
+		{ OPT_ARG, "date", 0, &a->date, 0, 0, "DATE",
+		  "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
+		{ OPT_VALUE, "tree", 0, &a->tree, 0, 0, "NAME", "only this tree's report" },
+		{ OPT_SWITCH, "json", 0, &a->json, 1, 0, NULL, "print the reports as JSON" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "date", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SWITCH, "mail", 0, &a->mail, 1, OPT_BARE, NULL, "mail each report to the tree's contacts" },
+		{ OPT_SWITCH, "dry-run", 0, &a->dry_run, 1, 0, NULL, "print the mails instead of sending them" },
+		{ OPT_SWITCH, "all", 0, &a->all, 1, 0, NULL, "also mail the conflicts that are not new" },
+		{ OPT_REF, "tree", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "date", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SWITCH, "announce", 0, &a->announce, 1, OPT_BARE, NULL, "the day's announcement" },
+		{ OPT_REF, "mail", 0, NULL, 0, OPT_NESTED, NULL, NULL },
+		{ OPT_REF, "dry-run", 0, NULL, 0, OPT_NESTED2, NULL, NULL },
+		{ 0 },
 	};
-	int c;
+	int status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't': a->tree = optarg; break;
-		case 'j': a->json = 1; break;
-		case 'm': a->mail = 1; break;
-		case 'n': a->dry_run = 1; break;
-		case 'a': a->all = 1; break;
-		case 'A': a->announce = 1; break;
-		case 'h': return 1;
-		default: return -1;
-		}
-	}
-	if (argc - optind > 1 || ((a->dry_run || a->all) && !a->mail) || (a->mail && a->json) ||
-	    (a->announce && (a->json || a->tree || a->all)))
-		return -1;
-	a->date = optind < argc ? argv[optind] : NULL;
+	if ((status = opt_parse("report", specs, argc, argv, 0)) != 0)
+		return status;
+	if ((a->dry_run || a->all) && !a->mail)
+		return opt_usage_error("report", specs, "--dry-run and --all go with --mail");
+	if (a->mail && a->json)
+		return opt_usage_error("report", specs, "--mail and --json do not go together");
+	if (a->announce && (a->json || a->tree || a->all))
+		return opt_usage_error("report", specs, "--announce does not go with --json, --tree or --all");
 	return 0;
 }
 
@@ -392,14 +389,12 @@ int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 	struct report_args a = { 0 };
 	struct day *d = NULL, *prev = NULL;
 	char *date = NULL;
-	int status, rc = parse_args(&a, argc, argv);
+	int status = parse_args(&a, argc, argv);
 
-	if (rc > 0) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	if (rc < 0)
-		return cmd_usage(usage);
+	if (status != 0)
+		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (a.date && !(date = cmd_day_arg(a.date))) {
 		cmd_error("%s", tide_error_last());
 		return EXIT_USAGE;

@@ -5,20 +5,16 @@
  * in the workspace's rr-cache, where the next run finds it.
  */
 #include <dirent.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/rerere.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide resolve TREE [--date DATE]\n"
-	"   or: tide resolve --record [TREE]\n";
 
 /*
  * The state the tree was merged onto: after the last merge before it (and
@@ -62,7 +58,7 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 {
 	struct day *d = NULL;
 	const struct day_tree *dt;
-	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
+	char *dir = workspace_resolve_tree(ctx->ws->dir, tree);
 	char *label = NULL;
 	const char *sha;
 	git_oid ours, theirs;
@@ -103,15 +99,14 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 done:
 	free(label);
 	free(dir);
-	free(rel);
 	day_free(d);
 	return status;
 }
 
 static int record_one(struct cmd_ctx *ctx, const char *tree)
 {
-	char *rel = xasprintf("resolve/%s", tree), *dir = workspace_path(ctx->ws, rel);
-	char *store = workspace_path(ctx->ws, "rr-cache");
+	char *dir = workspace_resolve_tree(ctx->ws->dir, tree);
+	char *store = workspace_rr_cache(ctx->ws->dir);
 	struct buf ids = BUF_INIT;
 	const char *p, *nl;
 	int status = EXIT_OK;
@@ -130,14 +125,13 @@ done:
 	buf_release(&ids);
 	free(store);
 	free(dir);
-	free(rel);
 	return status;
 }
 
 /* Every prepared worktree under DIR/resolve. */
 static int record_all(struct cmd_ctx *ctx)
 {
-	char *base = workspace_path(ctx->ws, "resolve");
+	char *base = workspace_resolve_dir(ctx->ws->dir);
 	DIR *d = opendir(base);
 	struct dirent *e;
 	int status = EXIT_OK, n = 0, s;
@@ -161,38 +155,31 @@ static int record_all(struct cmd_ctx *ctx)
 
 int cmd_resolve(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "date", required_argument, NULL, 'd' },
-		{ "record", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const char *date = NULL, *tree = NULL;
+	int record = 0, status;
+	const struct opt_spec specs[] = {
+		{ OPT_ARG, "tree", 0, &tree, 0, OPT_BARE, "TREE", "the tree whose conflict to check out" },
+		{ OPT_VALUE, "date", 0, &date, 0, 0, "DATE", "the day of the conflict (default: the newest)" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SWITCH, "record", 0, &record, 1, OPT_BARE, NULL,
+		  "record the resolution of TREE (default: of every checked-out tree)" },
+		{ OPT_REF, "tree", 0, NULL, 0, 0, NULL, NULL },
+		{ 0 },
 	};
-	const char *date = NULL;
-	int c, record = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			date = optarg;
-			break;
-		case 'r':
-			record = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (argc - optind > 1 || (!record && argc - optind != 1) || (record && date))
-		return cmd_usage(usage);
+	if ((status = opt_parse("resolve", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (!record && !tree)
+		return opt_usage_error("resolve", specs, "missing TREE");
+	if (record && date)
+		return opt_usage_error("resolve", specs, "--record does not go with --date");
 	if (date && !day_date_is_valid(date)) {
 		cmd_error("bad date '%s' (expected YYYY-MM-DD)", date);
 		return EXIT_USAGE;
 	}
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (record)
-		return optind < argc ? record_one(ctx, argv[optind]) : record_all(ctx);
-	return prepare(ctx, argv[optind], date);
+		return tree ? record_one(ctx, tree) : record_all(ctx);
+	return prepare(ctx, tree, date);
 }

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +5,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/changes.h"
 #include "../src/build.h"
 #include "../src/conf.h"
@@ -14,9 +14,6 @@
 #include "../src/event.h"
 #include "../src/run.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide run [--date YYYY-MM-DD] [--no-build] [--no-boot] [--jobs N]\n";
 
 struct progress {
 	int tty;
@@ -52,51 +49,28 @@ static void on_event(void *arg, const struct event *ev)
 
 static int parse_args(struct run_opts *opts, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "date", required_argument, NULL, 'd' },
-		{ "no-build", no_argument, NULL, 'B' },
-		{ "no-boot", no_argument, NULL, 'b' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const char *jobs = NULL;
+	const struct opt_spec specs[] = {
+		{ OPT_VALUE, "date", 0, &opts->date, 0, 0, "YYYY-MM-DD",
+		  "integrate this day (default: today, UTC)" },
+		{ OPT_SWITCH, "no-build", 0, &opts->no_build, 1, 0, NULL, "do not build the kernel" },
+		{ OPT_SWITCH, "no-boot", 0, &opts->no_boot, 1, 0, NULL, "do not boot the kernel" },
+		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "fetch N trees at a time (1 to 64)" },
+		{ 0 },
 	};
 	char *end;
-	int c;
+	int status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "hj:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			opts->date = optarg;
-			break;
-		case 'B':
-			opts->no_build = 1;
-			break;
-		case 'b':
-			opts->no_boot = 1;
-			break;
-		case 'j':
-			opts->jobs = (int)strtol(optarg, &end, 10);
-			if (*end || opts->jobs < 1 || opts->jobs > 64) {
-				cmd_error("bad --jobs '%s' (1 to 64)", optarg);
-				return cmd_usage(usage);
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return cmd_usage(usage);
-		}
+	if ((status = opt_parse("run", specs, argc, argv, 0)) != 0)
+		return status;
+	if (jobs) {
+		opts->jobs = (int)strtol(jobs, &end, 10);
+		if (*end || opts->jobs < 1 || opts->jobs > 64)
+			return opt_usage_error("run", specs, "bad --jobs '%s' (1 to 64)", jobs);
 	}
-	if (optind < argc) {
-		cmd_error("unexpected argument '%s'", argv[optind]);
-		return cmd_usage(usage);
-	}
-	if (opts->date && !day_date_is_valid(opts->date)) {
-		cmd_error("bad date '%s' for --date (expected YYYY-MM-DD)", opts->date);
-		return cmd_usage(usage);
-	}
+	if (opts->date && !day_date_is_valid(opts->date))
+		return opt_usage_error("run", specs, "bad date '%s' for --date (expected YYYY-MM-DD)",
+				       opts->date);
 	return 0;
 }
 

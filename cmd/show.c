@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/bisect.h"
 #include "../src/build.h"
 #include "../src/day.h"
@@ -12,8 +13,6 @@
 #include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] = "usage: tide show [--json] [DATE]\n";
 
 /* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
 static char *find_date(struct workspace *ws, const char *arg)
@@ -111,22 +110,14 @@ static int show_json(const char *path)
 
 static int parse_args(int argc, char **argv, int *json, const char **date)
 {
-	int i;
+	const struct opt_spec specs[] = {
+		{ OPT_SWITCH, "json", 0, json, 1, 0, NULL, "print day.json as it is" },
+		{ OPT_ARG, "date", 0, date, 0, 0, "DATE",
+		  "YYYY-MM-DD or next-YYYYMMDD (default: the newest day)" },
+		{ 0 },
+	};
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			*json = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage, stdout);
-			return -1;
-		} else if (argv[i][0] == '-' || *date) {
-			cmd_error("unexpected argument '%s'", argv[i]);
-			return cmd_usage(usage);
-		} else {
-			*date = argv[i];
-		}
-	}
-	return 0;
+	return opt_parse("show", specs, argc, argv, 0);
 }
 
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
@@ -138,9 +129,11 @@ int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
 
 	if ((status = parse_args(argc, argv, &json, &arg)) != 0)
 		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (!(date = find_date(ctx->ws, arg)))
 		return cmd_fail(NULL);
-	path = xasprintf("%s/days/%s/day.json", ctx->ws->dir, date);
+	path = workspace_day_json(ctx->ws->dir, date);
 	if (!path_exists(path)) {
 		cmd_error("no day %s in workspace '%s'", date, ctx->ws->dir);
 		status = EXIT_BADINPUT;

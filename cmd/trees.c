@@ -5,10 +5,10 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/conf.h"
 #include "../src/text.h"
 
-static const char usage[] = "usage: tide trees [--json]\n";
 
 static json_t *str_or_null(const char *s)
 {
@@ -95,18 +95,15 @@ static int print_table(const struct trees_conf *conf)
 
 int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	int json = 0, i;
+	int json = 0, status;
+	const struct opt_spec specs[] = {
+		{ OPT_SWITCH, "json", 0, &json, 1, 0, NULL, "print the trees as JSON" },
+		{ 0 },
+	};
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage, stdout);
-			return EXIT_OK;
-		} else {
-			cmd_error("unknown option '%s'", argv[i]);
-			return cmd_usage(usage);
-		}
-	}
+	if ((status = opt_parse("trees", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	return json ? print_json(ctx->conf) : print_table(ctx->conf);
 }

@@ -4,12 +4,12 @@
  * report reads like the kernel test robot's mails: what was tested on,
  * one result per step, the new diagnostics with file:line.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "opt.h"
 #include "../src/boot.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -17,10 +17,6 @@
 #include "../src/try.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-static const char usage[] =
-	"usage: tide try SERIES [--day DATE] [--repo PATH] [--build] [--boot]\n"
-	"                [--config FRAGMENT] [--jobs N] [--json]\n";
 
 /* Kernel builds yield to interactive work on the machine. */
 #define TRY_NICE 10
@@ -303,7 +299,7 @@ static int load_day(struct day **out, struct workspace *ws, const char *arg)
 
 	if (!date)
 		return tide_error_code();
-	path = xasprintf("%s/days/%s/day.json", ws->dir, date);
+	path = workspace_day_json(ws->dir, date);
 	if (!path_exists(path))
 		error = tide_error_set(TIDE_ENOTFOUND, "no day %s in workspace '%s'", date, ws->dir);
 	else
@@ -350,47 +346,31 @@ done:
 
 int cmd_try(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "day", required_argument, NULL, 'd' },
-		{ "repo", required_argument, NULL, 'r' },
-		{ "build", no_argument, NULL, 'b' },
-		{ "boot", no_argument, NULL, 'B' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct try_cli cli = { .bo = { .nice = TRY_NICE } };
+	const char *jobs = NULL;
+	const struct opt_spec specs[] = {
+		{ OPT_ARG, "series", 0, &cli.series, 0, OPT_BARE | OPT_MANDATORY, "SERIES",
+		  "an mbox, a patch, a directory of patches or A..B of --repo" },
+		{ OPT_VALUE, "day", 0, &cli.date, 0, 0, "DATE", "the day to try against (default: the newest)" },
+		{ OPT_VALUE, "repo", 0, &cli.repo, 0, 0, "PATH", "the repository of an A..B series" },
+		{ OPT_SWITCH, "build", 0, &cli.build, 1, 0, NULL, "build the day with the series" },
+		{ OPT_SWITCH, "boot", 0, &cli.boot, 1, 0, NULL, "build and boot it, with the smoke tests" },
+		{ OPT_VALUE, "config", 0, &cli.bo.fragment, 0, 0, "FRAGMENT", "config fragment for --build" },
+		{ OPT_VALUE, "jobs", 0, &jobs, 0, 0, "N", "make -j N" },
+		{ OPT_SWITCH, "json", 0, &cli.json, 1, 0, NULL, "print the result as JSON" },
+		{ 0 },
+	};
 	char *end;
-	int c;
+	int status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': cli.date = optarg; break;
-		case 'r': cli.repo = optarg; break;
-		case 'b': cli.build = 1; break;
-		case 'B': cli.boot = cli.build = 1; break;
-		case 'c': cli.bo.fragment = optarg; break;
-		case 'J': cli.json = 1; break;
-		case 'j':
-			cli.bo.jobs = (int)strtol(optarg, &end, 10);
-			if (*end || cli.bo.jobs < 1) {
-				cmd_error("--jobs wants a positive number, not '%s'", optarg);
-				return cmd_usage(usage);
-			}
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return EXIT_OK;
-		default:
-			return cmd_usage(usage);
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage(usage);
-	cli.series = argv[optind];
+	if ((status = opt_parse("try", specs, argc, argv, 0)) != 0)
+		return status < 0 ? EXIT_OK : status;
+	if (cli.boot)
+		cli.build = 1;
+	if (jobs && ((cli.bo.jobs = (int)strtol(jobs, &end, 10)) < 1 || *end))
+		return opt_usage_error("try", specs, "--jobs wants a positive number, not '%s'", jobs);
+	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
 	if (cli.date && !day_date_is_valid(cli.date)) {
 		cmd_error("'%s' is not a day (YYYY-MM-DD)", cli.date);
 		return EXIT_BADINPUT;

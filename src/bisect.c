@@ -16,6 +16,7 @@
 #include "rerere.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 /* ---- names and the pure search ---- */
 
@@ -1202,16 +1203,13 @@ static int day_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
 	json_error_t jerr;
-	char *rel = NULL;
 	git_commit *cm = NULL;
 	int err;
 
 	memset(d, 0, sizeof(*d));
 	if ((err = normalize_date(d->date, date)) < 0)
 		return err;
-	rel = xasprintf("days/%s/day.json", d->date);
-	d->path = path_join(wsdir, rel);
-	free(rel);
+	d->path = workspace_day_json(wsdir, d->date);
 	if (!path_exists(d->path))
 		return tide_error_set(TIDE_ENOTFOUND, "no day %s (%s does not exist)",
 				      d->date, d->path);
@@ -1619,7 +1617,7 @@ static int record_in_day(const struct bday *d, json_t *record)
 
 int bisect_state_load(json_t **out, const char *wsdir)
 {
-	char *path = path_join(wsdir, "bisect/state.json");
+	char *path = workspace_bisect_state(wsdir);
 	json_error_t jerr;
 	int err = 0;
 
@@ -1678,7 +1676,7 @@ char *bisect_record_summary(const json_t *rec)
 static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_opts *opts,
 		    const char *date)
 {
-	char *dir = path_join(opts->wsdir, "bisect");
+	char *dir = workspace_bisect_dir(opts->wsdir);
 	json_t *old = NULL;
 	int err;
 
@@ -1686,8 +1684,8 @@ static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_op
 	c->repo = repo;
 	c->opts = opts;
 	c->t0 = time_now();
-	c->state_path = path_join(dir, "state.json");
-	c->store = path_join(opts->wsdir, "rr-cache");
+	c->state_path = workspace_bisect_state(opts->wsdir);
+	c->store = workspace_rr_cache(opts->wsdir);
 	c->memo = json_object();
 	err = mkdir_p(dir, 0777);
 	free(dir);

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 #define QEMU_DEFAULT "qemu-system-x86_64"
 #define QEMU_PACKAGE "qemu-system-x86"
@@ -741,10 +742,14 @@ char *boot_find_init(void)
 
 void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir)
 {
-	p->kernel = path_join(wsdir, "build/out/arch/x86/boot/bzImage");
-	p->config = path_join(wsdir, "build/out/.config");
-	p->initramfs_dir = path_join(wsdir, "build/initramfs");
-	p->kvm_cache = path_join(wsdir, "build/kvm-probe");
+	char *out = workspace_build_out(wsdir);
+
+	/* Kbuild's names inside the O= directory. */
+	p->kernel = path_join(out, "arch/x86/boot/bzImage");
+	p->config = path_join(out, ".config");
+	p->initramfs_dir = workspace_build_initramfs(wsdir);
+	p->kvm_cache = workspace_build_kvm_probe(wsdir);
+	free(out);
 }
 
 void boot_ws_paths_release(struct boot_ws_paths *p)

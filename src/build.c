@@ -19,6 +19,7 @@
 #include "safefs.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 /* ---- incremental checkout ---- */
 
@@ -1651,10 +1652,10 @@ void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 
 	memset(opts, 0, sizeof(*opts));
 	/* Fixed paths from day to day: ccache hits need them. */
-	opts->srcdir = path_join(abs, "build/src");
-	opts->outdir = path_join(abs, "build/out");
-	opts->state_path = path_join(abs, "build/src.tree");
-	opts->log_path = log_path ? xstrdup(log_path) : path_join(abs, "build/build.log");
+	opts->srcdir = workspace_build_src(abs);
+	opts->outdir = workspace_build_out(abs);
+	opts->state_path = workspace_build_state(abs);
+	opts->log_path = log_path ? xstrdup(log_path) : workspace_build_log(abs);
 	opts->ccache_basedir = abs;
 	build_opts_load_farm(opts, abs);
 }
@@ -1692,7 +1693,7 @@ struct day *build_previous_day(const char *days_dir, const char *date)
 	int n = day_list(&dates, days_dir), i;
 
 	for (i = n - 1; i >= 0 && !found; i--) {
-		char *path = xasprintf("%s/%s/day.json", days_dir, dates[i]);
+		char *path = workspace_day_json_in(days_dir, dates[i]);
 		const char *status;
 
 		if (strcmp(dates[i], date) < 0 && day_load(&found, path) == 0) {
@@ -1744,7 +1745,7 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 {
 	struct build_result local;
 	struct build_opts opts;
-	char *log = path_join(daydir, "build.log");
+	char *log = workspace_daydir_build_log(daydir);
 	char *tmp = path_join(daydir, "build.log.tmp");
 	git_oid commit, base;
 	int error, have_base;

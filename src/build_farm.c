@@ -12,6 +12,7 @@
 #include "settings.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 #define DISTCC_DEFAULT_PORT 3632
 #define DISTCC_MAX_LIMIT 1000
@@ -267,7 +268,7 @@ static int farm_check(struct build_farm *f, const struct settings *s, const char
 
 int build_farm_load(struct build_farm *out, const char *wsdir)
 {
-	char *path = path_join(wsdir, "config");
+	char *path = workspace_config(wsdir);
 	struct settings *s = NULL;
 	int error;
 

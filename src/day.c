@@ -10,6 +10,7 @@
 #include "error.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 struct day *day_new(void)
 {
@@ -424,7 +425,7 @@ int day_list(char ***out, const char *days_dir)
 
 		if (!day_date_is_valid(e->d_name))
 			continue;
-		rec = xasprintf("%s/%s/day.json", days_dir, e->d_name);
+		rec = workspace_day_json_in(days_dir, e->d_name);
 		if (path_exists(rec)) {
 			array_grow(&dates, &alloc, n + 1, sizeof(*dates));
 			dates[n++] = xstrdup(e->d_name);

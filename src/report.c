@@ -11,6 +11,7 @@
 #include "rerere.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 static int base_is_kernel(git_repository *repo, const git_oid *base)
 {
@@ -451,7 +452,7 @@ done:
 
 int report_write_day(const struct day *day, const struct day *prev, const char *daydir)
 {
-	char *dir = path_join(daydir, "reports");
+	char *dir = workspace_daydir_reports(daydir);
 	json_t *r = NULL;
 	size_t i;
 	int error = 0, count = 0;

@@ -19,6 +19,7 @@
 #include "rerere.h"
 #include "safefs.h"
 #include "util.h"
+#include "workspace.h"
 #include "worktree.h"
 
 #define MARKER_SIZE 7
@@ -1088,7 +1089,7 @@ struct rerere_conf {
 
 static int conf_load(struct rerere_conf *c, const char *wsdir)
 {
-	char *path = path_join(wsdir, "rerere.conf"), *line, *save = NULL, *eq, *hash;
+	char *path = workspace_rerere_conf(wsdir), *line, *save = NULL, *eq, *hash;
 	struct buf text = BUF_INIT;
 	int error = 0;
 
@@ -1135,7 +1136,7 @@ static void conf_release(struct rerere_conf *c)
 int rerere_sync_before(const char *wsdir, struct buf *done)
 {
 	struct rerere_conf c;
-	char *store = path_join(wsdir, "rr-cache"), *cache = path_join(wsdir, "rr-cache.git");
+	char *store = workspace_rr_cache(wsdir), *cache = workspace_rr_cache_git(wsdir);
 	int error;
 
 	if ((error = conf_load(&c, wsdir)) == 0 && c.url &&
@@ -1150,7 +1151,7 @@ int rerere_sync_before(const char *wsdir, struct buf *done)
 int rerere_sync_after(const char *wsdir, struct buf *done)
 {
 	struct rerere_conf c;
-	char *store = path_join(wsdir, "rr-cache"), *cache = path_join(wsdir, "rr-cache.git");
+	char *store = workspace_rr_cache(wsdir), *cache = workspace_rr_cache_git(wsdir);
 	size_t removed = 0;
 	int error;
 

@@ -202,7 +202,7 @@ static int run_setup(struct run *r)
 	if (!r->conf->base_url)
 		return tide_error_set(TIDE_EINVAL, "%s: no base: add '#tide<TAB>base<TAB>URL#TAG'",
 				      r->conf->path);
-	r->days_dir = workspace_path(r->ws, "days");
+	r->days_dir = workspace_days_dir(r->ws->dir);
 	r->tmp_dir = xasprintf("%s/.tmp-%s-%ld", r->days_dir, r->sum->date, (long)getpid());
 	remove_stale_temporaries(r->days_dir);
 	if ((error = mkdir_p(r->tmp_dir, 0777)) < 0)
@@ -364,7 +364,7 @@ done:
  */
 static int run_check_base(struct run *r)
 {
-	char *path = workspace_path(r->ws, "repo.git/tide-fsck-trees");
+	char *path = workspace_fsck_trees(r->ws->dir);
 	char abbrev[13];
 	int error;
 
@@ -410,7 +410,7 @@ static int find_previous_sha(struct run *r, const struct tree *t, git_oid *out, 
 	int n = day_list(&dates, r->days_dir), i, found = 0;
 
 	for (i = n - 1; i >= 0 && !found; i--) {
-		char *path = xasprintf("%s/%s/day.json", r->days_dir, dates[i]);
+		char *path = workspace_day_json_in(r->days_dir, dates[i]);
 		struct day *d = NULL;
 		const struct day_tree *dt;
 
@@ -454,8 +454,7 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip, 
 {
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
 	struct quilt_stats stats = { 0 };
-	char *rel = xasprintf("quilt/%s", t->name);
-	char *cachedir = workspace_path(r->ws, rel);
+	char *cachedir = workspace_quilt_tree(r->ws->dir, t->name);
 	const char *cainfo = tree_opt(t, "cainfo");
 	char *ca = NULL;
 	double start;
@@ -482,7 +481,6 @@ static int run_prepare_quilt(struct run *r, const struct tree *t, git_oid *tip, 
 		  t->name, stats.requests, stats.downloaded, stats.not_modified);
 	free(ca);
 	free(cachedir);
-	free(rel);
 	return error;
 }
 
@@ -783,7 +781,7 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 static int run_try_recorded(struct run *r, const struct tree *t, struct day_tree *dt,
 			    const struct merge_result *res, const git_oid *tip, struct buf *outcome)
 {
-	char *store = workspace_path(r->ws, "rr-cache");
+	char *store = workspace_rr_cache(r->ws->dir);
 	struct rerere_outcome *o = NULL;
 	struct merge_result resolved = *res;	/* only .tree differs */
 	size_t n = 0;
@@ -900,7 +898,7 @@ static int run_check_tip(struct run *r, const struct tree *t, struct day_tree *d
  */
 static void fixup_series(struct run *r, const struct tree *t, struct quilt_series *out)
 {
-	char *rel = xasprintf("fixups/%s", t->name), *dir = workspace_path(r->ws, rel), *abs;
+	char *dir = workspace_fixups_tree(r->ws->dir, t->name), *abs;
 	const char *v;
 	size_t i;
 
@@ -921,7 +919,6 @@ static void fixup_series(struct run *r, const struct tree *t, struct quilt_serie
 		free(abs);
 	}
 	free(dir);
-	free(rel);
 }
 
 /*
@@ -1488,7 +1485,7 @@ static int run_stage_boot(struct run *r)
 		record_failure(&r->day->extra, "boot", "skipped");
 		return 0;
 	}
-	console = path_join(r->tmp_dir, "console.log");
+	console = workspace_daydir_console_log(r->tmp_dir);
 	run_event(r, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
 	if (boot_workspace(&rec, &passed, r->ws->dir, console) < 0) {
 		run_event(r, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot: %s", tide_error_last());
@@ -1530,7 +1527,7 @@ static void run_write_reports(struct run *r)
 	for (i = n - 1; i >= 0; i--) {
 		if (strcmp(dates[i], r->sum->date) >= 0)
 			continue;
-		path = xasprintf("%s/%s/day.json", r->days_dir, dates[i]);
+		path = workspace_day_json_in(r->days_dir, dates[i]);
 		if (day_load(&prev, path) < 0)
 			prev = NULL;
 		break;
@@ -1557,8 +1554,8 @@ static int is_newest_day(struct run *r)
 /* Record, then master, then the tag: an interrupted install leaves the old tag. */
 static int run_install(struct run *r)
 {
-	char *path = path_join(r->tmp_dir, "day.json");
-	char *log = path_join(r->tmp_dir, "merge.log");
+	char *path = workspace_daydir_json(r->tmp_dir);
+	char *log = workspace_daydir_merge_log(r->tmp_dir);
 	char *tagref = xasprintf("refs/tags/%s", r->sum->tag);
 	int error;
 

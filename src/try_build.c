@@ -20,12 +20,13 @@
 #include "error.h"
 #include "try.h"
 #include "util.h"
+#include "workspace.h"
 
 #define REWRITE_MAX (4 << 20)	/* bigger files are objects and images: copied */
 
 char *try_path(const char *wsdir, const char *name)
 {
-	char *abs = path_absolute(wsdir), *dir = path_join(abs, "try");
+	char *abs = path_absolute(wsdir), *dir = workspace_try_dir(abs);
 	char *p = name ? path_join(dir, name) : xstrdup(dir);
 
 	free(abs);
@@ -212,7 +213,7 @@ static char *read_first_line(const char *path)
  */
 static int lock_shared(int *fd, const char *wsdir)
 {
-	char *path = path_join(wsdir, "lock");
+	char *path = workspace_lock_file(wsdir);
 	int error = 0;
 
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -232,10 +233,11 @@ static int lock_shared(int *fd, const char *wsdir)
 static int seed(struct try_build *b, const char *wsdir)
 {
 	char *abs = path_absolute(wsdir);
-	char *build = path_join(abs, "build"), *state = path_join(build, "src.tree");
-	char *from = xasprintf("%s/build/", abs), *to = xasprintf("%s/try/", abs);
+	char *build = workspace_build_dir(abs), *state = workspace_build_state(abs);
+	char *tdir = try_path(wsdir, NULL);
+	char *from = xasprintf("%s/", build), *to = xasprintf("%s/", tdir);
 	char *tsrc = try_path(wsdir, "src"), *tout = try_path(wsdir, "out");
-	char *bsrc = path_join(build, "src"), *bout = path_join(build, "out");
+	char *bsrc = workspace_build_src(abs), *bout = workspace_build_out(abs);
 	char *tstate = try_path(wsdir, "src.tree"), *seedfile = try_path(wsdir, "seed");
 	char *have = NULL, *had = NULL;
 	struct seed src = { from, to, 1 }, out = { from, to, 0 };
@@ -262,7 +264,7 @@ done:
 	if (fd >= 0)
 		close(fd);
 	b->seed_seconds = time_now() - t0;
-	free(abs), free(build), free(state), free(from), free(to), free(tsrc), free(tout);
+	free(abs), free(build), free(tdir), free(state), free(from), free(to), free(tsrc), free(tout);
 	free(bsrc), free(bout), free(tstate), free(seedfile), free(have), free(had);
 	return error;
 }

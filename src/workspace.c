@@ -38,7 +38,7 @@ int workspace_open(struct workspace **out, const char *dir, unsigned flags)
 
 	ws->lock_fd = -1;
 	ws->dir = path_absolute(dir);
-	ws->repo_path = path_join(ws->dir, "repo.git");
+	ws->repo_path = workspace_repo_git(ws->dir);
 	if (path_exists(ws->dir) && !path_is_dir(ws->dir)) {
 		error = tide_error_set(TIDE_EINVAL, "workspace '%s' is not a directory", ws->dir);
 		goto done;
@@ -77,6 +77,54 @@ void workspace_free(struct workspace *ws)
 	free(ws);
 }
 
+/* One accessor per workspace path (git's GIT_PATH_FUNC). */
+#define WORKSPACE_PATH_FUNC(func, name) \
+	char *func(const char *dir) { return path_join(dir, name); }
+#define WORKSPACE_PATH_FUNC_ARG(func, fmt) \
+	char *func(const char *dir, const char *arg) { return xasprintf("%s/" fmt, dir, arg); }
+
+WORKSPACE_PATH_FUNC(workspace_repo_git, "repo.git")
+WORKSPACE_PATH_FUNC(workspace_fsck_trees, "repo.git/tide-fsck-trees")
+WORKSPACE_PATH_FUNC(workspace_days_dir, "days")
+WORKSPACE_PATH_FUNC_ARG(workspace_day_dir, "days/%s")
+WORKSPACE_PATH_FUNC_ARG(workspace_day_json, "days/%s/day.json")
+WORKSPACE_PATH_FUNC_ARG(workspace_day_json_in, "%s/day.json")
+WORKSPACE_PATH_FUNC(workspace_config, "config")
+WORKSPACE_PATH_FUNC(workspace_trees_conf, "trees.conf")
+WORKSPACE_PATH_FUNC(workspace_lock_file, "lock")
+WORKSPACE_PATH_FUNC(workspace_tide_log, "tide.log")
+WORKSPACE_PATH_FUNC(workspace_build_dir, "build")
+WORKSPACE_PATH_FUNC(workspace_build_src, "build/src")
+WORKSPACE_PATH_FUNC(workspace_build_out, "build/out")
+WORKSPACE_PATH_FUNC(workspace_build_state, "build/src.tree")
+WORKSPACE_PATH_FUNC(workspace_build_log, "build/build.log")
+WORKSPACE_PATH_FUNC(workspace_build_initramfs, "build/initramfs")
+WORKSPACE_PATH_FUNC(workspace_build_kvm_probe, "build/kvm-probe")
+WORKSPACE_PATH_FUNC(workspace_rr_cache, "rr-cache")
+WORKSPACE_PATH_FUNC(workspace_rr_cache_git, "rr-cache.git")
+WORKSPACE_PATH_FUNC(workspace_rerere_conf, "rerere.conf")
+WORKSPACE_PATH_FUNC(workspace_resolve_dir, "resolve")
+WORKSPACE_PATH_FUNC_ARG(workspace_resolve_tree, "resolve/%s")
+WORKSPACE_PATH_FUNC_ARG(workspace_fixups_tree, "fixups/%s")
+WORKSPACE_PATH_FUNC_ARG(workspace_quilt_tree, "quilt/%s")
+WORKSPACE_PATH_FUNC(workspace_mail_conf, "mail.conf")
+WORKSPACE_PATH_FUNC(workspace_bisect_dir, "bisect")
+WORKSPACE_PATH_FUNC(workspace_bisect_state, "bisect/state.json")
+WORKSPACE_PATH_FUNC(workspace_bisect_src, "bisect/src")
+WORKSPACE_PATH_FUNC(workspace_bisect_src_state, "bisect/src.tree")
+WORKSPACE_PATH_FUNC(workspace_bisect_check_log, "bisect/check.log")
+WORKSPACE_PATH_FUNC(workspace_bisect_console_log, "bisect/console.log")
+WORKSPACE_PATH_FUNC(workspace_try_dir, "try")
+WORKSPACE_PATH_FUNC(workspace_kcidb_spool, "kcidb-spool")
+WORKSPACE_PATH_FUNC(workspace_dashboard, "dashboard")
+
+WORKSPACE_PATH_FUNC(workspace_daydir_json, "day.json")
+WORKSPACE_PATH_FUNC(workspace_daydir_reports, "reports")
+WORKSPACE_PATH_FUNC(workspace_daydir_mail_json, "reports/mail.json")
+WORKSPACE_PATH_FUNC(workspace_daydir_build_log, "build.log")
+WORKSPACE_PATH_FUNC(workspace_daydir_console_log, "console.log")
+WORKSPACE_PATH_FUNC(workspace_daydir_merge_log, "merge.log")
+
 char *workspace_path(const struct workspace *ws, const char *name)
 {
 	return path_join(ws->dir, name);
@@ -95,7 +143,7 @@ static long lock_holder(int fd)
 
 int workspace_lock(struct workspace *ws)
 {
-	char *path = workspace_path(ws, "lock");
+	char *path = workspace_lock_file(ws->dir);
 	char pid[32];
 	struct stat st;
 	int fd, error = 0, len;
@@ -215,7 +263,7 @@ int workspace_reopen(struct workspace *ws)
 void workspace_log(struct workspace *ws, const char *fmt, ...)
 {
 	struct buf raw = BUF_INIT, line = BUF_INIT;
-	char *path = workspace_path(ws, "tide.log");
+	char *path = workspace_tide_log(ws->dir);
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;

@@ -78,15 +78,21 @@ python3 -c "
 import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(16)
-open(sys.argv[2], 'w').write('listening')
 conns = []
 while True:
     c, _ = s.accept(); conns.append(c)
-" "$hang_port" "$TRASH/hang-ready" &
+" "$hang_port" &
 hang_pid=$!
-# A loaded machine starts python slowly: wait until it listens (10 s at most).
-i=0
-while ! test -s "$TRASH/hang-ready" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+# Until it listens: python alone takes over a second to start on a loaded machine.
+python3 -c "
+import socket, sys, time
+for i in range(300):
+    try:
+        socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()
+        break
+    except OSError:
+        time.sleep(0.1)
+" "$hang_port"
 
 test_expect_success 'a server that hangs is given up after its timeout; the day goes on' '
 	conf "hang git git://127.0.0.1:'"$hang_port"'/x.git#for-next" "t1 git t1#for-next" "t2 git t2#for-next" &&

@@ -119,6 +119,49 @@ TEST(workspace__alternates_are_added_once)
 	free(dir);
 }
 
+/* The accessors spell docs/design.md's layout; a wrong one fails here before any command test. */
+TEST(workspace__paths_follow_the_layout)
+{
+	static const struct {
+		char *(*fn)(const char *);
+		const char *want;
+	} paths[] = {
+		{ workspace_repo_git, "/ws/repo.git" },
+		{ workspace_fsck_trees, "/ws/repo.git/tide-fsck-trees" },
+		{ workspace_days_dir, "/ws/days" },
+		{ workspace_config, "/ws/config" },
+		{ workspace_lock_file, "/ws/lock" },
+		{ workspace_tide_log, "/ws/tide.log" },
+		{ workspace_build_src, "/ws/build/src" },
+		{ workspace_build_out, "/ws/build/out" },
+		{ workspace_build_state, "/ws/build/src.tree" },
+		{ workspace_rr_cache, "/ws/rr-cache" },
+		{ workspace_bisect_state, "/ws/bisect/state.json" },
+		{ workspace_try_dir, "/ws/try" },
+		{ workspace_kcidb_spool, "/ws/kcidb-spool" },
+		{ workspace_dashboard, "/ws/dashboard" },
+		{ workspace_daydir_json, "/ws/day.json" },
+		{ workspace_daydir_mail_json, "/ws/reports/mail.json" },
+	};
+	size_t i;
+	char *p;
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		p = paths[i].fn("/ws");
+		CHECK_STR(p, paths[i].want);
+		free(p);
+	}
+	p = workspace_day_json("/ws", "2026-12-01");
+	CHECK_STR(p, "/ws/days/2026-12-01/day.json");
+	free(p);
+	p = workspace_day_json_in("/ws/days", "2026-12-01");
+	CHECK_STR(p, "/ws/days/2026-12-01/day.json");
+	free(p);
+	p = workspace_resolve_tree("/ws", "gpio");
+	CHECK_STR(p, "/ws/resolve/gpio");
+	free(p);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct t_case cases[] = {
@@ -127,6 +170,7 @@ int main(int argc, char **argv)
 		T_CASE(workspace__corrupt_repository_is_refused)
 		T_CASE(workspace__a_file_is_not_a_workspace)
 		T_CASE(workspace__alternates_are_added_once)
+		T_CASE(workspace__paths_follow_the_layout)
 	};
 	int rc;
 

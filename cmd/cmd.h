@@ -86,6 +86,7 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_reproducer(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);

@@ -31,6 +31,7 @@ static const struct cmd commands[] = {
 	/* try changes nothing of the workspace: no lock (its build locks DIR/try). */
 	{ "try", cmd_try, NEED_WORKSPACE, "try a patch series against a day: apply, trees it collides with, build" },
 	{ "kcidb", cmd_kcidb, NEED_WORKSPACE, "a day's results as a KCIDB v5.3 document" },
+	{ "reproducer", cmd_reproducer, NEED_WORKSPACE | TAKES_LOCK, "write a day's reproducer.sh and metadata.json" },
 	{ "help", cmd_help, 0, "list the commands, or show one command's usage" },
 };
 

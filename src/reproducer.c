@@ -586,7 +586,8 @@ static void load_conf(struct repro *rp)
 
 	if (in->conf_text) {
 		rp->conf_text = xstrdup(in->conf_text);
-		rp->conf_path = in->conf_path ? xstrdup(in->conf_path) : NULL;
+		/* Absolute: a rewrite from another directory resolves its relative URLs. */
+		rp->conf_path = in->conf_path ? path_absolute(in->conf_path) : NULL;
 	} else if (file_read(&old, path) == 0 && (prev = json_loadb(old.ptr, old.len, 0, NULL)) &&
 		   json_string_value(json_object_get((c = json_object_get(prev, "trees_conf")), "content"))) {
 		rp->conf_text = xstrdup(jstr(c, "content"));

@@ -387,9 +387,9 @@ char *tool_first_line(char *const argv[])
 {
 	struct buf text = BUF_INIT;
 	char chunk[512], *line = NULL;
-	int fds[2], status;
+	int fds[2], status = 0;
 	ssize_t got;
-	pid_t pid;
+	pid_t pid, reaped;
 
 	if (pipe(fds) < 0)
 		return NULL;
@@ -416,9 +416,9 @@ char *tool_first_line(char *const argv[])
 		if (got > 0)
 			buf_put(&text, chunk, (size_t)got);
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((reaped = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && text.len) {
+	if (reaped == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && text.len) {
 		size_t len = strcspn(buf_cstr(&text), "\n");
 
 		if (len)

@@ -28,6 +28,8 @@ test_expect_success 'day 1 has a reproducer with its .config and command lines' 
 		# a workspace from before reproducers: the day again (incremental)
 		tide -C "$WS" run --date 2026-01-01 >/dev/null 2>&1 || test $? = 1
 	fi &&
+	# this tide'"'"'s script, whichever tide ran the day
+	test "$(tide -C "$WS" reproducer 2026-01-01)" = "$DAY/reproducer.sh" &&
 	test -x "$DAY/reproducer.sh" &&
 	test "$(meta "d[\"build\"][\"status\"]")" = ok &&
 	test "$(meta "d[\"boot\"][\"status\"]")" = passed &&

@@ -95,6 +95,7 @@ int cmd_dashboard_regenerate(struct cmd_ctx *ctx);
  */
 int cmd_kcidb_check_settings(struct cmd_ctx *ctx);
 int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date);
+int cmd_reproducer(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);

@@ -583,6 +583,22 @@ static void cap_smp(struct boot_result *res, const struct boot_opts *opts)
 	}
 }
 
+/* What a reproducer needs to run the same guest (BOOT_KEY_* in boot.h). */
+static void record_qemu(struct boot_result *res, const char *qemu, char **argv)
+{
+	char *version_argv[] = { (char *)qemu, "--version", NULL };
+	char hex[65];
+	size_t i;
+
+	res->qemu_command = json_array();
+	for (i = 0; argv[i]; i++)
+		json_array_append_new(res->qemu_command, json_text(argv[i]));
+	res->qemu_version = tool_first_line(version_argv);
+	if (res->initramfs && file_sha256_hex(hex, res->initramfs) == 0)
+		res->initramfs_sha256 = xstrdup(hex);
+	tide_error_clear();
+}
+
 int boot_run(struct boot_result *res, const struct boot_opts *opts)
 {
 	struct qemu_run q = { &res->console, &res->qemu_stderr, -1, 0, NULL, 0, 0, 0, 0 };
@@ -610,6 +626,7 @@ int boot_run(struct boot_result *res, const struct boot_opts *opts)
 		error = TIDE_EIO;
 		goto done;
 	}
+	record_qemu(res, qemu, argv);
 	q.log_fd = log_fd;
 	q.timeout = res->timeout;
 	if ((error = qemu_run(&q, argv)) < 0)
@@ -643,6 +660,9 @@ void boot_result_release(struct boot_result *res)
 	free(res->smp_note);
 	free(res->cmdline);
 	free(res->initramfs);
+	json_decref(res->qemu_command);
+	free(res->qemu_version);
+	free(res->initramfs_sha256);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -703,6 +723,12 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 		json_object_set_new(o, "smp_note", json_text(res->smp_note));
 	if (console_name)
 		json_object_set_new(o, "console", json_text(console_name));
+	if (res->qemu_command)
+		json_object_set(o, BOOT_KEY_QEMU_COMMAND, res->qemu_command);
+	if (res->qemu_version)
+		json_object_set_new(o, BOOT_KEY_QEMU_VERSION, json_text(res->qemu_version));
+	if (res->initramfs_sha256)
+		json_object_set_new(o, BOOT_KEY_INITRAMFS_SHA256, json_string(res->initramfs_sha256));
 	return o;
 }
 

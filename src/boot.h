@@ -76,7 +76,18 @@ struct boot_result {
 	double seconds;			/* QEMU start to exit */
 	double initramfs_seconds;
 	struct buf qemu_stderr;
+	json_t *qemu_command;		/* QEMU's argv as run, or NULL */
+	char *qemu_version;		/* first line of `qemu --version`, or NULL */
+	char *initramfs_sha256;		/* of the image booted, or NULL */
 };
+
+/*
+ * Keys of the "boot" record a reproducer reads (src/reproducer.c): named
+ * once here, written by boot_result_json().
+ */
+#define BOOT_KEY_QEMU_COMMAND "qemu_command"
+#define BOOT_KEY_QEMU_VERSION "qemu_version"
+#define BOOT_KEY_INITRAMFS_SHA256 "initramfs_sha256"
 
 /*
  * Boot and classify.  Returns 0 when the guest ran, whatever it did

@@ -887,6 +887,14 @@ json_t *build_result_json(const struct build_result *res, const char *log_name)
 	json_object_set_new(o, "new_warnings", build_diags_json(&res->new_warnings));
 	json_object_set_new(o, "log", log_name ? json_string(log_name) : json_null());
 	json_object_set_new(o, "kernel", res->kernel ? json_text(res->kernel) : json_null());
+	if (res->make_command)
+		json_object_set(o, BUILD_KEY_MAKE_COMMAND, res->make_command);
+	if (res->compiler)
+		json_object_set_new(o, BUILD_KEY_COMPILER, json_text(res->compiler));
+	if (res->binutils)
+		json_object_set_new(o, BUILD_KEY_BINUTILS, json_text(res->binutils));
+	if (res->config_sha256)
+		json_object_set_new(o, BUILD_KEY_CONFIG_SHA256, json_string(res->config_sha256));
 	return o;
 }
 
@@ -897,6 +905,10 @@ void build_result_release(struct build_result *res)
 	free(res->kernel);
 	free(res->remote_cache);
 	free(res->distcc_hosts);
+	json_decref(res->make_command);
+	free(res->compiler);
+	free(res->binutils);
+	free(res->config_sha256);
 	build_distcc_stats_release(&res->distcc);
 	build_log_release(&res->log);
 	build_diags_release(&res->new_warnings);
@@ -1171,37 +1183,66 @@ static char *config_key(struct build_ctx *b)
 	return xstrdup(git_oid_tostr(hex, sizeof(hex), &id));
 }
 
-/* make -C SRC O=OUT CC=... [ARCH=] [-jN] [target] */
+/* make -C SRC O=OUT CC=... HOSTCC=... [ARCH=] [-jN] [target]; free with argv_free(). */
+static char **make_argv(struct build_ctx *b, const char *target, int jobs)
+{
+	char **args = xcalloc(10, sizeof(*args));
+	size_t n = 0;
+
+	args[n++] = xstrdup("make");
+	args[n++] = xstrdup("-C");
+	args[n++] = xstrdup(b->opts->srcdir);
+	args[n++] = xasprintf("O=%s", b->opts->outdir);
+	args[n++] = xasprintf("CC=%s", b->cc);
+	args[n++] = xasprintf("HOSTCC=%s", b->cc);
+	if (b->opts->arch)
+		args[n++] = xasprintf("ARCH=%s", b->opts->arch);
+	if (jobs)
+		args[n++] = xasprintf("-j%d", jobs);
+	if (target)
+		args[n++] = xstrdup(target);
+	return args;
+}
+
+static void argv_free(char **args)
+{
+	size_t i;
+
+	for (i = 0; args && args[i]; i++)
+		free(args[i]);
+	free(args);
+}
+
 static int run_make(struct build_ctx *b, const char *target, int jobs)
 {
-	char *args[12];
-	char *o = xasprintf("O=%s", b->opts->outdir);
-	char *cc = xasprintf("CC=%s", b->cc), *hostcc = xasprintf("HOSTCC=%s", b->cc);
-	char *arch = b->opts->arch ? xasprintf("ARCH=%s", b->opts->arch) : NULL;
-	char *j = jobs ? xasprintf("-j%d", jobs) : NULL;
-	size_t n = 0;
-	int rc;
+	char **args = make_argv(b, target, jobs);
+	int rc = run_logged(args, NULL, b->env, b->logfd, b->opts->nice);
 
-	args[n++] = "make";
-	args[n++] = "-C";
-	args[n++] = (char *)b->opts->srcdir;
-	args[n++] = o;
-	args[n++] = cc;
-	args[n++] = hostcc;
-	if (arch)
-		args[n++] = arch;
-	if (j)
-		args[n++] = j;
-	if (target)
-		args[n++] = (char *)target;
-	args[n] = NULL;
-	rc = run_logged(args, NULL, b->env, b->logfd, b->opts->nice);
-	free(o);
-	free(cc);
-	free(hostcc);
-	free(arch);
-	free(j);
+	argv_free(args);
 	return rc;
+}
+
+/* The record's make command, as run (BUILD_KEY_MAKE_COMMAND). */
+static json_t *make_command_json(struct build_ctx *b, const char *target, int jobs)
+{
+	char **args = make_argv(b, target, jobs);
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; args[i]; i++)
+		json_array_append_new(list, json_text(args[i]));
+	argv_free(args);
+	return list;
+}
+
+/* gcc's and binutils' first --version lines, for the record. */
+static void probe_toolchain(struct build_ctx *b)
+{
+	char *cc_argv[] = { (char *)(b->opts->cc ? b->opts->cc : "gcc"), "--version", NULL };
+	char *ld_argv[] = { "ld", "--version", NULL };
+
+	b->res->compiler = tool_first_line(cc_argv);
+	b->res->binutils = tool_first_line(ld_argv);
 }
 
 static int step_failed(struct build_ctx *b, int rc, const char *what)
@@ -1543,6 +1584,18 @@ static int carry_warnings(struct build_ctx *b)
 	return error;
 }
 
+/* The .config's SHA-256, for a reproducer to check its own against. */
+static void config_hash(struct build_ctx *b)
+{
+	char *config = path_join(b->opts->outdir, ".config");
+	char hex[65];
+
+	if (path_exists(config) && file_sha256_hex(hex, config) == 0)
+		b->res->config_sha256 = xstrdup(hex);
+	tide_error_clear();
+	free(config);
+}
+
 static int build_steps(struct build_ctx *b)
 {
 	struct build_result *res = b->res;
@@ -1559,6 +1612,8 @@ static int build_steps(struct build_ctx *b)
 	t = time_now();
 	b->make_ran = 1;
 	unlink_warnings(b);
+	res->make_command = make_command_json(b, b->opts->target, res->jobs);
+	probe_toolchain(b);
 	rc = step_failed(b, run_make(b, b->opts->target, res->jobs), "make");
 	res->make_seconds = time_now() - t;
 	farm_finish(b);
@@ -1613,6 +1668,7 @@ int build_run(struct build_result *res, git_repository *repo,
 		error = carry_warnings(&b);
 	if (!res->ok && !res->failure)
 		res->failure = xstrdup("build failed");
+	config_hash(&b);
 done:
 	res->seconds = time_now() - t0;
 	ctx_release(&b);

@@ -207,7 +207,20 @@ struct build_result {
 	struct build_log log;
 	struct build_diags new_warnings;
 	char *kernel;			/* the image, when ok */
+	json_t *make_command;		/* make's argv as run, or NULL */
+	char *compiler, *binutils;	/* first lines of `gcc --version`, `ld --version` */
+	char *config_sha256;		/* of the .config built with, or NULL */
 };
+
+/*
+ * Keys of the "build" record a reproducer reads (src/reproducer.c): named
+ * once here, written by build_result_json().
+ */
+#define BUILD_KEY_MAKE_COMMAND "make_command"
+#define BUILD_KEY_COMPILER "compiler"
+#define BUILD_KEY_BINUTILS "binutils"
+#define BUILD_KEY_CONFIG_SHA256 "config_sha256"
+#define BUILD_KEY_KERNEL "kernel"
 
 /*
  * Check commit out and build it.  Returns 0 when the build ran, whether it

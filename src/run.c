@@ -10,6 +10,7 @@
  *       run_handle_conflict  what a conflict records
  *     run_final_commit   Next/ files and localversion-next
  *     run_stage_build, run_stage_boot   hook points for later stages
+ *     run_stage_reproducer   reproducer.sh and metadata.json of the day
  *     run_install        day directory, refs/heads/master, then the tag
  */
 #include <dirent.h>
@@ -41,6 +42,7 @@
 #include "quilt.h"
 #include "report.h"
 #include "rerere.h"
+#include "reproducer.h"
 #include "run.h"
 #include "text.h"
 #include "util.h"
@@ -1502,6 +1504,26 @@ static int run_stage_boot(struct run *r)
 	return 0;
 }
 
+/*
+ * The day's reproducer (src/reproducer.h) beside the record, after the
+ * build and boot whatever they did.  Failing to write it is a warning:
+ * the day stands without it.
+ */
+static void run_stage_reproducer(struct run *r)
+{
+	struct reproducer_input in = { r->ws->dir, r->repo, r->day, r->conf->path, NULL };
+	struct buf conf = BUF_INIT;
+
+	if (file_read_text(&conf, r->conf->path) == 0)
+		in.conf_text = buf_cstr(&conf);
+	tide_error_clear();
+	if (reproducer_write(r->tmp_dir, &in) < 0)
+		run_event(r, EVENT_RECORD, EVENT_WARNING, NULL, "cannot write the reproducer: %s",
+			  tide_error_last());
+	tide_error_clear();
+	buf_release(&conf);
+}
+
 /* ---- install ---- */
 
 static int update_ref(struct run *r, const char *name, const char *what)
@@ -1661,6 +1683,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
 	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;
+	run_stage_reproducer(&r);
 	if ((error = run_install(&r)) == 0)
 		run_rerere_sync(&r, 1);
 	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */

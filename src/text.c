@@ -246,6 +246,20 @@ void text_redact(struct buf *out, const char *text)
 	buf_puts(out, p);
 }
 
+void text_strip_userinfo(struct buf *out, const char *text)
+{
+	const char *p = text, *hit, *ui;
+	size_t n;
+
+	while ((hit = strstr(p, "://"))) {
+		buf_put(out, p, (size_t)(hit + 3 - p));
+		p = hit + 3;
+		if ((n = userinfo_of(hit, &ui)))
+			p = ui + n + 1;	/* and the '@' */
+	}
+	buf_puts(out, p);
+}
+
 void text_escape(struct buf *out, const char *s)
 {
 	for (; *s; s++) {

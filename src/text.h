@@ -55,6 +55,8 @@ char *url_redact(const char *url);
 char *url_strip_userinfo(const char *url);
 /* Append text to out with the password of every URL in it redacted. */
 void text_redact(struct buf *out, const char *text);
+/* Append text to out with the whole userinfo of every URL in it removed. */
+void text_strip_userinfo(struct buf *out, const char *text);
 
 /* Append s to out for a message: printable ASCII as is, other bytes as \xNN. */
 void text_escape(struct buf *out, const char *s);

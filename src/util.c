@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/evp.h>
 
 #include "error.h"
 #include "util.h"
@@ -141,15 +144,21 @@ int fd_write_all(int fd, const void *data, size_t len)
 
 int file_write_atomic(const char *path, const void *data, size_t len)
 {
+	return file_write_atomic_mode(path, data, len, 0644);
+}
+
+int file_write_atomic_mode(const char *path, const void *data, size_t len, int mode)
+{
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd, error = 0;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot create '%s'", tmp);
 		goto done;
 	}
-	if (fd_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	/* fchmod: the umask must not take the execute bit of a script. */
+	if (fd_write_all(fd, data, len) < 0 || fchmod(fd, (mode_t)mode) < 0 || fsync(fd) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
 		close(fd);
 		unlink(tmp);
@@ -356,4 +365,65 @@ int sorted_ids_find(const unsigned char *table, size_t idlen, size_t lo, size_t 
 			hi = mid;
 	}
 	return 0;
+}
+
+int file_sha256_hex(char *out, const char *path)
+{
+	struct buf data = BUF_INIT;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+	int error;
+
+	if ((error = file_read(&data, path)) == 0 &&
+	    !EVP_Digest(data.ptr ? data.ptr : "", data.len, md, &n, EVP_sha256(), NULL))
+		error = tide_error_set(TIDE_ERROR, "cannot hash '%s'", path);
+	for (i = 0; !error && i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	buf_release(&data);
+	return error;
+}
+
+char *tool_first_line(char *const argv[])
+{
+	struct buf text = BUF_INIT;
+	char chunk[512], *line = NULL;
+	int fds[2], status = 0;
+	ssize_t got;
+	pid_t pid, reaped;
+
+	if (pipe(fds) < 0)
+		return NULL;
+	if ((pid = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], 1);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		close(fds[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (text.len < 65536 && ((got = read(fds[0], chunk, sizeof(chunk))) > 0 ||
+				    (got < 0 && errno == EINTR)))
+		if (got > 0)
+			buf_put(&text, chunk, (size_t)got);
+	close(fds[0]);
+	while ((reaped = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (reaped == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && text.len) {
+		size_t len = strcspn(buf_cstr(&text), "\n");
+
+		if (len)
+			line = xstrndup(text.ptr, len);
+	}
+	buf_release(&text);
+	return line;
 }

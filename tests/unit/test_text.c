@@ -125,6 +125,17 @@ TEST(text__ref_component_rules)
 		}
 }
 
-TESTS(text__utf8_valid_refuses_what_jansson_refuses, text__lossy_replaces_each_bad_byte,
+TEST(text__strip_userinfo_in_a_file)
+{
+	struct buf b = BUF_INIT;
+
+	text_strip_userinfo(&b, "#tide\tbase\thttps://u:pw@h/x#v1\n"
+			    "a\tgit\tssh://git@h:22/a.git#m\nb\tgit\t/local/b#m\n");
+	CHECK_STR(buf_cstr(&b), "#tide\tbase\thttps://h/x#v1\n"
+		  "a\tgit\tssh://h:22/a.git#m\nb\tgit\t/local/b#m\n");
+	buf_release(&b);
+}
+
+TESTS(text__strip_userinfo_in_a_file, text__utf8_valid_refuses_what_jansson_refuses, text__lossy_replaces_each_bad_byte,
       text__json_text_never_null, text__decode_latin1_and_unknown_charsets,
       text__url_redact_and_strip, text__redact_inside_messages, text__ref_component_rules)

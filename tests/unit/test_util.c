@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "t.h"
@@ -79,5 +80,39 @@ TEST(file__read_text_refuses_nul_bytes)
 	buf_release(&b);
 }
 
+TEST(file__atomic_write_mode_and_sha256)
+{
+	char dir[] = "/tmp/tide-test-XXXXXX", hex[65];
+	struct stat st;
+	char *path;
+	mode_t old = umask(077);
+
+	CHECK(mkdtemp(dir) != NULL);
+	path = path_join(dir, "s.sh");
+	CHECK(file_write_atomic_mode(path, "abc", 3, 0755) == 0);
+	CHECK(stat(path, &st) == 0);
+	CHECK((st.st_mode & 0777) == 0755);	/* whatever the umask */
+	CHECK(file_sha256_hex(hex, path) == 0);
+	CHECK_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	unlink(path);
+	CHECK(file_sha256_hex(hex, path) < 0);
+	rmdir(dir);
+	free(path);
+	umask(old);
+}
+
+TEST(tool__first_line)
+{
+	char *ok[] = { "printf", "one\ntwo\n", NULL };
+	char *fails[] = { "false", NULL };
+	char *missing[] = { "/nonexistent/tool", "--version", NULL };
+	char *line = tool_first_line(ok);
+
+	CHECK_STR(line, "one");
+	free(line);
+	CHECK(tool_first_line(fails) == NULL);
+	CHECK(tool_first_line(missing) == NULL);
+}
+
 TESTS(buf__printf_grows, path__absolute_normalizes, file__atomic_write_and_read,
-      file__read_text_refuses_nul_bytes)
+      file__read_text_refuses_nul_bytes, file__atomic_write_mode_and_sha256, tool__first_line)

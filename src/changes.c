@@ -72,20 +72,9 @@ static void fetch_problem(struct buf *out, const struct day_tree *t)
 static void against(struct buf *out, const struct day_tree *t)
 {
 	const char *names[16];
-	size_t n = 0, i, j, k;
+	size_t n, i;
 
-	for (i = 0; i < t->nconflicts; i++)
-		for (j = 0; j < t->conflicts[i].nours; j++) {
-			const char *name = t->conflicts[i].ours[j].tree;
-			int seen = 0;
-
-			if (!name || !strcmp(name, "mainline"))
-				continue;
-			for (k = 0; k < n; k++)
-				seen |= !strcmp(names[k], name);
-			if (!seen && n < sizeof(names) / sizeof(names[0]))
-				names[n++] = name;
-		}
+	n = day_tree_conflicts_with(t, names, sizeof(names) / sizeof(names[0]));
 	if (!n)
 		names[n++] = "mainline";
 	for (i = 0; i < n; i++)

@@ -218,20 +218,9 @@ static void status_class(struct buf *out, const char *prefix, const char *status
 static void conflicting_trees(struct buf *out, const struct day_tree *t)
 {
 	const char *names[16];
-	size_t n = 0, i, j, k;
+	size_t n, i;
 
-	for (i = 0; i < t->nconflicts; i++)
-		for (j = 0; j < t->conflicts[i].nours; j++) {
-			const char *name = t->conflicts[i].ours[j].tree;
-			int seen = 0;
-
-			if (!name || !strcmp(name, "mainline"))
-				continue;
-			for (k = 0; k < n; k++)
-				seen |= !strcmp(names[k], name);
-			if (!seen && n < ARRAY_SIZE(names))
-				names[n++] = name;
-		}
+	n = day_tree_conflicts_with(t, names, ARRAY_SIZE(names));
 	for (i = 0; i < n; i++)
 		buf_printf(out, "%s%s", i ? ", " : "", names[i]);
 }

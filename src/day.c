@@ -125,6 +125,25 @@ const struct day_tree *day_find_tree(const struct day *day, const char *name)
 	return NULL;
 }
 
+size_t day_tree_conflicts_with(const struct day_tree *t, const char **names, size_t max)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < t->nconflicts; i++)
+		for (j = 0; j < t->conflicts[i].nours; j++) {
+			const char *name = t->conflicts[i].ours[j].tree;
+			int seen = 0;
+
+			if (!name || !strcmp(name, "mainline"))
+				continue;
+			for (k = 0; k < n; k++)
+				seen |= !strcmp(names[k], name);
+			if (!seen && n < max)
+				names[n++] = name;
+		}
+	return n;
+}
+
 /* ---- to JSON ---- */
 
 /* json_text(): a value that is not UTF-8 must not make json_pack() drop the whole tree. */

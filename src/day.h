@@ -58,6 +58,12 @@ struct day_conflict *day_tree_add_conflict(struct day_tree *t);
 struct day_commit *day_conflict_add_commit(struct day_conflict *c, int theirs);
 void day_conflict_add_hunk(struct day_conflict *c, const char *text);
 const struct day_tree *day_find_tree(const struct day *day, const char *name);
+/*
+ * The trees whose commits are on the ours side of t's conflicts (who t
+ * conflicts with), each once in the order met, "mainline" left out: at
+ * most max names into names (borrowed from t).  Returns the count.
+ */
+size_t day_tree_conflicts_with(const struct day_tree *t, const char **names, size_t max);
 
 int day_to_json(json_t **out, const struct day *day);
 int day_from_json(struct day **out, const json_t *json, const char *what);

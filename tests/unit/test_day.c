@@ -204,6 +204,35 @@ TEST(day__install_replaces_atomically)
 	rm_rf(dir);
 }
 
+TEST(day__conflicts_with_names_each_tree_once)
+{
+	struct day *d = day_new();
+	struct day_tree *t = day_add_tree(d);
+	struct day_conflict *c1, *c2;
+	const char *who[][2] = { { "a.c", "fixes" }, { "a.c", "mainline" }, { "b.c", "net" },
+				 { "b.c", "fixes" }, { "b.c", NULL } };
+	const char *names[2];
+	size_t i;
+
+	/* day_tree_add_conflict() may move the array: take both pointers after. */
+	day_tree_add_conflict(t);
+	day_tree_add_conflict(t);
+	c1 = &t->conflicts[0];
+	c2 = &t->conflicts[1];
+	for (i = 0; i < ARRAY_SIZE(who); i++) {
+		struct day_commit *k = day_conflict_add_commit(i < 2 ? c1 : c2, 0);
+
+		k->tree = who[i][1] ? xstrdup(who[i][1]) : NULL;
+	}
+	day_conflict_add_commit(c2, 1)->tree = xstrdup("theirs-side");
+	CHECK_INT(day_tree_conflicts_with(t, names, 2), 2);
+	CHECK_STR(names[0], "fixes");
+	CHECK_STR(names[1], "net");
+	CHECK_INT(day_tree_conflicts_with(t, names, 1), 1);
+	CHECK_STR(names[0], "fixes");
+	day_free(d);
+}
+
 TESTS(day__round_trip_through_a_file, day__unknown_keys_survive, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
-      day__install_replaces_atomically)
+      day__install_replaces_atomically, day__conflicts_with_names_each_tree_once)

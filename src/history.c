@@ -82,8 +82,7 @@ int history_first_parents(git_oid **out, size_t *n, git_repository *repo,
 	    git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) < 0 ||
 	    git_revwalk_simplify_first_parent(w) < 0 ||
 	    git_revwalk_push(w, tip) < 0 || (hide && git_revwalk_hide(w, hide) < 0)) {
-		err = tide_error_git(TIDE_ERROR, "cannot walk the history of %s",
-				     git_oid_tostr_s(tip));
+		err = tide_error_git(TIDE_ERROR, "cannot walk history");
 		goto done;
 	}
 	while ((err = git_revwalk_next(&id, w)) == 0) {
@@ -93,8 +92,7 @@ int history_first_parents(git_oid **out, size_t *n, git_repository *repo,
 	if (err == GIT_ITEROVER)
 		err = 0;
 	else
-		err = tide_error_git(TIDE_ERROR, "cannot walk the history of %s",
-				     git_oid_tostr_s(tip));
+		err = tide_error_git(TIDE_ERROR, "cannot walk history");
 done:
 	if (err) {
 		free(*out);

@@ -167,7 +167,7 @@ char *cmd_day_arg(const char *arg)
 /* DIR/days/DATE/day.json and, unless prev is NULL, the day before it (NULL if none). */
 int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, const char *date)
 {
-	char *days = workspace_days_dir(ws->dir), **dates = NULL, *path = NULL;
+	char *days = workspace_days_dir(ws->dir), **dates = NULL;
 	int n = day_list(&dates, days), i, error = 0;
 
 	*day = NULL;
@@ -184,18 +184,14 @@ int cmd_load_days(struct day **day, struct day **prev, struct workspace *ws, con
 		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date ? date : "recorded yet");
 		goto done;
 	}
-	path = workspace_day_json(ws->dir, dates[i]);
-	if ((error = day_load(day, path)) < 0 || i == 0 || !prev)
+	if ((error = day_open(day, days, dates[i])) < 0 || i == 0 || !prev)
 		goto done;
-	free(path);
-	path = workspace_day_json(ws->dir, dates[i - 1]);
-	if (day_load(prev, path) < 0) {
+	if (day_open(prev, days, dates[i - 1]) < 0) {
 		*prev = NULL;	/* an unreadable earlier day only makes every conflict new */
 		tide_error_clear();
 	}
 done:
 	day_list_free(dates, n < 0 ? 0 : n);
-	free(path);
 	free(days);
 	return error;
 }

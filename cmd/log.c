@@ -20,34 +20,19 @@ static const char *stage_status(const struct day *d, const char *key)
 
 static void print_day(const struct day *d)
 {
-	size_t i, merged = 0, conflicts = 0, failed = 0, previous = 0, stale = 0;
+	struct day_counts c;
 	const char *s;
 
-	for (i = 0; i < d->ntrees; i++) {
-		const char *st = d->trees[i].status ? d->trees[i].status : "";
-		const char *fetch = d->trees[i].fetch_status;
-
-		if (fetch && !strcmp(fetch, "stale"))
-			stale++;
-
-		if (!strcmp(st, "previous"))
-			previous++;
-		if (!strcmp(st, "merged") || !strcmp(st, "up-to-date") || !strcmp(st, "previous"))
-			merged++;
-		else if (!strcmp(st, "conflict"))
-			conflicts++;
-		else
-			failed++;
-	}
-	printf("%s  %s  %zu/%zu merged", d->date, d->tag ? d->tag : "-", merged, d->ntrees);
-	if (conflicts)
-		printf("  %zu conflict%s", conflicts, conflicts == 1 ? "" : "s");
-	if (previous)
-		printf("  %zu at an earlier version", previous);
-	if (failed)
-		printf("  %zu not merged", failed);
-	if (stale)
-		printf("  %zu not fetched (older commit used)", stale);
+	day_counts(&c, d);
+	printf("%s  %s  %zu/%zu merged", d->date, d->tag ? d->tag : "-", c.merged, c.trees);
+	if (c.conflicts)
+		printf("  %zu conflict%s", c.conflicts, c.conflicts == 1 ? "" : "s");
+	if (c.previous)
+		printf("  %zu at an earlier version", c.previous);
+	if (c.not_merged)
+		printf("  %zu not merged", c.not_merged);
+	if (c.stale)
+		printf("  %zu not fetched (older commit used)", c.stale);
 	if ((s = stage_status(d, "build")))
 		printf("  build: %s", s);
 	if ((s = stage_status(d, "boot")))
@@ -109,17 +94,15 @@ int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail(NULL);
 	}
 	for (i = n - 1; i >= 0; i--) {	/* newest first, like git log */
-		char *path = workspace_day_json(ctx->ws->dir, dates[i]);
 		struct day *d = NULL;
 
-		if (day_load(&d, path) < 0) {
+		if (day_open(&d, days, dates[i]) < 0) {
 			cmd_error("%s", tide_error_last());
 			status = EXIT_FAILED;
 		} else {
 			print_day(d);
 		}
 		day_free(d);
-		free(path);
 	}
 	day_list_free(dates, n);
 	free(days);

@@ -480,6 +480,76 @@ char *day_newest(const char *days_dir)
 	return date;
 }
 
+int day_open(struct day **out, const char *days_dir, const char *date)
+{
+	char *path = workspace_day_json_in(days_dir, date);
+	int error;
+
+	*out = NULL;
+	if (!path_exists(path))
+		error = tide_error_set(TIDE_ENOTFOUND, "no day %s", date);
+	else
+		error = day_load(out, path);
+	free(path);
+	return error;
+}
+
+int day_previous(struct day **out, const char *days_dir, const char *date, int or_same,
+		 day_match_fn match, void *data)
+{
+	char **dates = NULL;
+	int n = day_list(&dates, days_dir), i, cmp;
+
+	*out = NULL;
+	if (n < 0)
+		return n;
+	for (i = n - 1; i >= 0 && !*out; i--) {
+		struct day *d = NULL;
+
+		cmp = strcmp(dates[i], date);
+		if (cmp > 0 || (cmp == 0 && !or_same))
+			continue;
+		if (day_open(&d, days_dir, dates[i]) < 0) {
+			tide_error_clear();
+			continue;
+		}
+		if (!match || match(d, data))
+			*out = d;
+		else
+			day_free(d);
+	}
+	day_list_free(dates, n);
+	return *out != NULL;
+}
+
+static int status_is(const char *status, const char *want)
+{
+	return status && !strcmp(status, want);
+}
+
+void day_counts(struct day_counts *out, const struct day *day)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->trees = day->ntrees;
+	for (i = 0; i < day->ntrees; i++) {
+		const struct day_tree *t = &day->trees[i];
+
+		if (status_is(t->fetch_status, "stale"))
+			out->stale++;
+		if (status_is(t->status, "previous"))
+			out->previous++;
+		if (status_is(t->status, "merged") || status_is(t->status, "up-to-date") ||
+		    status_is(t->status, "previous"))
+			out->merged++;
+		else if (status_is(t->status, "conflict"))
+			out->conflicts++;
+		else
+			out->not_merged++;
+	}
+}
+
 int day_install(const char *days_dir, const char *date, const char *tmp_dir)
 {
 	char *final = path_join(days_dir, date);

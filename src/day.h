@@ -90,6 +90,35 @@ void day_list_free(char **dates, int n);
 char *day_newest(const char *days_dir);
 
 /*
+ * days_dir/DATE/day.json loaded: TIDE_ENOTFOUND naming the date when
+ * there is no such day, the parser's error when it does not load.
+ */
+int day_open(struct day **out, const char *days_dir, const char *date);
+
+/* Which days day_previous() takes; NULL takes any day that loads. */
+typedef int (*day_match_fn)(const struct day *day, void *data);
+
+/*
+ * The newest day before date (or_same: date itself too) that loads and
+ * that match accepts, into *out; days that do not load are passed over.
+ * Returns 1 when found, 0 when none (*out NULL), or day_list()'s error.
+ */
+int day_previous(struct day **out, const char *days_dir, const char *date, int or_same,
+		 day_match_fn match, void *data);
+
+/* A day's trees by outcome, as tide log and the summaries count them. */
+struct day_counts {
+	size_t trees;
+	size_t merged;		/* merged, up-to-date or previous */
+	size_t previous;	/* merged at an earlier day's version */
+	size_t conflicts;	/* left out by a conflict */
+	size_t not_merged;	/* left out otherwise: fetch or patch failure, dropped, rejected */
+	size_t stale;		/* fetch failed, an older commit used */
+};
+
+void day_counts(struct day_counts *out, const struct day *day);
+
+/*
  * Put the finished directory tmp_dir into place as days_dir/date: an
  * atomic exchange when the day exists (readers see the old or the new
  * day, never neither), then the old one is removed.

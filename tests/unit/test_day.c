@@ -233,6 +233,83 @@ TEST(day__conflicts_with_names_each_tree_once)
 	day_free(d);
 }
 
+/* days/DATE/day.json from sample_day(), its tag naming the date. */
+static void save_day(const char *days, const char *date, const char *status)
+{
+	struct day *d = sample_day();
+	char *dir = path_join(days, date), *rec = path_join(dir, "day.json");
+
+	free(d->date);
+	d->date = xstrdup(date);
+	free(d->trees[0].status);
+	d->trees[0].status = xstrdup(status);
+	mkdir_p(dir, 0777);
+	CHECK(day_save(d, rec) == 0);
+	day_free(d);
+	free(rec);
+	free(dir);
+}
+
+static int first_tree_merged(const struct day *d, void *data)
+{
+	(void)data;
+	return d->ntrees && !strcmp(d->trees[0].status, "merged");
+}
+
+TEST(day__open_and_previous)
+{
+	char dir[] = "/tmp/tide-test-day-XXXXXX";
+	struct day *d = NULL;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	save_day(dir, "2026-12-01", "merged");
+	save_day(dir, "2026-12-02", "conflict");
+	make_day(dir, "2026-12-03");	/* does not load: passed over */
+	save_day(dir, "2026-12-04", "merged");
+	CHECK(day_open(&d, dir, "2026-12-02") == 0);
+	CHECK_STR(d ? d->date : NULL, "2026-12-02");
+	day_free(d);
+	CHECK(day_open(&d, dir, "2026-12-09") == TIDE_ENOTFOUND);
+	CHECK(d == NULL);
+	CHECK(strstr(tide_error_last(), "no day 2026-12-09") != NULL);
+	tide_error_clear();
+
+	CHECK_INT(day_previous(&d, dir, "2026-12-04", 0, NULL, NULL), 1);
+	CHECK_STR(d ? d->date : NULL, "2026-12-02");
+	day_free(d);
+	CHECK_INT(day_previous(&d, dir, "2026-12-04", 1, NULL, NULL), 1);
+	CHECK_STR(d ? d->date : NULL, "2026-12-04");
+	day_free(d);
+	CHECK_INT(day_previous(&d, dir, "2026-12-04", 0, first_tree_merged, NULL), 1);
+	CHECK_STR(d ? d->date : NULL, "2026-12-01");
+	day_free(d);
+	CHECK_INT(day_previous(&d, dir, "2026-12-01", 0, NULL, NULL), 0);
+	CHECK(d == NULL);
+	rm_rf(dir);
+	CHECK_INT(day_previous(&d, dir, "2026-12-01", 1, NULL, NULL), 0);
+}
+
+TEST(day__counts_by_outcome)
+{
+	struct day *d = sample_day();	/* fixes merged; gpio conflict, stale */
+	struct day_counts c;
+	const char *more[] = { "up-to-date", "previous", "fetch-failed", "dropped" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(more); i++)
+		day_add_tree(d)->status = xstrdup(more[i]);
+	day_add_tree(d);	/* no status at all: not merged */
+	day_counts(&c, d);
+	CHECK_INT(c.trees, 7);
+	CHECK_INT(c.merged, 3);
+	CHECK_INT(c.previous, 1);
+	CHECK_INT(c.conflicts, 1);
+	CHECK_INT(c.not_merged, 3);
+	CHECK_INT(c.stale, 1);
+	day_free(d);
+}
+
 TESTS(day__round_trip_through_a_file, day__unknown_keys_survive, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
-      day__install_replaces_atomically, day__conflicts_with_names_each_tree_once)
+      day__install_replaces_atomically, day__conflicts_with_names_each_tree_once,
+      day__open_and_previous, day__counts_by_outcome)

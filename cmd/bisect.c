@@ -193,17 +193,15 @@ static int checker_init(struct checker *ck, const struct spec *sp, const char *w
 	}
 	if (!strcmp(sp->kind, "build") || !strcmp(sp->kind, "boot") ||
 	    !strcmp(sp->kind, "test")) {
-		build_opts_for_workspace(&ck->bopts, wsdir, ck->log_path);
+		/* The CPUs here (or distcc-jobs with build hosts), at a lower priority. */
+		build_opts_init(&ck->bopts, wsdir, ck->log_path,
+				&(struct build_day_opts){ .nice = 10 });
 		ck->have_bopts = 1;
-		if (!ck->bopts.fragment)
-			ck->bopts.fragment = build_default_fragment();
 		if (!ck->bopts.fragment) {
 			cmd_error("no config fragment: kernel-tests/smoke.config not found "
 				  "(set TIDE_KERNEL_TESTS)");
 			return EXIT_BADINPUT;
 		}
-		ck->bopts.jobs = 0;	/* the CPUs here, or distcc-jobs with build hosts */
-		ck->bopts.nice = 10;
 		ck->check.run = build_check;
 		if (!strcmp(sp->kind, "build"))
 			ck->bopts.target = sp->arg;

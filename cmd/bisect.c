@@ -1,7 +1,8 @@
 /*
  * tide bisect: find the tree and the commit that broke a day.  The search
- * is src/bisect.c; this file picks the check, prints the steps as they
- * are decided and maps the outcome to an exit status (man/tide-bisect.1).
+ * is src/bisect.c, the checks src/bisect_check.c; this file reads the
+ * options, prints the steps as they are decided and maps the outcome to
+ * an exit status (man/tide-bisect.1).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,7 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../src/bisect.h"
-#include "../src/boot.h"
-#include "../src/build.h"
+#include "../src/bisect_check.h"
 #include "../src/error.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -28,207 +28,6 @@ struct spec {
 	const char *kind;	/* "cmd", "build", "boot", "test" */
 	const char *arg;	/* the command, the test name, or --build's make target */
 };
-
-struct checker {
-	struct bisect_check check;
-	struct bisect_cmd cmd;
-	struct build_opts bopts;
-	int have_bopts;
-	const char *test;	/* --test NAME; NULL for --boot */
-	struct boot_ws_paths paths;
-	char *srcdir, *state_path, *log_path, *console_path;
-};
-
-/* The step's build and boot, as they start: a kernel build is minutes of silence otherwise. */
-static void say_building(const struct checker *ck, const git_oid *commit)
-{
-	char hex[GIT_OID_HEXSZ + 1];
-
-	fprintf(stderr, "tide: bisect: building %.12s (%s%s)\n", git_oid_tostr(hex, sizeof(hex), commit),
-		ck->bopts.target ? "make " : "the kernel", ck->bopts.target ? ck->bopts.target : "");
-}
-
-/* Why a build failed, for the step's note: the first error if the log has one. */
-static char *build_note(const struct build_result *res)
-{
-	const struct build_diag *e = res->log.errors.n ? &res->log.errors.v[0] : NULL;
-
-	if (e && e->file)
-		return xasprintf("%s:%d: %s", e->file, e->line, e->message ? e->message : "");
-	return xstrdup(res->failure ? res->failure : "build failed");
-}
-
-/* --build: a failed build is bad.  (Under --boot/--test it would be a skip.) */
-static int build_check(void *data, git_repository *repo, const git_oid *commit,
-		       enum bisect_verdict *verdict, char **note)
-{
-	struct checker *ck = data;
-	struct build_result res = { 0 };
-	int err;
-
-	say_building(ck, commit);
-	if ((err = build_run(&res, repo, commit, &ck->bopts)) < 0)
-		return err;
-	*verdict = res.ok ? BISECT_GOOD : BISECT_BAD;
-	if (!res.ok)
-		*note = build_note(&res);
-	build_result_release(&res);
-	return 0;
-}
-
-struct find_test {
-	const char *name;
-	const struct ktap_node *node;
-};
-
-static int find_test_cb(const struct ktap_node *n, const char *path, int depth, void *data)
-{
-	struct find_test *f = data;
-
-	(void)depth;
-	if (!strcmp(path, f->name))
-		f->node = n;
-	return 0;
-}
-
-/* --boot: bad when the kernel panics, oopses, hangs or stays silent. */
-static enum bisect_verdict boot_verdict(const struct boot_result *br)
-{
-	switch (br->verdict.status) {
-	case BOOT_PASSED:
-	case BOOT_TESTS_FAILED:
-		return BISECT_GOOD;
-	default:
-		return BISECT_BAD;
-	}
-}
-
-/* --test NAME: bad when NAME fails or is missing from a boot that ran; a boot that did not run is a skip. */
-static enum bisect_verdict test_verdict(const struct boot_result *br, const char *name,
-					char **note)
-{
-	struct find_test f = { name, NULL };
-
-	ktap_walk(&br->verdict.ktap, find_test_cb, &f);
-	if (!f.node) {
-		if (br->verdict.status != BOOT_PASSED && br->verdict.status != BOOT_TESTS_FAILED) {
-			*note = xasprintf("boot %s: %s", boot_status_name(br->verdict.status),
-					  br->verdict.reason ? br->verdict.reason : "");
-			return BISECT_SKIP;
-		}
-		*note = xasprintf("test %s did not report", name);
-		return BISECT_BAD;
-	}
-	if (ktap_node_failed(f.node)) {
-		*note = xasprintf("test %s failed", name);
-		return BISECT_BAD;
-	}
-	return BISECT_GOOD;
-}
-
-/* --boot / --test: build (a failed build is a skip, not a verdict), boot in QEMU. */
-static int boot_check(void *data, git_repository *repo, const git_oid *commit,
-		      enum bisect_verdict *verdict, char **note)
-{
-	struct checker *ck = data;
-	struct build_result res = { 0 };
-	struct boot_result br;
-	struct boot_opts bo = { 0 };
-	int err;
-
-	say_building(ck, commit);
-	err = build_run(&res, repo, commit, &ck->bopts);
-	memset(&br, 0, sizeof(br));
-	if (err < 0)
-		goto done;
-	if (!res.ok) {
-		*verdict = BISECT_SKIP;
-		char *why = build_note(&res);
-
-		*note = xasprintf("build failed: %s", why);
-		free(why);
-		goto done;
-	}
-	bo.kernel = res.kernel ? res.kernel : ck->paths.kernel;
-	bo.config = ck->paths.config;
-	bo.initramfs_dir = ck->paths.initramfs_dir;
-	bo.kvm_cache = ck->paths.kvm_cache;
-	bo.console_path = ck->console_path;
-	bo.accel = "tcg";
-	fprintf(stderr, "tide: bisect: booting it in QEMU\n");
-	if ((err = boot_run(&br, &bo)) < 0)
-		goto done;
-	if (ck->test) {
-		*verdict = test_verdict(&br, ck->test, note);
-	} else {
-		*verdict = boot_verdict(&br);
-		if (*verdict == BISECT_BAD)
-			*note = xasprintf("boot %s: %s", boot_status_name(br.verdict.status),
-					  br.verdict.reason ? br.verdict.reason : "");
-	}
-	boot_result_release(&br);
-done:
-	build_result_release(&res);
-	return err;
-}
-
-static void show_progress(void *data, const char *line);
-
-static int checker_init(struct checker *ck, const struct spec *sp, const char *wsdir)
-{
-	memset(ck, 0, sizeof(*ck));
-	ck->srcdir = workspace_bisect_src(wsdir);
-	ck->state_path = workspace_bisect_src_state(wsdir);
-	ck->log_path = workspace_bisect_check_log(wsdir);
-	ck->check.data = ck;
-	if (!strcmp(sp->kind, "cmd")) {
-		ck->cmd.cmd = sp->arg;
-		ck->cmd.srcdir = ck->srcdir;
-		ck->cmd.state_path = ck->state_path;
-		ck->cmd.log_path = ck->log_path;
-		ck->cmd.progress = show_progress;
-		ck->check.run = bisect_cmd_run;
-		ck->check.data = &ck->cmd;
-		return 0;
-	}
-	if (!strcmp(sp->kind, "build") || !strcmp(sp->kind, "boot") ||
-	    !strcmp(sp->kind, "test")) {
-		build_opts_for_workspace(&ck->bopts, wsdir, ck->log_path);
-		ck->have_bopts = 1;
-		if (!ck->bopts.fragment)
-			ck->bopts.fragment = build_default_fragment();
-		if (!ck->bopts.fragment) {
-			cmd_error("no config fragment: kernel-tests/smoke.config not found "
-				  "(set TIDE_KERNEL_TESTS)");
-			return EXIT_BADINPUT;
-		}
-		ck->bopts.jobs = 0;	/* the CPUs here, or distcc-jobs with build hosts */
-		ck->bopts.nice = 10;
-		ck->check.run = build_check;
-		if (!strcmp(sp->kind, "build"))
-			ck->bopts.target = sp->arg;
-		if (strcmp(sp->kind, "build")) {
-			ck->test = sp->arg;
-			boot_ws_paths_init(&ck->paths, wsdir);
-			ck->console_path = workspace_bisect_console_log(wsdir);
-			ck->check.run = boot_check;
-		}
-		return 0;
-	}
-	cmd_error("unknown check '%s'", sp->kind);
-	return EXIT_BADINPUT;
-}
-
-static void checker_release(struct checker *ck)
-{
-	if (ck->have_bopts)
-		build_opts_release(&ck->bopts);
-	boot_ws_paths_release(&ck->paths);
-	free(ck->console_path);
-	free(ck->srcdir);
-	free(ck->state_path);
-	free(ck->log_path);
-}
 
 static void show_progress(void *data, const char *line)
 {
@@ -291,13 +90,16 @@ static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 {
 	struct bisect_result res;
 	struct bisect_opts o = { 0 };
-	struct checker ck;
+	struct bisect_checker ck;
 	json_t *spec = json_pack("{s:o, s:o}", "kind", json_text(sp->kind),
 				  "arg", json_text(sp->arg));
-	int status = checker_init(&ck, sp, ctx->ws->dir);
+	int status = EXIT_OK;
 
-	if (status)
+	if (bisect_checker_init(&ck, sp->kind, sp->arg, ctx->ws->dir, show_progress, NULL) < 0) {
+		cmd_error("%s", tide_error_last());
+		status = EXIT_BADINPUT;
 		goto done;
+	}
 	o.wsdir = ctx->ws->dir;
 	o.date = date;
 	o.since = since;
@@ -316,7 +118,7 @@ static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 	status = print_result(&res);
 	bisect_result_release(&res);
 done:
-	checker_release(&ck);
+	bisect_checker_release(&ck);
 	json_decref(spec);
 	return cmd_finish_stdout(status);
 }

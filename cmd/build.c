@@ -106,11 +106,7 @@ static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
 	git_object *obj = NULL, *commit = NULL;
 	int status;
 
-	build_opts_for_workspace(&opts, ctx->ws->dir, NULL);
-	opts.fragment = o->fragment ? xstrdup(o->fragment) : build_default_fragment();
-	opts.jobs = o->jobs;
-	opts.no_ccache = o->no_ccache;
-	opts.nice = o->nice;
+	build_opts_init(&opts, ctx->ws->dir, NULL, o);
 	if (git_revparse_single(&obj, ctx->ws->repo, rev) < 0 ||
 	    git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
 		tide_error_git(TIDE_ENOTFOUND, "unknown revision '%s'", rev);

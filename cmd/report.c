@@ -11,6 +11,7 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/mail.h"
+#include "../src/mailconf.h"
 #include "../src/mailmap.h"
 #include "../src/report.h"
 #include "../src/text.h"
@@ -86,109 +87,16 @@ static int print_reports(const struct day *d, const struct day *prev,
 /* ---- mail ---- */
 
 struct mailer {
-	struct mail_server server;
-	char *from;
-	char *announce;		/* the list the day's announcement goes to, or NULL */
-	long max_per_day;
-	json_t *state;		/* DIR/days/DATE/reports/mail.json: {"sent": {tree: id}, "failed": {tree: why}} */
-	char *state_path;
+	struct mailconf conf;
+	struct mail_state state;
 	git_mailmap *mailmap;	/* the day's .mailmap: contacts as they are known today */
 };
 
-/* DIR/mail.conf: smtp=, from=, credentials=, starttls=yes, max-per-day=, timeout=, cainfo=, announce= */
-static int mailer_load(struct mailer *m, struct workspace *ws)
-{
-	char *path = workspace_mail_conf(ws->dir), *line, *save = NULL, *eq, *cred = NULL;
-	struct buf text = BUF_INIT;
-	int error, lineno = 0;
-
-	m->max_per_day = 20;
-	if ((error = file_read_text(&text, path)) < 0)
-		goto done;
-	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		lineno++;
-		str_rtrim(line);
-		if (!*line || *line == '#')
-			continue;
-		if (!(eq = strchr(line, '='))) {
-			error = tide_error_set(TIDE_EINVAL, "%s: bad line '%s'", path, line);
-			goto done;
-		}
-		*eq++ = '\0';
-		if (!strcmp(line, "smtp"))
-			free(m->server.url), m->server.url = xstrdup(eq);
-		else if (!strcmp(line, "from"))
-			free(m->from), m->from = xstrdup(eq);
-		else if (!strcmp(line, "credentials"))
-			free(cred), cred = eq[0] == '/' ? xstrdup(eq) : workspace_path(ws, eq);
-		else if (!strcmp(line, "starttls"))
-			m->server.starttls = !strcmp(eq, "yes") || !strcmp(eq, "true");
-		else if (!strcmp(line, "max-per-day"))
-			m->max_per_day = strtol(eq, NULL, 10);
-		else if (!strcmp(line, "timeout"))
-			m->server.timeout = strtol(eq, NULL, 10);
-		else if (!strcmp(line, "announce"))
-			free(m->announce), m->announce = xstrdup(eq);
-		else if (!strcmp(line, "cainfo"))
-			free(m->server.cainfo), m->server.cainfo = xstrdup(eq);
-		else {
-			error = tide_error_set(TIDE_EINVAL, "%s: unknown key '%s'", path, line);
-			goto done;
-		}
-	}
-	if (!m->from)
-		m->from = xstrdup("tide <tide@localhost>");
-	if (cred && (error = mail_credentials_load(&m->server, cred)) < 0)
-		goto done;
-	error = mail_server_check(&m->server);
-	if (error < 0)
-		tide_error_wrap(error, "%s", path);
-done:
-	free(cred);
-	free(path);
-	buf_release(&text);
-	return error;
-}
-
 static void mailer_release(struct mailer *m)
 {
-	mail_server_release(&m->server);
-	free(m->from);
-	free(m->announce);
-	json_decref(m->state);
-	free(m->state_path);
+	mailconf_release(&m->conf);
+	mail_state_release(&m->state);
 	git_mailmap_free(m->mailmap);
-}
-
-static void state_load(struct mailer *m, struct workspace *ws, const char *date)
-{
-	char *daydir = workspace_day_dir(ws->dir, date);
-
-	m->state_path = workspace_daydir_mail_json(daydir);
-	free(daydir);
-	m->state = json_load_file(m->state_path, 0, NULL);
-	if (!json_is_object(m->state)) {
-		json_decref(m->state);
-		m->state = json_object();
-	}
-	if (!json_is_object(json_object_get(m->state, "sent")))
-		json_object_set_new(m->state, "sent", json_object());
-	if (!json_is_object(json_object_get(m->state, "failed")))
-		json_object_set_new(m->state, "failed", json_object());
-}
-
-static int state_save(struct mailer *m)
-{
-	char *dump = json_dumps(m->state, JSON_INDENT(2) | JSON_SORT_KEYS);
-	char *dir = xstrdup(m->state_path);
-	int error;
-
-	*strrchr(dir, '/') = '\0';
-	if ((error = mkdir_p(dir, 0777)) == 0)
-		error = file_write_atomic(m->state_path, dump, strlen(dump));
-	free(dump);
-	free(dir);
-	return error;
 }
 
 static void print_rcpts(const struct mail_msg *msg)
@@ -208,7 +116,6 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 		    const struct report_args *a)
 {
 	const char *tree = json_string_value(json_object_get(r, "tree"));
-	json_t *sent = json_object_get(m->state, "sent");
 	struct mail_msg msg;
 	struct buf text = BUF_INIT;
 	int error;
@@ -217,17 +124,17 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 		printf("%s: conflict not new since the previous day, not mailed\n", tree);
 		return 0;
 	}
-	if (!a->dry_run && json_object_get(sent, tree)) {
+	if (!a->dry_run && mail_state_sent(&m->state, tree)) {
 		printf("%s: already mailed\n", tree);
 		return 0;
 	}
-	if (!a->dry_run && (long)json_object_size(sent) >= m->max_per_day) {
+	if (!a->dry_run && mailconf_limit_reached(&m->conf, &m->state)) {
 		printf("%s: not mailed: %ld mails a day already sent (max-per-day)\n", tree,
-		       m->max_per_day);
+		       m->conf.max_per_day);
 		workspace_log(ctx->ws, "mail: %s not mailed: daily limit reached", tree);
 		return 0;
 	}
-	if ((error = report_mail(&msg, r, ctx->conf, m->from)) < 0) {
+	if ((error = report_mail(&msg, r, ctx->conf, m->conf.from)) < 0) {
 		printf("%s: not mailed: %s\n", tree, tide_error_last());
 		return 0;
 	}
@@ -239,14 +146,12 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 		mail_msg_release(&msg);
 		return 0;
 	}
-	if ((error = mail_send(&m->server, &msg)) < 0) {
+	if ((error = mail_send(&m->conf.server, &msg)) < 0) {
 		cmd_error("%s: %s", tree, tide_error_last());
 		workspace_log(ctx->ws, "mail: %s failed: %s", tree, tide_error_last());
-		json_object_set_new(json_object_get(m->state, "failed"), tree,
-				    json_text(tide_error_last()));
+		mail_state_set_failed(&m->state, tree, tide_error_last());
 	} else {
-		json_object_del(json_object_get(m->state, "failed"), tree);
-		json_object_set_new(sent, tree, json_text(msg.message_id));
+		mail_state_set_sent(&m->state, tree, msg.message_id);
 		printf("%s: mailed", tree);
 		print_rcpts(&msg);
 		workspace_log(ctx->ws, "mail: %s report sent to %s", tree, msg.to[0]);
@@ -259,7 +164,7 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 			const struct report_args *a)
 {
-	struct mailer m = { { 0 }, NULL, NULL, 0, NULL, NULL, NULL };
+	struct mailer m = { 0 };
 	git_oid day_commit;
 	json_t *r = NULL;
 	int status = EXIT_OK, error;
@@ -267,14 +172,12 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 
 	if ((status = cmd_load_conf(ctx)) != 0)
 		return status;
-	if (mailer_load(&m, ctx->ws) < 0 && !a->dry_run) {
+	if (mailconf_load(&m.conf, ctx->ws->dir) < 0 && !a->dry_run) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
 	tide_error_clear();
-	if (!m.from)
-		m.from = xstrdup("tide <tide@localhost>");
-	state_load(&m, ctx->ws, d->date);
+	mail_state_load(&m.state, ctx->ws->dir, d->date);
 	if (mailmap_from_commit(&m.mailmap, ctx->ws->repo,
 				d->commit && git_oid_fromstr(&day_commit, d->commit) == 0 ?
 				&day_commit : NULL) < 0) {
@@ -290,7 +193,7 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 		json_decref(r);
 		if (error < 0)
 			status = EXIT_PROBLEMS;
-		if (error != 0 && state_save(&m) < 0)
+		if (error != 0 && mail_state_save(&m.state) < 0)
 			status = cmd_fail(NULL);
 	}
 done:
@@ -302,18 +205,19 @@ done:
 static int announce(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 		    const struct report_args *a)
 {
-	struct mailer m = { { 0 }, NULL, NULL, 0, NULL, NULL, NULL };
+	struct mailer m = { 0 };
 	struct buf text = BUF_INIT;
 	struct mail_msg msg;
 	const char *sent;
 	int status = EXIT_OK;
 
-	if (a->mail && mailer_load(&m, ctx->ws) < 0 && !a->dry_run) {
+	mailconf_init(&m.conf);
+	if (a->mail && mailconf_load(&m.conf, ctx->ws->dir) < 0 && !a->dry_run) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
 	tide_error_clear();
-	if (a->mail && !m.announce && !a->dry_run) {
+	if (a->mail && !m.conf.announce && !a->dry_run) {
 		char *path = workspace_mail_conf(ctx->ws->dir);
 
 		cmd_error("no announce= address in %s for --announce --mail", path);
@@ -321,26 +225,26 @@ static int announce(struct cmd_ctx *ctx, const struct day *d, const struct day *
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	report_announcement(&msg, ctx->ws->repo, d, prev, m.announce ? m.announce : "",
-			    m.from ? m.from : "tide <tide@localhost>");
+	report_announcement(&msg, ctx->ws->repo, d, prev, m.conf.announce ? m.conf.announce : "",
+			    m.conf.from ? m.conf.from : MAILCONF_FROM);
 	if (!a->mail) {
 		printf("Subject: %s\n\n%s", msg.subject, msg.body);
 	} else if (a->dry_run) {
 		mail_format(&text, &msg, 0);
 		printf("%s\n", text.ptr);
 	} else {
-		state_load(&m, ctx->ws, d->date);
-		if ((sent = json_string_value(json_object_get(m.state, "announce")))) {
+		mail_state_load(&m.state, ctx->ws->dir, d->date);
+		if ((sent = mail_state_announced(&m.state))) {
 			printf("announcement of %s already mailed (%s)\n", d->tag, sent);
-		} else if (mail_send(&m.server, &msg) < 0) {
+		} else if (mail_send(&m.conf.server, &msg) < 0) {
 			cmd_error("announcement: %s", tide_error_last());
 			workspace_log(ctx->ws, "mail: announcement failed: %s", tide_error_last());
 			status = EXIT_PROBLEMS;
 		} else {
-			json_object_set_new(m.state, "announce", json_text(msg.message_id));
+			mail_state_set_announced(&m.state, msg.message_id);
 			printf("announcement mailed to %s\n", msg.to[0]);
 			workspace_log(ctx->ws, "mail: announcement sent to %s", msg.to[0]);
-			if (state_save(&m) < 0)
+			if (mail_state_save(&m.state) < 0)
 				status = cmd_fail(NULL);
 		}
 	}

@@ -1701,8 +1701,8 @@ char *build_default_fragment(void)
 	return NULL;
 }
 
-void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
-			      const char *log_path)
+void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log_path,
+		     const struct build_day_opts *o)
 {
 	char *abs = path_absolute(wsdir);
 
@@ -1713,12 +1713,11 @@ void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
 	opts->state_path = workspace_build_state(abs);
 	opts->log_path = log_path ? xstrdup(log_path) : workspace_build_log(abs);
 	opts->ccache_basedir = abs;
-	build_opts_load_farm(opts, abs);
-}
-
-void build_opts_load_farm(struct build_opts *opts, const char *wsdir)
-{
-	if (build_farm_load(&opts->farm, wsdir) < 0) {
+	opts->fragment = o && o->fragment ? xstrdup(o->fragment) : build_default_fragment();
+	opts->jobs = o ? o->jobs : 0;
+	opts->no_ccache = o ? o->no_ccache : 0;
+	opts->nice = o ? o->nice : 0;
+	if (build_farm_load(&opts->farm, abs) < 0) {
 		opts->farm_error = xstrdup(tide_error_last());
 		tide_error_clear();
 	}
@@ -1783,11 +1782,7 @@ static void set_build_record(struct day *day, json_t *build)
 static int build_day_opts(struct build_opts *opts, const struct build_day_opts *o,
 			  const char *wsdir, const char *log)
 {
-	build_opts_for_workspace(opts, wsdir, log);
-	opts->fragment = o && o->fragment ? xstrdup(o->fragment) : build_default_fragment();
-	opts->jobs = o ? o->jobs : 0;
-	opts->no_ccache = o ? o->no_ccache : 0;
-	opts->nice = o ? o->nice : 0;
+	build_opts_init(opts, wsdir, log, o);
 	if (!opts->fragment)
 		return tide_error_set(TIDE_ENOTFOUND,
 				      "no config fragment: kernel-tests/smoke.config not found "

@@ -181,7 +181,7 @@ struct build_opts {
 	int no_ccache;
 	int nice;		/* niceness added to make and its children */
 	/*
-	 * DIR/config's build settings (build_opts_for_workspace() loads them).
+	 * DIR/config's build settings (build_opts_init() loads them).
 	 * A bad DIR/config is kept in farm_error: build_run() then fails
 	 * with it (TIDE_EINVAL) before it touches anything.
 	 */
@@ -292,11 +292,17 @@ char *build_record_summary(const json_t *rec);
 void build_farm_summary(struct buf *out, const json_t *rec, const char *indent);
 char *build_boot_summary(const json_t *rec);
 
-/* Fill opts with the workspace's fixed paths (caller frees with _release). */
-void build_opts_for_workspace(struct build_opts *opts, const char *wsdir,
-			      const char *log_path);
+/*
+ * The one builder of build options: DIR/build's fixed paths, the log at
+ * log_path (NULL: DIR/build/build.log), DIR/config's build settings
+ * (opts->farm, or opts->farm_error), and o's fragment (NULL:
+ * build_default_fragment()), jobs, no_ccache and nice (o may be NULL).
+ * opts->fragment stays NULL when there is no fragment: each caller says
+ * so in its own words.  Callers then set only what differs; the strings
+ * are opts' own (build_opts_release() frees them).
+ */
+void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log_path,
+		     const struct build_day_opts *o);
 void build_opts_release(struct build_opts *opts);
-/* DIR/config's build settings into opts->farm (or opts->farm_error). */
-void build_opts_load_farm(struct build_opts *opts, const char *wsdir);
 
 #endif

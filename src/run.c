@@ -1246,9 +1246,7 @@ static int run_build_merge(struct run *r, const struct tree *t, struct day_tree 
 	int error = 0;
 
 	memset(&res, 0, sizeof(res));
-	build_opts_for_workspace(&opts, r->ws->dir, log);
-	opts.fragment = build_default_fragment();
-	opts.nice = 10;
+	build_opts_init(&opts, r->ws->dir, log, &(struct build_day_opts){ .nice = 10 });
 	run_event(r, EVENT_BUILD, EVENT_PROGRESS, t->name, "%s: building the merge", t->name);
 	if (!opts.fragment || build_run(&res, r->repo, &r->state, &opts) < 0) {
 		if (!opts.fragment)

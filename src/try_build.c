@@ -272,18 +272,16 @@ done:
 static void try_build_opts(struct build_opts *opts, const char *wsdir, const char *log,
 			   const struct build_day_opts *o)
 {
-	memset(opts, 0, sizeof(*opts));
+	build_opts_init(opts, wsdir, NULL, o);
 	/* Same layout as DIR/build: src and out siblings, so ccache's relative paths match. */
+	free((char *)opts->srcdir);
+	free((char *)opts->outdir);
+	free((char *)opts->state_path);
+	free((char *)opts->log_path);
 	opts->srcdir = try_path(wsdir, "src");
 	opts->outdir = try_path(wsdir, "out");
 	opts->state_path = try_path(wsdir, "src.tree");
 	opts->log_path = try_path(wsdir, log);
-	opts->ccache_basedir = path_absolute(wsdir);
-	opts->fragment = o->fragment ? xstrdup(o->fragment) : build_default_fragment();
-	opts->jobs = o->jobs;
-	opts->no_ccache = o->no_ccache;
-	opts->nice = o->nice;
-	build_opts_load_farm(opts, wsdir);
 }
 
 /* Diagnostics of now that the day's list (key of its build record) lacks. */

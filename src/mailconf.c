@@ -1,0 +1,230 @@
+/*
+ * mail.conf, mail.json and the daily mail limit of `tide report --mail`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "error.h"
+#include "mailconf.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
+
+void mailconf_init(struct mailconf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->max_per_day = MAILCONF_MAX_PER_DAY;
+}
+
+void mailconf_release(struct mailconf *c)
+{
+	mail_server_release(&c->server);
+	free(c->from);
+	free(c->announce);
+	free(c->credentials);
+	memset(c, 0, sizeof(*c));
+}
+
+/* A line's text for a message: bad bytes as \xNN. */
+static int bad(const char *path, int lineno, const char *what, const char *s, const char *why)
+{
+	struct buf esc = BUF_INIT;
+	int error;
+
+	text_escape(&esc, s);
+	error = tide_error_set(TIDE_EINVAL, "%s:%d: %s '%s'%s", path, lineno, what,
+			       buf_cstr(&esc), why);
+	buf_release(&esc);
+	return error;
+}
+
+/* A whole decimal number from min to max; nothing else on the line. */
+static int number(long *out, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = xstrdup(value);
+}
+
+static int parse_line(struct mailconf *c, char *line, const char *path, int lineno,
+		      const char *wsdir)
+{
+	char *eq = strchr(line, '='), *key = line, *value;
+
+	if (!eq)
+		return bad(path, lineno, "bad line", line, " (want key=value)");
+	*eq = '\0';
+	value = eq + 1;
+	if (!strcmp(key, "smtp"))
+		set_str(&c->server.url, value);
+	else if (!strcmp(key, "from"))
+		set_str(&c->from, value);
+	else if (!strcmp(key, "credentials")) {
+		free(c->credentials);
+		c->credentials = value[0] == '/' ? xstrdup(value) : path_join(wsdir, value);
+	} else if (!strcmp(key, "starttls"))
+		c->server.starttls = !strcmp(value, "yes") || !strcmp(value, "true");
+	else if (!strcmp(key, "max-per-day")) {
+		if (number(&c->max_per_day, value, 0, MAILCONF_MAX_PER_DAY_MAX) < 0)
+			return bad(path, lineno, "bad max-per-day", value,
+				   " (a whole number of mails, 0 to 100000)");
+	} else if (!strcmp(key, "timeout")) {
+		if (number(&c->server.timeout, value, 1, MAILCONF_TIMEOUT_MAX) < 0)
+			return bad(path, lineno, "bad timeout", value,
+				   " (whole seconds, 1 to 86400)");
+	} else if (!strcmp(key, "announce"))
+		set_str(&c->announce, value);
+	else if (!strcmp(key, "cainfo"))
+		set_str(&c->server.cainfo, value);
+	else
+		return bad(path, lineno, "unknown key", key, "");
+	return 0;
+}
+
+int mailconf_parse(struct mailconf *c, const char *text, size_t len, const char *path,
+		   const char *wsdir)
+{
+	const char *p = text, *end = text + len, *nl;
+	char *line;
+	int lineno = 0, error = 0;
+
+	while (p < end && error == 0) {
+		lineno++;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (memchr(p, '\0', (size_t)((nl ? nl : end) - p)))
+			return tide_error_set(TIDE_EINVAL, "%s:%d: NUL byte", path, lineno);
+		line = xstrndup(p, (size_t)((nl ? nl : end) - p));
+		str_rtrim(line);
+		if (*line && *line != '#')
+			error = parse_line(c, line, path, lineno, wsdir);
+		free(line);
+		p = nl ? nl + 1 : end;
+	}
+	return error;
+}
+
+int mailconf_load(struct mailconf *c, const char *wsdir)
+{
+	char *path = workspace_mail_conf(wsdir);
+	struct buf text = BUF_INIT;
+	int error;
+
+	mailconf_init(c);
+	if ((error = file_read_text(&text, path)) < 0 ||
+	    (error = mailconf_parse(c, text.ptr ? text.ptr : "", text.len, path, wsdir)) < 0)
+		goto done;
+	if (c->credentials && (error = mail_credentials_load(&c->server, c->credentials)) < 0)
+		goto done;
+	if ((error = mail_server_check(&c->server)) < 0)
+		tide_error_wrap(error, "%s", path);
+done:
+	if (!c->from)
+		c->from = xstrdup(MAILCONF_FROM);
+	free(path);
+	buf_release(&text);
+	return error;
+}
+
+/* ---- mail.json ---- */
+
+static json_t *object_member(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!json_is_object(v)) {
+		v = json_object();
+		json_object_set_new(obj, key, v);
+	}
+	return v;
+}
+
+void mail_state_load(struct mail_state *st, const char *wsdir, const char *date)
+{
+	char *daydir = workspace_day_dir(wsdir, date);
+
+	st->path = workspace_daydir_mail_json(daydir);
+	free(daydir);
+	st->json = json_load_file(st->path, 0, NULL);
+	if (!json_is_object(st->json)) {
+		json_decref(st->json);
+		st->json = json_object();
+	}
+	object_member(st->json, "sent");
+	object_member(st->json, "failed");
+}
+
+int mail_state_save(const struct mail_state *st)
+{
+	char *dump = json_dumps(st->json, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char *dir = xstrdup(st->path);
+	int error;
+
+	*strrchr(dir, '/') = '\0';
+	if ((error = mkdir_p(dir, 0777)) == 0)
+		error = file_write_atomic(st->path, dump, strlen(dump));
+	free(dump);
+	free(dir);
+	return error;
+}
+
+void mail_state_release(struct mail_state *st)
+{
+	json_decref(st->json);
+	free(st->path);
+	memset(st, 0, sizeof(*st));
+}
+
+const char *mail_state_sent(const struct mail_state *st, const char *tree)
+{
+	json_t *id = json_object_get(json_object_get(st->json, "sent"), tree);
+
+	/* Any value counts as sent, as before the state had a reader of its own. */
+	return id ? (json_string_value(id) ? json_string_value(id) : "") : NULL;
+}
+
+size_t mail_state_nsent(const struct mail_state *st)
+{
+	return json_object_size(json_object_get(st->json, "sent"));
+}
+
+void mail_state_set_sent(struct mail_state *st, const char *tree, const char *message_id)
+{
+	json_object_del(object_member(st->json, "failed"), tree);
+	json_object_set_new(object_member(st->json, "sent"), tree, json_text(message_id));
+}
+
+void mail_state_set_failed(struct mail_state *st, const char *tree, const char *why)
+{
+	json_object_set_new(object_member(st->json, "failed"), tree, json_text(why));
+}
+
+const char *mail_state_announced(const struct mail_state *st)
+{
+	return json_string_value(json_object_get(st->json, "announce"));
+}
+
+void mail_state_set_announced(struct mail_state *st, const char *message_id)
+{
+	json_object_set_new(st->json, "announce", json_text(message_id));
+}
+
+int mailconf_limit_reached(const struct mailconf *c, const struct mail_state *st)
+{
+	return (long)mail_state_nsent(st) >= c->max_per_day;
+}

@@ -1,0 +1,75 @@
+#ifndef TIDE_MAILCONF_H
+#define TIDE_MAILCONF_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "mail.h"
+
+/*
+ * DIR/mail.conf, the mail settings of `tide report --mail`
+ * (man/tide-report.1, MAIL CONFIGURATION): key=value lines, '#' comments
+ *   smtp=URL  from=ADDRESS  credentials=FILE  starttls=yes  cainfo=FILE
+ *   announce=ADDRESS  max-per-day=N  timeout=SECONDS
+ * and DIR/days/DATE/reports/mail.json, what was mailed that day:
+ *   {"sent": {tree: message-id}, "failed": {tree: why}, "announce": message-id}
+ */
+
+#define MAILCONF_MAX_PER_DAY 20		/* max-per-day= when unset */
+#define MAILCONF_MAX_PER_DAY_MAX 100000
+#define MAILCONF_TIMEOUT_MAX 86400	/* timeout= in whole seconds, 1 to this */
+#define MAILCONF_FROM "tide <tide@localhost>"
+
+struct mailconf {
+	struct mail_server server;	/* smtp=, starttls=, timeout=, cainfo=, credentials' user */
+	char *from;			/* NULL: MAILCONF_FROM */
+	char *announce;			/* the list the announcement goes to, or NULL */
+	long max_per_day;
+	char *credentials;		/* credentials=, made absolute against wsdir */
+};
+
+void mailconf_init(struct mailconf *c);
+void mailconf_release(struct mailconf *c);
+
+/*
+ * Parse text (len bytes; path names it in messages) into c (set up with
+ * mailconf_init()).  A relative credentials= is taken in wsdir.  An error
+ * is TIDE_EINVAL "PATH:LINE: what is wrong"; c then holds what the lines
+ * before the bad one set.  Reads no other file.
+ */
+int mailconf_parse(struct mailconf *c, const char *text, size_t len, const char *path,
+		   const char *wsdir);
+
+/*
+ * mailconf_init() and the workspace's DIR/mail.conf parsed, its
+ * credentials file read, the server checked (mail_server_check()).  A
+ * missing file is TIDE_ENOTFOUND.  c->from is set in any case, and c
+ * holds what was read before an error (a dry run goes on with it).
+ */
+int mailconf_load(struct mailconf *c, const char *wsdir);
+
+/* ---- mail.json ---- */
+
+struct mail_state {
+	json_t *json;
+	char *path;
+};
+
+/* DIR/days/DATE/reports/mail.json; missing or unreadable is empty. */
+void mail_state_load(struct mail_state *st, const char *wsdir, const char *date);
+int mail_state_save(const struct mail_state *st);
+void mail_state_release(struct mail_state *st);
+
+/* The message id tree's report went out with, or NULL. */
+const char *mail_state_sent(const struct mail_state *st, const char *tree);
+size_t mail_state_nsent(const struct mail_state *st);
+void mail_state_set_sent(struct mail_state *st, const char *tree, const char *message_id);
+void mail_state_set_failed(struct mail_state *st, const char *tree, const char *why);
+/* The announcement's message id, or NULL. */
+const char *mail_state_announced(const struct mail_state *st);
+void mail_state_set_announced(struct mail_state *st, const char *message_id);
+
+/* The day's report mails have reached max-per-day (the announcement does not count). */
+int mailconf_limit_reached(const struct mailconf *c, const struct mail_state *st);
+
+#endif

@@ -404,11 +404,30 @@ static void prune_to_conflict_lines(struct merge_day *md, struct day_tree *dt)
 
 /* ---- conflicts: recorded resolutions, the previous version, fixups ---- */
 
-static json_t *tree_extra(struct day_tree *dt)
+/* A copy of s made valid UTF-8, as the record keeps it (json_text()). */
+static char *text_copy(const char *s)
 {
-	if (!dt->extra)
-		dt->extra = json_object();
-	return dt->extra;
+	struct buf b = BUF_INIT;
+
+	if (!s)
+		return NULL;
+	utf8_lossy(&b, s, strlen(s));
+	return buf_detach(&b);
+}
+
+/* Set *field to value, replacing what it held. */
+static void set_field(char **field, const char *value)
+{
+	free(*field);
+	*field = text_copy(value);
+}
+
+static void add_text(char ***list, size_t *n, const char *text)
+{
+	char *copy = text_copy(text);
+
+	day_strings_add(list, n, copy);
+	free(copy);
 }
 
 static int merge_clean(struct merge_day *md, const struct tree *t, struct day_tree *dt,
@@ -418,27 +437,32 @@ static char *tree_ref_label(const struct tree *t);
 static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, size_t n,
 			  struct buf *outcome)
 {
-	json_t *list = json_array(), *errors = json_array();
-	size_t i;
+	struct day_handling *h = &dt->handling;
+	char **errors = NULL;
+	size_t i, nerrors = 0;
 
 	for (i = 0; i < n; i++) {
 		if (o[i].resolved) {
-			json_array_append_new(list, json_pack("{s:o, s:o, s:o}",
-							      "path", json_text(o[i].path),
-							      "id", json_text(o[i].id),
-							      "diff", json_text(o[i].diff)));
+			struct day_resolution *res = day_handling_add_resolution(h);
+
+			res->path = text_copy(o[i].path);
+			res->id = text_copy(o[i].id);
+			res->diff = text_copy(o[i].diff);
 			buf_printf(outcome, "Resolved '%s' using previous resolution.\n", o[i].path);
 		} else if (!o[i].missing) {
-			json_array_append_new(errors, json_text_printf("%s: %s", o[i].path,
-								       o[i].error));
+			char *e = xasprintf("%s: %s", o[i].path, o[i].error);
+
+			add_text(&errors, &nerrors, e);
+			free(e);
 		}
 	}
-	if (json_array_size(errors))
-		json_object_set(tree_extra(dt), "resolution_errors", errors);
-	if (json_array_size(list))
-		json_object_set(tree_extra(dt), "resolutions", list);
-	json_decref(list);
-	json_decref(errors);
+	if (nerrors) {	/* they replace the store's error */
+		for (i = 0; i < h->nresolution_errors; i++)
+			free(h->resolution_errors[i]);
+		free(h->resolution_errors);
+		h->resolution_errors = errors;
+		h->nresolution_errors = nerrors;
+	}
 }
 
 /*
@@ -458,13 +482,13 @@ static int try_recorded(struct merge_day *md, const struct tree *t, struct day_t
 	rc = rerere_resolve_merge(&resolved.tree, &o, &n, md->repo, &res->tree, res->conflicts,
 				  res->nconflicts, store);
 	if (rc < 0) {	/* a broken store must not stop the day */
-		json_object_set_new(tree_extra(dt), "resolution_errors",
-				    json_pack("[o]", json_text(tide_error_last())));
+		add_text(&dt->handling.resolution_errors, &dt->handling.nresolution_errors,
+			 tide_error_last());
 		rc = 0;
 	}
 	note_outcomes(dt, o, n, outcome);
 	if (rc == 1) {
-		json_object_set_new(tree_extra(dt), "handled", json_text("recorded"));
+		set_field(&dt->handling.handled, "recorded");
 		nextfiles_log_outcome(md->mergelog, outcome->ptr);
 		event_emitf(&md->events, EVENT_CONFLICT, EVENT_INFO, t->name, "%s: conflict resolved from recorded resolutions", t->name);
 		if ((rc = merge_clean(md, t, dt, &resolved, tip)) == 0)
@@ -513,11 +537,11 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 		goto done;
 	free(dt->status);
 	dt->status = xstrdup("previous");
-	json_object_set_new(tree_extra(dt), "attempted_sha", json_text(dt->sha));
+	set_field(&dt->handling.attempted_sha, dt->sha);
 	free(dt->sha);
 	dt->sha = oid_str(&prev);
-	json_object_set_new(tree_extra(dt), "handled", json_text("previous"));
-	json_object_set_new(tree_extra(dt), "version_from", json_text(from));
+	set_field(&dt->handling.handled, "previous");
+	set_field(&dt->handling.version_from, from);
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_WARNING, t->name, "%s: used the version from %s", t->name, from);
 	rc = 1;
 done:
@@ -547,7 +571,7 @@ static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree
 	oid_abbrev(abbrev, tip);
 	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, tide_error_last());
 	tide_error_clear();
-	json_object_set_new(tree_extra(dt), "rejected", json_text(why));
+	set_field(&dt->handling.rejected, why);
 	nextfiles_log_outcome(md->mergelog, why);
 	event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s", why);
 	if ((rc = try_previous(md, t, dt, tip)) == 0) {
@@ -627,7 +651,6 @@ static void apply_fixups(struct merge_day *md, const struct tree *t, struct day_
 	struct quilt_opts qopts = QUILT_OPTS_INIT;
 	struct quilt_series s;
 	char *trailer = NULL;
-	json_t *names;
 	git_oid tip;
 	size_t i;
 
@@ -641,7 +664,7 @@ static void apply_fixups(struct merge_day *md, const struct tree *t, struct day_
 		goto done;
 	if (quilt_apply(&tip, md->repo, &md->state, &s, "/", &qopts) < 0 ||
 	    check_commit(md, &tip) < 0) {
-		json_object_set_new(tree_extra(dt), "fixup_error", json_text(tide_error_last()));
+		set_field(&dt->handling.fixup_error, tide_error_last());
 		event_emitf(&md->events, EVENT_FIXUP, EVENT_PROBLEM, t->name, "%s: fixup failed: %s", t->name, tide_error_last());
 		nextfiles_log_outcome(md->mergelog, "Applying fixups failed; none applied.");
 		goto done;
@@ -649,11 +672,9 @@ static void apply_fixups(struct merge_day *md, const struct tree *t, struct day_
 	log_fixups(md, &md->state, &tip, s.npatches);
 	git_oid_cpy(&md->state, &tip);
 	/* The state after this tree: what `tide resolve` merges the next tree onto. */
-	json_object_set_new(tree_extra(dt), "fixup_commit", json_string_nocheck(git_oid_tostr_s(&tip)));
-	names = json_array();
+	set_field(&dt->handling.fixup_commit, git_oid_tostr_s(&tip));
 	for (i = 0; i < s.npatches; i++)
-		json_array_append_new(names, json_text(strrchr(s.patches[i], '/') + 1));
-	json_object_set_new(tree_extra(dt), "fixups", names);
+		add_text(&dt->handling.fixups, &dt->handling.nfixups, strrchr(s.patches[i], '/') + 1);
 	event_emitf(&md->events, EVENT_FIXUP, EVENT_INFO, t->name, "%s: applied %zu fixup%s", t->name, s.npatches, s.npatches == 1 ? "" : "s");
 done:
 	tide_error_clear();
@@ -699,7 +720,7 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 	if ((rc = try_previous(md, t, dt, tip)) != 0)
 		goto done;
 	dt->status = xstrdup("conflict");
-	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
+	set_field(&dt->handling.handled, "dropped");
 	md->sum->left_out++;
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
@@ -719,8 +740,8 @@ static void leave_unrelated(struct merge_day *md, const struct tree *t, struct d
 	const char *why = "no common history with the day";
 
 	dt->status = xstrdup("conflict");
-	json_object_set_new(tree_extra(dt), "reason", json_text(why));
-	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
+	set_field(&dt->handling.reason, why);
+	set_field(&dt->handling.handled, "dropped");
 	nextfiles_log_outcome(md->mergelog, "fatal: refusing to merge unrelated histories");
 	md->sum->left_out++;
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: %s, left out", t->name, why);
@@ -821,7 +842,7 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 	if ((error = try_previous(md, t, dt, tip)) != 0)
 		return error < 0 ? error : 0;
 	dt->status = xstrdup("dropped");
-	json_object_set_new(tree_extra(dt), "handled", json_text("dropped"));
+	set_field(&dt->handling.handled, "dropped");
 	md->sum->left_out++;
 	return 0;
 }

@@ -24,7 +24,7 @@ struct report_args {
 };
 
 /*
- * Trees whose tip tide refused (src/run.c run_check_tip()): no conflict
+ * Trees whose tip tide refused (src/merge_day.c check_tip()): no conflict
  * to report, but as much the maintainer's to fix, so they are listed.
  */
 static void print_refused(const struct day *d, const struct report_args *a)
@@ -36,9 +36,9 @@ static void print_refused(const struct day *d, const struct report_args *a)
 		const struct day_tree *t = &d->trees[i];
 
 		if ((a->tree && strcmp(t->name, a->tree)) ||
-		    !(why = json_string_value(json_object_get(t->extra, "rejected"))))
+		    !(why = t->handling.rejected))
 			continue;
-		from = json_string_value(json_object_get(t->extra, "version_from"));
+		from = t->handling.version_from;
 		if (from)
 			printf("%s (merged at its version of %s)\n", why, from);
 		else

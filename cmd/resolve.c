@@ -28,7 +28,7 @@ static int state_before(git_oid *out, const struct day *d, const struct day_tree
 	if (!d->base_commit || git_oid_fromstr(out, d->base_commit) < 0)
 		return tide_error_set(TIDE_EINVAL, "day %s has no base commit", d->date);
 	for (t = d->trees; t < dt; t++) {
-		id = t->extra ? json_string_value(json_object_get(t->extra, "fixup_commit")) : NULL;
+		id = t->handling.fixup_commit;
 		if (!id)
 			id = t->merge_commit;
 		if (id && git_oid_fromstr(out, id) < 0)
@@ -76,8 +76,8 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 	}
 	sha = dt->sha;
 	/* A tree merged as its previous version records today's tip as attempted_sha. */
-	if (dt->extra && json_string_value(json_object_get(dt->extra, "attempted_sha")))
-		sha = json_string_value(json_object_get(dt->extra, "attempted_sha"));
+	if (dt->handling.attempted_sha)
+		sha = dt->handling.attempted_sha;
 	if (state_before(&ours, d, dt) < 0 || git_oid_fromstr(&theirs, sha) < 0) {
 		status = cmd_fail(NULL);
 		goto done;

@@ -23,17 +23,16 @@ static char *find_date(struct workspace *ws, const char *arg)
 /* How a merged tree got in: from a recorded resolution, with fixups. */
 static void print_handling(const struct day_tree *t)
 {
-	const char *handled = json_string_value(json_object_get(t->extra, "handled"));
-	const char *fixup_error = json_string_value(json_object_get(t->extra, "fixup_error"));
-	json_t *fixups = json_object_get(t->extra, "fixups"), *v;
+	const struct day_handling *h = &t->handling;
+	const char *handled = h->handled, *fixup_error = h->fixup_error;
 	size_t i;
 
 	if (handled && !strcmp(handled, "recorded"))
 		printf("  resolved (recorded resolution)");
-	if (json_array_size(fixups)) {
+	if (h->nfixups) {
 		printf("  fixed up:");
-		json_array_foreach(fixups, i, v)
-			printf("%s%s", i ? ", " : " ", json_string_value(v));
+		for (i = 0; i < h->nfixups; i++)
+			printf("%s%s", i ? ", " : " ", h->fixups[i]);
 	}
 	if (fixup_error)
 		printf("  fixup failed");
@@ -46,13 +45,13 @@ static void print_tree(const struct day_tree *t, int width)
 
 	printf("  %-*s %-12s %.12s", width, t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
 	print_handling(t);
-	if ((from = json_string_value(json_object_get(t->extra, "version_from"))))
+	if ((from = t->handling.version_from))
 		printf("  version of %s", from);
 	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
 		printf("  fetch %s: %s", t->fetch_status, t->fetch_error ? t->fetch_error : "");
 	putchar('\n');
-	/* src/run.c run_check_tip(): why fsck refused today's commit */
-	if ((why = json_string_value(json_object_get(t->extra, "rejected"))))
+	/* src/merge_day.c check_tip(): why fsck refused today's commit */
+	if ((why = t->handling.rejected))
 		printf("      %s\n", why);
 	for (i = 0; i < t->nconflicts; i++)
 		printf("      %s (%s)\n", t->conflicts[i].path, t->conflicts[i].kind);

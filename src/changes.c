@@ -7,15 +7,10 @@
 #include "day.h"
 #include "error.h"
 
-static const char *extra_str(const struct day_tree *t, const char *key)
-{
-	return t && t->extra ? json_string_value(json_object_get(t->extra, key)) : NULL;
-}
-
 /* The tree's own tip that day (a tree merged at an older version attempted this one). */
 static const char *tip_of(const struct day_tree *t)
 {
-	const char *attempted = extra_str(t, "attempted_sha");
+	const char *attempted = t->handling.attempted_sha;
 
 	return attempted ? attempted : t->sha;
 }
@@ -83,7 +78,7 @@ static void against(struct buf *out, const struct day_tree *t)
 
 static void conflict_change(struct buf *out, const struct day_tree *t, const struct day_tree *pt)
 {
-	const char *handled = extra_str(t, "handled");
+	const char *handled = t->handling.handled;
 	int now = t->nconflicts > 0, before = pt && pt->nconflicts > 0;
 
 	if (now && !before) {
@@ -91,7 +86,7 @@ static void conflict_change(struct buf *out, const struct day_tree *t, const str
 		against(out, t);
 		if (handled && !strcmp(handled, "previous"))
 			buf_printf(out, ", so I used the version from %s",
-				   extra_str(t, "version_from") ? extra_str(t, "version_from") : "an earlier day");
+				   t->handling.version_from ? t->handling.version_from : "an earlier day");
 		else if (handled && !strcmp(handled, "dropped"))
 			buf_puts(out, ", so it was left out today");
 		sentence_end(out);
@@ -107,17 +102,17 @@ static void conflict_change(struct buf *out, const struct day_tree *t, const str
 
 static void fixups(struct buf *out, const struct day_tree *t)
 {
-	json_t *list = t->extra ? json_object_get(t->extra, "fixups") : NULL, *v;
+	const struct day_handling *h = &t->handling;
 	size_t i;
 
-	if (json_array_size(list)) {
+	if (h->nfixups) {
 		buf_printf(out, "I applied %s after merging the %s tree:",
-			   json_array_size(list) == 1 ? "a fixup" : "fixups", t->name);
-		json_array_foreach(list, i, v)
-			buf_printf(out, "%s%s", i ? ", " : " ", json_string_value(v));
+			   h->nfixups == 1 ? "a fixup" : "fixups", t->name);
+		for (i = 0; i < h->nfixups; i++)
+			buf_printf(out, "%s%s", i ? ", " : " ", h->fixups[i]);
 		sentence_end(out);
 	}
-	if (extra_str(t, "fixup_error")) {
+	if (h->fixup_error) {
 		buf_printf(out, "The fixups of the %s tree did not apply", t->name);
 		sentence_end(out);
 	}
@@ -133,8 +128,8 @@ static void tree_changes(struct buf *out, git_repository *repo, const struct day
 		movement(out, repo, t, pt);
 	}
 	fetch_problem(out, t);
-	if (extra_str(t, "rejected") && !extra_str(pt, "rejected")) {
-		buf_printf(out, "The %s tree was refused (%s)", t->name, extra_str(t, "rejected"));
+	if (t->handling.rejected && !(pt && pt->handling.rejected)) {
+		buf_printf(out, "The %s tree was refused (%s)", t->name, t->handling.rejected);
 		sentence_end(out);
 	}
 	conflict_change(out, t, pt);

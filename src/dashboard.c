@@ -190,11 +190,6 @@ static const char *jstr(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static const char *tree_str(const struct day_tree *t, const char *key)
-{
-	return t->extra ? jstr(t->extra, key) : NULL;
-}
-
 static const json_t *stage(const struct day *day, const char *key)
 {
 	const json_t *rec = day ? json_object_get(day->extra, key) : NULL;
@@ -239,7 +234,7 @@ static int unchanged_since(const struct dash *d, size_t day, const struct day_tr
 static void tree_note(struct buf *out, const struct dash *d, size_t day, const struct day_tree *t)
 {
 	struct buf with = BUF_INIT;
-	const char *handled = tree_str(t, "handled"), *from = tree_str(t, "version_from");
+	const char *handled = t->handling.handled, *from = t->handling.version_from;
 
 	conflicting_trees(&with, t);
 	if (t->nconflicts && handled && !strcmp(handled, "recorded"))
@@ -247,17 +242,17 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 	else if (t->nconflicts)
 		buf_printf(out, "%swith %s", t->status && !strcmp(t->status, "conflict") ? "" : "conflict ",
 			   with.len ? buf_cstr(&with) : "mainline");
-	else if (tree_str(t, "reason"))
-		buf_puts(out, tree_str(t, "reason"));
+	else if (t->handling.reason)
+		buf_puts(out, t->handling.reason);
 	if (from)
 		buf_printf(out, "%sversion of %s", out->len ? "; " : "", from);
-	if (tree_str(t, "rejected"))
+	if (t->handling.rejected)
 		buf_printf(out, "%srefused by fsck", out->len ? "; " : "");
 	if (t->fetch_status && !strcmp(t->fetch_status, "stale"))
 		buf_printf(out, "%sfetch failed, older commit", out->len ? "; " : "");
-	if (tree_str(t, "fixup_error"))
+	if (t->handling.fixup_error)
 		buf_printf(out, "%sfixup failed", out->len ? "; " : "");
-	else if (json_array_size(json_object_get(t->extra, "fixups")))
+	else if (t->handling.nfixups)
 		buf_printf(out, "%sfixed up", out->len ? "; " : "");
 	if (json_is_object(json_object_get(t->extra, "build")) &&
 	    strcmp(jstr(json_object_get(t->extra, "build"), "status") ?: "", "ok"))
@@ -777,7 +772,7 @@ static void tree_details(struct buf *p, const struct dash *d, size_t day, const 
 	const char *s;
 	size_t i;
 
-	if ((s = tree_str(t, "rejected")) || (s = tree_str(t, "reason"))) {
+	if ((s = t->handling.rejected) || (s = t->handling.reason)) {
 		buf_puts(p, "<div>");
 		html_escape(p, s);
 		buf_puts(p, "</div>");
@@ -787,7 +782,7 @@ static void tree_details(struct buf *p, const struct dash *d, size_t day, const 
 		html_escape(p, t->fetch_error);
 		buf_puts(p, "</div>");
 	}
-	if ((s = tree_str(t, "fixup_error"))) {
+	if ((s = t->handling.fixup_error)) {
 		buf_puts(p, "<div>fixups: ");
 		html_escape(p, s);
 		buf_puts(p, "</div>");

@@ -43,6 +43,50 @@ static void conflict_clear(struct day_conflict *c)
 	commits_free(c->theirs, c->ntheirs);
 }
 
+static void strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void day_handling_clear(struct day_handling *h)
+{
+	size_t i;
+
+	free(h->handled);
+	free(h->attempted_sha);
+	free(h->version_from);
+	free(h->rejected);
+	free(h->reason);
+	for (i = 0; i < h->nresolutions; i++) {
+		free(h->resolutions[i].path);
+		free(h->resolutions[i].id);
+		free(h->resolutions[i].diff);
+	}
+	free(h->resolutions);
+	strings_free(h->resolution_errors, h->nresolution_errors);
+	free(h->fixup_error);
+	free(h->fixup_commit);
+	strings_free(h->fixups, h->nfixups);
+	memset(h, 0, sizeof(*h));
+}
+
+struct day_resolution *day_handling_add_resolution(struct day_handling *h)
+{
+	h->resolutions = xrealloc(h->resolutions, (h->nresolutions + 1) * sizeof(*h->resolutions));
+	memset(&h->resolutions[h->nresolutions], 0, sizeof(*h->resolutions));
+	return &h->resolutions[h->nresolutions++];
+}
+
+void day_strings_add(char ***list, size_t *n, const char *text)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = xstrdup(text);
+}
+
 static void tree_clear(struct day_tree *t)
 {
 	size_t i;
@@ -60,6 +104,7 @@ static void tree_clear(struct day_tree *t)
 	for (i = 0; i < t->nconflicts; i++)
 		conflict_clear(&t->conflicts[i]);
 	free(t->conflicts);
+	day_handling_clear(&t->handling);
 	json_decref(t->extra);
 }
 
@@ -188,12 +233,60 @@ static json_t *conflict_to_json(const struct day_conflict *c)
 			 "theirs_commits", commits_to_json(c->theirs, c->ntheirs));
 }
 
+static json_t *strings_to_json(char *const *v, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_text(v[i]));
+	return arr;
+}
+
+static void set_str(json_t *obj, const char *key, const char *value)
+{
+	if (value)
+		json_object_set_new(obj, key, json_text(value));
+}
+
+/* The handling keys of a tree object: each only when set. */
+static void handling_to_json(json_t *obj, const struct day_handling *h)
+{
+	size_t i;
+
+	set_str(obj, "handled", h->handled);
+	set_str(obj, "attempted_sha", h->attempted_sha);
+	set_str(obj, "version_from", h->version_from);
+	set_str(obj, "rejected", h->rejected);
+	set_str(obj, "reason", h->reason);
+	if (h->nresolutions) {
+		json_t *list = json_array();
+
+		for (i = 0; i < h->nresolutions; i++)
+			json_array_append_new(list, json_pack("{s:o, s:o, s:o}",
+				"path", str_or_null(h->resolutions[i].path),
+				"id", str_or_null(h->resolutions[i].id),
+				"diff", str_or_null(h->resolutions[i].diff)));
+		json_object_set_new(obj, "resolutions", list);
+	}
+	if (h->nresolution_errors)
+		json_object_set_new(obj, "resolution_errors",
+				    strings_to_json(h->resolution_errors, h->nresolution_errors));
+	set_str(obj, "fixup_error", h->fixup_error);
+	set_str(obj, "fixup_commit", h->fixup_commit);
+	if (h->nfixups)
+		json_object_set_new(obj, "fixups", strings_to_json(h->fixups, h->nfixups));
+}
+
 static json_t *tree_to_json(const struct day_tree *t)
 {
-	json_t *obj = t->extra ? json_deep_copy(t->extra) : json_object();
+	json_t *obj = json_object();
 	json_t *conflicts = json_array();
 	size_t i;
 
+	handling_to_json(obj, &t->handling);
+	if (t->extra)
+		json_object_update(obj, t->extra);
 	for (i = 0; i < t->nconflicts; i++)
 		json_array_append_new(conflicts, conflict_to_json(&t->conflicts[i]));
 	json_object_set_new(obj, "name", str_or_null(t->name));
@@ -281,6 +374,9 @@ static void conflict_from_json(struct day_conflict *c, const json_t *obj)
 static const char *const tree_keys[] = {
 	"name", "type", "url", "branch", "sha", "fetch", "status",
 	"merge_commit", "merge_base", "seconds", "conflicts",
+	/* handling_from_json() */
+	"handled", "attempted_sha", "version_from", "rejected", "reason", "resolutions",
+	"resolution_errors", "fixup_error", "fixup_commit", "fixups",
 };
 
 static const char *const day_keys[] = {
@@ -303,6 +399,40 @@ static json_t *extra_keys(const json_t *obj, const char *const *known, size_t nk
 	return extra;
 }
 
+static void strings_from_json(char ***list, size_t *n, const json_t *arr)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v)
+		if (json_is_string(v))
+			day_strings_add(list, n, json_string_value(v));
+}
+
+static void handling_from_json(struct day_handling *h, const json_t *obj)
+{
+	size_t i;
+	json_t *v;
+
+	h->handled = get_str(obj, "handled");
+	h->attempted_sha = get_str(obj, "attempted_sha");
+	h->version_from = get_str(obj, "version_from");
+	h->rejected = get_str(obj, "rejected");
+	h->reason = get_str(obj, "reason");
+	json_array_foreach(json_object_get(obj, "resolutions"), i, v) {
+		struct day_resolution *r = day_handling_add_resolution(h);
+
+		r->path = get_str(v, "path");
+		r->id = get_str(v, "id");
+		r->diff = get_str(v, "diff");
+	}
+	strings_from_json(&h->resolution_errors, &h->nresolution_errors,
+			  json_object_get(obj, "resolution_errors"));
+	h->fixup_error = get_str(obj, "fixup_error");
+	h->fixup_commit = get_str(obj, "fixup_commit");
+	strings_from_json(&h->fixups, &h->nfixups, json_object_get(obj, "fixups"));
+}
+
 static void tree_from_json(struct day_tree *t, const json_t *obj)
 {
 	const json_t *fetch = json_object_get(obj, "fetch");
@@ -323,6 +453,7 @@ static void tree_from_json(struct day_tree *t, const json_t *obj)
 	t->seconds = get_num(obj, "seconds");
 	json_array_foreach(json_object_get(obj, "conflicts"), i, v)
 		conflict_from_json(day_tree_add_conflict(t), v);
+	handling_from_json(&t->handling, obj);
 	t->extra = extra_keys(obj, tree_keys, ARRAY_SIZE(tree_keys));
 }
 

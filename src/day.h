@@ -23,6 +23,32 @@ struct day_conflict {
 	size_t nours, ntheirs;
 };
 
+/* A conflict resolved from DIR/rr-cache: its path, rerere id and the resolution's diff. */
+struct day_resolution {
+	char *path, *id, *diff;
+};
+
+/*
+ * What the merge stage did about a tree beyond merging it (merge_day.c):
+ * each field is written to the tree's object under its own name, and
+ * only when set.
+ */
+struct day_handling {
+	char *handled;		/* "recorded", "previous", "dropped", or NULL */
+	char *attempted_sha;	/* today's tip, when an earlier version was merged instead */
+	char *version_from;	/* the day ("next-YYYYMMDD") whose version was merged */
+	char *rejected;		/* why fsck refused today's tip */
+	char *reason;		/* why the tree was left out (no common history) */
+	struct day_resolution *resolutions;
+	size_t nresolutions;
+	char **resolution_errors;	/* "path: why", or the store's error */
+	size_t nresolution_errors;
+	char *fixup_error;	/* why the fixups did not apply */
+	char *fixup_commit;	/* the state after the tree's fixups */
+	char **fixups;		/* the fixup patches' file names, in order */
+	size_t nfixups;
+};
+
 struct day_tree {
 	char *name, *type, *url, *branch;
 	char *sha;		/* tip merged or attempted, or NULL */
@@ -35,6 +61,7 @@ struct day_tree {
 	double seconds;
 	struct day_conflict *conflicts;
 	size_t nconflicts;
+	struct day_handling handling;
 	json_t *extra;		/* other keys of the tree object, or NULL */
 };
 
@@ -57,6 +84,11 @@ struct day_tree *day_add_tree(struct day *day);
 struct day_conflict *day_tree_add_conflict(struct day_tree *t);
 struct day_commit *day_conflict_add_commit(struct day_conflict *c, int theirs);
 void day_conflict_add_hunk(struct day_conflict *c, const char *text);
+/* Append a zeroed resolution to h and return it. */
+struct day_resolution *day_handling_add_resolution(struct day_handling *h);
+/* Append a copy of text to *list (resolution_errors, fixups). */
+void day_strings_add(char ***list, size_t *n, const char *text);
+void day_handling_clear(struct day_handling *h);
 const struct day_tree *day_find_tree(const struct day *day, const char *name);
 /*
  * The trees whose commits are on the ours side of t's conflicts (who t

@@ -1,10 +1,33 @@
 /* Typed events from the stages (event.h). */
+#include <stdarg.h>
+
+#include "buf.h"
 #include "event.h"
+#include "text.h"
 
 void event_emit(const struct event_sink *sink, const struct event *ev)
 {
 	if (sink && sink->fn)
 		sink->fn(sink->data, ev);
+}
+
+void event_emitf(const struct event_sink *sink, enum event_kind kind,
+		 enum event_severity severity, const char *tree, const char *fmt, ...)
+{
+	struct buf raw = BUF_INIT, line = BUF_INIT;
+	struct event ev = { kind, severity, tree, 0, 0, NULL };
+	va_list ap;
+
+	if (!sink || !sink->fn)
+		return;
+	va_start(ap, fmt);
+	buf_vprintf(&raw, fmt, ap);
+	va_end(ap);
+	text_redact(&line, buf_cstr(&raw));
+	ev.message = buf_cstr(&line);
+	event_emit(sink, &ev);
+	buf_release(&raw);
+	buf_release(&line);
 }
 
 const char *event_kind_name(enum event_kind kind)

@@ -47,6 +47,15 @@ struct event_sink {
 
 void event_emit(const struct event_sink *sink, const struct event *ev);
 
+/*
+ * Emit an event whose message is printf-style, with any URL password
+ * taken out (events name trees and quote messages).  done and total are
+ * 0: a sink that counts trees fills them in.
+ */
+void event_emitf(const struct event_sink *sink, enum event_kind kind,
+		 enum event_severity severity, const char *tree, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* "fetch", "merge", ...; "warning", "problem", ...: for logs and JSON. */
 const char *event_kind_name(enum event_kind kind);
 const char *event_severity_name(enum event_severity severity);

@@ -56,4 +56,36 @@ int fetch_run(struct workspace *ws, struct fetch_job *jobs, size_t njobs, int nt
  */
 int fetch_abandoned_threads(void);
 
+/* ---- the day's fetch stage (src/fetch_day.c) ---- */
+
+struct trees_conf;
+struct tree;
+struct event_sink;
+
+/* The defaults of man/trees.conf.5, in seconds. */
+#define FETCH_TIMEOUT 1800	/* a git tree's whole fetch ("timeout=") */
+#define FETCH_STALL 300		/* no data, git and quilt ("stall=") */
+
+struct fetch_day {
+	struct fetch_job *jobs;	/* [0] the base, then the git trees */
+	size_t njobs;
+	/*
+	 * "#tide fetch-deadline=": the git fetch stage's end (a time_now(),
+	 * 0: none), and the fetching time spent so far, which quilt trees,
+	 * fetched one by one later, add to.
+	 */
+	double deadline, spent;
+};
+
+/*
+ * Fetch the base tag and every git tree of conf, jobs at a time, each
+ * with its "#tide NAME timeout= stall=" limits; events for each.  A
+ * tree that fails is recorded in its job, not returned.
+ */
+int fetch_day_run(struct fetch_day *fd, struct workspace *ws, const struct trees_conf *conf,
+		  int jobs, const struct event_sink *events);
+/* The job of git tree t, or NULL (a quilt tree). */
+const struct fetch_job *fetch_day_job(const struct fetch_day *fd, const struct tree *t);
+void fetch_day_release(struct fetch_day *fd);
+
 #endif

@@ -1,8 +1,10 @@
 /* The day's history contract: trailers and the first-parent chain (history.h). */
+#include <errno.h>
 #include <string.h>
 
 #include "error.h"
 #include "history.h"
+#include "merge.h"
 #include "util.h"
 
 #define TREE_KEY "Tide-Tree"
@@ -15,6 +17,39 @@ char *history_merge_message(const char *what, const char *label, const char *tre
 		return xasprintf("Merge %s '%s'\n\n" TREE_KEY ": %s\n" VERSION_FROM_KEY ": %s\n",
 				 what, label, tree, version_from);
 	return xasprintf("Merge %s '%s'\n\n" TREE_KEY ": %s\n", what, label, tree);
+}
+
+int history_commit(git_oid *out, git_repository *repo, const git_signature *sig,
+		   const git_oid *tree_id, const git_oid *const *parent_ids, size_t nparents,
+		   const char *message)
+{
+	git_tree *tree = NULL;
+	git_commit *parents[2] = { NULL, NULL };
+	size_t i;
+	int error = 0;
+
+	if (nparents > 2)
+		return tide_error_set(TIDE_EINVAL, "a day's commit has at most two parents");
+	if (git_tree_lookup(&tree, repo, tree_id) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot read a merged tree");
+		goto done;
+	}
+	for (i = 0; i < nparents; i++)
+		if (git_commit_lookup(&parents[i], repo, parent_ids[i]) < 0) {
+			error = tide_error_git(TIDE_ERROR, "cannot read a parent commit");
+			goto done;
+		}
+	errno = 0;
+	if (git_commit_create(out, repo, NULL, sig, sig, NULL, message, tree,
+			      nparents, (const git_commit **)parents) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write a commit");
+	else
+		error = merge_object_written(repo, out, errno, "a commit");
+done:
+	for (i = 0; i < nparents; i++)
+		git_commit_free(parents[i]);
+	git_tree_free(tree);
+	return error;
 }
 
 char *history_bisect_message(const char *tree, const git_oid *tip)

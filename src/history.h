@@ -29,6 +29,16 @@ char *history_bisect_message(const char *tree, const git_oid *tip);
 /* "Tide-Tree: NAME", the trailer a tree's fixup commits carry. */
 char *history_tree_trailer(const char *tree);
 
+/*
+ * Write a commit of the day: tree with nparents (at most 2) parents,
+ * sig as author and committer, message as given (history_merge_message()
+ * for a merge, with its trailers).  The objects are checked as written
+ * (merge_object_written()).
+ */
+int history_commit(git_oid *out, git_repository *repo, const git_signature *sig,
+		   const git_oid *tree_id, const git_oid *const *parent_ids, size_t nparents,
+		   const char *message);
+
 /* The tree a commit belongs to (its "Tide-Tree:" trailer), or NULL. */
 char *history_tree_of(const git_commit *c);
 

@@ -207,7 +207,7 @@ static int tree_valid(const struct day_tree *t)
 /* Why a tree was left out, as the lines a maintainer would look at. */
 static void tree_excerpt(struct buf *b, const struct day_tree *t)
 {
-	const char *why = jstr(t->extra, "rejected"), *reason = jstr(t->extra, "reason");
+	const char *why = t->handling.rejected, *reason = t->handling.reason;
 	size_t i, h;
 
 	if (t->fetch_status && strcmp(t->fetch_status, "ok"))
@@ -252,11 +252,11 @@ static void tree_checkout(struct doc *d, const struct day_tree *t)
 	set_str(misc, "status", t->status);
 	set_str(misc, "type", t->type);
 	set_str(misc, "merge_commit", t->merge_commit);
-	if ((v = jstr(t->extra, "handled")))
+	if ((v = t->handling.handled))
 		set_str(misc, "handled", v);
-	if ((v = jstr(t->extra, "version_from")))
+	if ((v = t->handling.version_from))
 		set_str(misc, "version_from", v);
-	if ((v = jstr(t->extra, "attempted_sha")))
+	if ((v = t->handling.attempted_sha))
 		set_str(misc, "attempted_sha", v);
 	json_object_set_new(misc, "conflicts", json_integer((json_int_t)t->nconflicts));
 	json_object_set_new(c, "misc", misc);

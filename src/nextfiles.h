@@ -1,6 +1,8 @@
 #ifndef TIDE_NEXTFILES_H
 #define TIDE_NEXTFILES_H
 
+#include <git2.h>
+
 #include "buf.h"
 
 struct trees_conf;
@@ -24,5 +26,14 @@ void nextfiles_log_outcome(struct buf *out, const char *outcome);
 
 /* "-next-YYYYMMDD\n" for the localversion-next file. */
 void nextfiles_localversion(struct buf *out, const char *date);
+
+/*
+ * The day's last commit, on state: its tree with Next/Trees, Next/SHA1s
+ * and Next/merge.log (mergelog) written (other Next/ files kept) and
+ * localversion-next, "Add linux-next specific files for YYYYMMDD".
+ */
+int nextfiles_commit(git_oid *out, git_repository *repo, const git_signature *sig,
+		     const git_oid *state, const struct trees_conf *conf, const struct day *day,
+		     const struct buf *mergelog);
 
 #endif

@@ -46,9 +46,14 @@ int report_tree_has_conflict(const struct day_tree *dt)
 	return dt->nconflicts > 0;
 }
 
-static const char *extra_str(const struct day_tree *dt, const char *key)
+static json_t *strings_json(char *const *v, size_t n)
 {
-	return dt->extra ? json_string_value(json_object_get(dt->extra, key)) : NULL;
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_text(v[i]));
+	return arr;
 }
 
 static json_t *commits_json(const struct day_commit *c, size_t n)
@@ -82,15 +87,14 @@ static void conflict_id(char *id, const struct day_conflict *c)
 	buf_release(&all);
 }
 
-static json_t *find_resolution(const struct day_tree *dt, const char *path)
+static const struct day_resolution *find_resolution(const struct day_tree *dt, const char *path)
 {
-	json_t *res = dt->extra ? json_object_get(dt->extra, "resolutions") : NULL, *r;
 	size_t i;
 
-	json_array_foreach(res, i, r) {
-		const char *p = json_string_value(json_object_get(r, "path"));
+	for (i = 0; i < dt->handling.nresolutions; i++) {
+		const struct day_resolution *r = &dt->handling.resolutions[i];
 
-		if (p && !strcmp(p, path))
+		if (r->path && !strcmp(r->path, path))
 			return r;
 	}
 	return NULL;
@@ -98,7 +102,8 @@ static json_t *find_resolution(const struct day_tree *dt, const char *path)
 
 static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c)
 {
-	json_t *f, *hunks = json_array(), *res;
+	const struct day_resolution *res;
+	json_t *f, *hunks = json_array();
 	char id[RERERE_ID_LEN + 1];
 	size_t i;
 
@@ -110,7 +115,9 @@ static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c
 		      "ours_commits", commits_json(c->ours, c->nours),
 		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
 	if ((res = find_resolution(dt, c->path)))
-		json_object_set_new(f, "resolution", json_deep_copy(res));
+		json_object_set_new(f, "resolution", json_pack("{s:o, s:o, s:o}",
+			"path", json_text(res->path), "id", json_text(res->id),
+			"diff", json_text(res->diff)));
 	return f;
 }
 
@@ -155,7 +162,7 @@ static int seen_before(const struct day *prev, const char *tree, const char *id)
 
 static const char *handled(const struct day_tree *dt)
 {
-	const char *h = extra_str(dt, "handled");
+	const char *h = dt->handling.handled;
 
 	if (h)
 		return h;
@@ -167,6 +174,7 @@ static const char *handled(const struct day_tree *dt)
 int report_tree_json(json_t **out, const struct day *day, const struct day_tree *dt,
 		     const struct day *prev)
 {
+	const struct day_handling *h = &dt->handling;
 	json_t *r, *files = json_array(), *f;
 	const char *project;
 	int is_new = 0;
@@ -187,14 +195,15 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 		      "files", files);
 	if (!r)
 		return tide_error_set(TIDE_ERROR, "cannot build the report of '%s'", dt->name);
-	if (extra_str(dt, "version_from"))
-		json_object_set_new(r, "version_from", json_text(extra_str(dt, "version_from")));
-	if (dt->extra && json_object_get(dt->extra, "resolution_errors"))
-		json_object_set(r, "errors", json_object_get(dt->extra, "resolution_errors"));
-	if (dt->extra && json_object_get(dt->extra, "fixups"))
-		json_object_set(r, "fixups", json_object_get(dt->extra, "fixups"));
-	if (extra_str(dt, "fixup_error"))
-		json_object_set_new(r, "fixup_error", json_text(extra_str(dt, "fixup_error")));
+	if (h->version_from)
+		json_object_set_new(r, "version_from", json_text(h->version_from));
+	if (h->nresolution_errors)
+		json_object_set_new(r, "errors",
+				    strings_json(h->resolution_errors, h->nresolution_errors));
+	if (h->nfixups)
+		json_object_set_new(r, "fixups", strings_json(h->fixups, h->nfixups));
+	if (h->fixup_error)
+		json_object_set_new(r, "fixup_error", json_text(h->fixup_error));
 	*out = r;
 	return 0;
 }

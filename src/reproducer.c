@@ -136,12 +136,13 @@ static int copy_resolution(struct repro *rp, const char *id, json_t *files)
 
 static int add_resolutions(struct repro *rp, const struct day_tree *dt, json_t *out)
 {
-	json_t *list = json_object_get(dt->extra, "resolutions"), *r, *files;
+	json_t *files;
 	size_t i;
 	int error = 0;
 
-	json_array_foreach(list, i, r) {
-		const char *id = jstr(r, "id");
+	for (i = 0; i < dt->handling.nresolutions; i++) {
+		const struct day_resolution *r = &dt->handling.resolutions[i];
+		const char *id = r->id;
 
 		if (!id_valid(id))
 			return tide_error_set(TIDE_EINVAL, "tree '%s': bad resolution id", dt->name);
@@ -151,7 +152,7 @@ static int add_resolutions(struct repro *rp, const struct day_tree *dt, json_t *
 			return error;
 		}
 		json_array_append_new(out, json_pack("{s:o, s:s, s:o}", "path",
-						     json_text(jstr(r, "path")), "id", id, "files", files));
+						     json_text(r->path), "id", id, "files", files));
 	}
 	return error;
 }
@@ -159,9 +160,9 @@ static int add_resolutions(struct repro *rp, const struct day_tree *dt, json_t *
 /* The n first-parent commits ending at tip, oldest first, as patches. */
 static int add_fixups(struct repro *rp, const struct day_tree *dt, json_t *out)
 {
-	const char *tip = jstr(dt->extra, "fixup_commit");
-	json_t *names = json_object_get(dt->extra, "fixups");
-	size_t n = json_array_size(names), k;
+	const char *tip = dt->handling.fixup_commit;
+	char *const *names = dt->handling.fixups;
+	size_t n = dt->handling.nfixups, k;
 	git_commit **commits = xcalloc(n ? n : 1, sizeof(*commits));
 	git_email_create_options eo;
 	git_buf mail = { 0 };
@@ -195,7 +196,7 @@ static int add_fixups(struct repro *rp, const struct day_tree *dt, json_t *out)
 		else if ((error = write_file(rp, rel, mail.ptr, mail.size, 0644)) == 0)
 			json_array_append_new(out, json_pack("{s:s, s:o, s:o}", "commit",
 				git_oid_tostr_s(git_commit_id(commits[k])),
-				"name", json_text(json_string_value(json_array_get(names, k))),
+				"name", json_text(names[k]),
 				"file", json_text(rel)));
 		free(rel);
 	}

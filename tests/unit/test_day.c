@@ -107,6 +107,47 @@ TEST(day__unknown_keys_survive)
 	day_free(d);
 }
 
+/* The handling keys are typed: read into struct day_handling, written back under their names, only when set. */
+TEST(day__handling_is_typed_and_written_back)
+{
+	json_error_t jerr;
+	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
+				"{\"name\":\"x\",\"handled\":\"previous\",\"attempted_sha\":\"abc\","
+				"\"version_from\":\"next-20261202\",\"rejected\":\"bad tree\","
+				"\"resolutions\":[{\"path\":\"a.c\",\"id\":\"r1\",\"diff\":\"-a\\n+b\\n\"}],"
+				"\"resolution_errors\":[\"b.c: broken\"],\"fixup_commit\":\"def\","
+				"\"fixups\":[\"1.patch\",\"2.patch\"]},{\"name\":\"y\"}]}", 0, &jerr);
+	json_t *out = NULL, *t;
+	struct day *d = NULL;
+	const struct day_handling *h;
+
+	REQUIRE(in != NULL);
+	REQUIRE(day_from_json(&d, in, "test") == 0);
+	h = &d->trees[0].handling;
+	CHECK_STR(h->handled, "previous");
+	CHECK_STR(h->attempted_sha, "abc");
+	CHECK_STR(h->version_from, "next-20261202");
+	CHECK_STR(h->rejected, "bad tree");
+	CHECK(h->reason == NULL && h->fixup_error == NULL);
+	REQUIRE(h->nresolutions == 1);
+	CHECK_STR(h->resolutions[0].diff, "-a\n+b\n");
+	REQUIRE(h->nresolution_errors == 1 && h->nfixups == 2);
+	CHECK_STR(h->fixups[1], "2.patch");
+	CHECK(d->trees[0].extra == NULL);	/* none of them is left untyped */
+	day_to_json(&out, d);
+	t = json_array_get(json_object_get(out, "trees"), 0);
+	json_object_del(t, "type");	/* what day.c adds to every tree */
+	CHECK(json_equal(json_object_get(t, "resolutions"),
+			 json_object_get(json_array_get(json_object_get(in, "trees"), 0), "resolutions")));
+	CHECK_STR(json_string_value(json_object_get(t, "fixup_commit")), "def");
+	CHECK_INT((int)json_array_size(json_object_get(t, "fixups")), 2);
+	t = json_array_get(json_object_get(out, "trees"), 1);
+	CHECK(json_object_get(t, "handled") == NULL && json_object_get(t, "fixups") == NULL);
+	json_decref(in);
+	json_decref(out);
+	day_free(d);
+}
+
 TEST(day__bad_records_are_refused)
 {
 	char dir[] = "/tmp/tide-test-day-XXXXXX";
@@ -309,7 +350,8 @@ TEST(day__counts_by_outcome)
 	day_free(d);
 }
 
-TESTS(day__round_trip_through_a_file, day__unknown_keys_survive, day__bad_records_are_refused,
+TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
+      day__handling_is_typed_and_written_back, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
       day__install_replaces_atomically, day__conflicts_with_names_each_tree_once,
       day__open_and_previous, day__counts_by_outcome)

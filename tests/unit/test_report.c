@@ -47,13 +47,16 @@ static struct day *make_day(const char *date, const char *h, const char *handled
 	add_commit(c, 0, "0123456789abcdef0123456789abcdef01234567", "gpio: fix A", "fixes");
 	add_commit(c, 1, "fedcba9876543210fedcba9876543210fedcba98", "gpio: add B", NULL);
 	if (handled) {
-		t->extra = json_pack("{s:s}", "handled", handled);
-		if (!strcmp(handled, "recorded"))
-			json_object_set_new(t->extra, "resolutions",
-					    json_pack("[{s:s, s:s, s:s}]", "path", "drivers/gpio/Kconfig",
-						      "id", "abc123", "diff", "-A\n+AB\n"));
+		t->handling.handled = xstrdup(handled);
+		if (!strcmp(handled, "recorded")) {
+			struct day_resolution *r = day_handling_add_resolution(&t->handling);
+
+			r->path = xstrdup("drivers/gpio/Kconfig");
+			r->id = xstrdup("abc123");
+			r->diff = xstrdup("-A\n+AB\n");
+		}
 		if (!strcmp(handled, "previous"))
-			json_object_set_new(t->extra, "version_from", json_string("next-20261202"));
+			t->handling.version_from = xstrdup("next-20261202");
 	}
 	return d;
 }

@@ -1,0 +1,74 @@
+#ifndef TIDE_MERGE_DAY_H
+#define TIDE_MERGE_DAY_H
+
+#include <stddef.h>
+#include <git2.h>
+
+#include "event.h"
+
+/*
+ * The day's merge stage: each tree of trees.conf, in order, merged onto
+ * the day's state (docs/design.md, "The day's history"), its conflicts
+ * recorded, recorded resolutions tried, then the tree's previous
+ * version; fixups applied after a merge.  Everything goes into the day
+ * record (one struct day_tree a tree), merge.log and events.  The run
+ * (run.c) sets the context up and calls merge_day_tree() for each tree.
+ */
+
+struct buf;
+struct day;
+struct day_tree;
+struct fetch_day;
+struct fsck_seen;
+struct run_summary;
+struct tree;
+struct trees_conf;
+struct workspace;
+
+/* A merge made today: bisect and reports map commits to trees with it. */
+struct merged_tree {
+	const char *name;
+	git_oid tip;
+};
+
+/*
+ * After a tree's clean merge when trees.conf says "build-each-merge":
+ * returns 1 when the merge must be dropped (its build failed), else 0.
+ * The merge stage then merges the tree's previous version, or leaves it
+ * out with status "dropped".
+ */
+struct merge_day_build_hook {
+	int (*fn)(void *data, const struct tree *t, struct day_tree *dt);
+	void *data;
+};
+
+struct merge_day {
+	/* set by the caller */
+	struct workspace *ws;
+	git_repository *repo;
+	const struct trees_conf *conf;
+	const git_signature *sig;
+	const char *days_dir;		/* earlier days, for previous versions */
+	struct day *day;		/* trees are added to it */
+	struct run_summary *sum;	/* date, tag, and the counts */
+	struct fetch_day *fetch;	/* the git trees' tips; quilt time added */
+	struct fsck_seen *fsck;		/* tree objects found good */
+	struct buf *mergelog;		/* Next/merge.log */
+	struct event_sink events;
+	struct merge_day_build_hook build_merge;
+	git_oid base;
+	/* the stage's state */
+	git_oid state;			/* the day so far; starts at base */
+	struct merged_tree *merged;
+	size_t nmerged;
+	size_t ndone;			/* trees done */
+	int nmerges;			/* merge attempts */
+	const char *version_from;	/* set while merging a tree's previous version */
+	git_mailmap *mailmap;		/* the conflicting tree's .mailmap, while its sides are recorded */
+};
+
+/* Merge tree t: 0 whatever became of it, or a TIDE_E* code when tide failed. */
+int merge_day_tree(struct merge_day *md, const struct tree *t);
+void merge_day_release(struct merge_day *md);
+
+#endif

@@ -11,7 +11,7 @@ make_ws() {
 	git init -q --bare ws/repo.git &&
 	mkdir -p ws/days/2026-12-01 ws/build/out/arch/x86/boot &&
 	printf '%s\n' '{"version": 1, "date": "2026-12-01", "tag": "next-20261201",' \
-		'"status": "complete", "trees": [], "build": {"ok": true}}' \
+		'"status": "complete", "trees": [], "build": {"status": "ok"}}' \
 		> ws/days/2026-12-01/day.json &&
 	cp /bin/true ws/build/out/arch/x86/boot/bzImage &&
 	echo 'CONFIG_GPIO_SIM=y' > ws/build/out/.config
@@ -77,7 +77,7 @@ test_expect_success 'a day: the record gets "boot", the day its console.log' '
 	assert b["console"] == "console.log"
 	assert b["accel"] == "tcg" and b["smp"] == 4
 	assert b["tests"] == [] and b["counts"]["fail"] == 0
-	assert d["build"] == {"ok": True}, "other keys are kept"
+	assert d["build"] == {"status": "ok"}, "other keys are kept"
 	EOF
 	ls ws/build/initramfs/*.cpio > images1 &&
 	test_must_fail --status=1 tide -C ws boot 2026-12-01 --accel tcg --json > out.json &&

@@ -1,0 +1,114 @@
+#ifndef TIDE_DAYREC_H
+#define TIDE_DAYREC_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+/*
+ * The later stages' records of a day (man/tide-show.1, THE DAY RECORD):
+ * "build" (the day's, and a tree's after its merge), "boot" and "bisect".
+ * Each is described by one field table in dayrec.c, which drives its one
+ * reader and its one writer: a new key is one line there and one member
+ * here.
+ *
+ * A key is written when its bit is in `have` (a NULL string or object
+ * then is JSON null) or when it is a string or JSON value that is set.
+ * The reader sets `have` for each key it finds.  A full record from a
+ * stage has every "always" key (dayrec_*_full()); a stage that could not
+ * run has only "status" and "failure".  Nested objects and lists
+ * (warnings, tests, steps, ...) are kept as checked JSON values.
+ */
+struct dayrec_head {
+	uint64_t have;		/* keys present, bit i for field i of the table */
+	json_t *extra;		/* keys of a newer tide, written back unchanged; or NULL */
+};
+
+struct day_build {
+	struct dayrec_head head;
+	char *status;		/* "ok", "failed" */
+	char *failure;		/* why it failed, or NULL */
+	char *commit;		/* hex */
+	double seconds, checkout_seconds, config_seconds, make_seconds;
+	json_t *checkout;	/* {full, written, removed} */
+	int config_regenerated;
+	long long jobs;
+	int ccache;
+	char *remote_cache;	/* or NULL */
+	json_t *ccache_stats;	/* object, or NULL */
+	json_t *distcc;		/* object, or NULL */
+	json_t *errors;		/* [{file, line, column?, message, kind, tree?}] */
+	long long errors_total;
+	json_t *warnings, *new_warnings;	/* like errors */
+	char *log;		/* the log's name in the day directory, or NULL */
+	char *kernel;		/* the image built, or NULL */
+	json_t *make_command;	/* make's argv, or NULL */
+	char *compiler, *binutils, *config_sha256;	/* or NULL */
+};
+
+struct day_boot {
+	struct dayrec_head head;
+	char *status;		/* passed, failed, panic, timeout, error, skipped, ... */
+	char *failure;		/* the stage could not run: why; or NULL */
+	char *reason;		/* or NULL */
+	double seconds;
+	char *accel;
+	long long smp;
+	int timed_out;
+	long long exit_status;
+	double timeout;
+	json_t *counts;		/* {pass, fail, skip} */
+	json_t *tests, *problems, *warnings;
+	char *cmdline;
+	double initramfs_seconds;
+	char *accel_note, *smp_note, *console;	/* or NULL */
+	json_t *qemu_command;	/* argv, or NULL */
+	char *qemu_version, *initramfs_sha256;	/* or NULL */
+};
+
+struct day_bisect {
+	struct dayrec_head head;
+	char *outcome;
+	json_t *check;		/* the check's spec, or NULL */
+	char *since;		/* or NULL */
+	long long retries;
+	char *tree, *commit, *subject;	/* the culprit, or NULL */
+	char *conflicts_with;	/* or NULL */
+	char *range_first, *range_last;	/* or NULL */
+	json_t *dropped;	/* [{commit, subject}], or NULL */
+	long long steps_done, builds, runs, replayed, bound;
+	double seconds;
+	json_t *steps;
+};
+
+/* New records; _full() marks every key a complete record has. */
+struct day_build *day_build_new(void);
+struct day_build *day_build_full(void);
+struct day_boot *day_boot_new(void);
+struct day_boot *day_boot_full(void);
+struct day_bisect *day_bisect_new(void);
+struct day_bisect *day_bisect_full(void);
+void day_build_free(struct day_build *b);
+void day_boot_free(struct day_boot *b);
+void day_bisect_free(struct day_bisect *b);
+
+/* A stage that did not run: {"status": status, "failure": failure}. */
+struct day_build *day_build_failed(const char *status, const char *failure);
+struct day_boot *day_boot_failed(const char *status, const char *failure);
+
+json_t *day_build_to_json(const struct day_build *b);
+json_t *day_boot_to_json(const struct day_boot *b);
+json_t *day_bisect_to_json(const struct day_bisect *b);
+
+/*
+ * Read a record; a key of the wrong type is TIDE_EINVAL naming what (the
+ * file) and the key.  A NULL json gives *out NULL and 0.
+ */
+int day_build_from_json(struct day_build **out, const json_t *json, const char *what);
+int day_boot_from_json(struct day_boot **out, const json_t *json, const char *what);
+int day_bisect_from_json(struct day_bisect **out, const json_t *json, const char *what);
+
+/* Copies through JSON (NULL gives NULL). */
+struct day_build *day_build_dup(const struct day_build *b);
+struct day_boot *day_boot_dup(const struct day_boot *b);
+
+#endif

@@ -137,3 +137,16 @@ done:
 	git_revwalk_free(w);
 	return err;
 }
+
+char *history_oid_hex(const git_oid *oid)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	return xstrdup(hex);
+}
+
+void history_oid_abbrev(char *out, const git_oid *oid)
+{
+	git_oid_tostr(out, 13, oid);
+}

@@ -52,4 +52,10 @@ char *history_version_from(const git_commit *c);
 int history_first_parents(git_oid **out, size_t *n, git_repository *repo,
 			  const git_oid *tip, const git_oid *hide);
 
+/* A commit id as 40 hex digits, a new string. */
+char *history_oid_hex(const git_oid *oid);
+
+/* The 12-digit abbreviation merge.log and the events show, into out[13]. */
+void history_oid_abbrev(char *out, const git_oid *oid);
+
 #endif

@@ -32,19 +32,6 @@
 #define MAX_WALK 5000		/* commits examined per side */
 #define QUILT_TIMEOUT 300	/* one quilt file's transfer ("timeout="), man/trees.conf.5 */
 
-static char *oid_str(const git_oid *oid)
-{
-	char hex[GIT_OID_HEXSZ + 1];
-
-	git_oid_tostr(hex, sizeof(hex), oid);
-	return xstrdup(hex);
-}
-
-static void oid_abbrev(char *out, const git_oid *oid)
-{
-	git_oid_tostr(out, 13, oid);
-}
-
 /* ---- one tree ---- */
 
 static int commit_exists(git_repository *repo, const git_oid *id)
@@ -238,7 +225,7 @@ static int record_touching(const git_oid *id, int owner, const unsigned char *ch
 		if (!changed[i] || (s->theirs ? dc->ntheirs : dc->nours) >= MAX_SIDE_COMMITS)
 			continue;
 		rc = day_conflict_add_commit(dc, s->theirs);
-		rc->id = oid_str(id);
+		rc->id = history_oid_hex(id);
 		rc->subject = commit_subject(c);
 		rc->author = commit_author(s->md, c);
 		/* owner 0 is the day's base, i > 0 the tip of the i-th merge of the day */
@@ -539,7 +526,7 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 	dt->status = xstrdup("previous");
 	set_field(&dt->handling.attempted_sha, dt->sha);
 	free(dt->sha);
-	dt->sha = oid_str(&prev);
+	dt->sha = history_oid_hex(&prev);
 	set_field(&dt->handling.handled, "previous");
 	set_field(&dt->handling.version_from, from);
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_WARNING, t->name, "%s: used the version from %s", t->name, from);
@@ -568,7 +555,7 @@ static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree
 
 	if ((rc = check_commit(md, tip)) != TIDE_EINVAL)
 		return rc;
-	oid_abbrev(abbrev, tip);
+	history_oid_abbrev(abbrev, tip);
 	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, tide_error_last());
 	tide_error_clear();
 	set_field(&dt->handling.rejected, why);
@@ -805,7 +792,7 @@ static int merge_clean(struct merge_day *md, const struct tree *t, struct day_tr
 	if ((error = history_commit(&commit, md->repo, md->sig, &res->tree, parents, 2, msg)) < 0)
 		goto done;
 	git_oid_cpy(&md->state, &commit);
-	dt->merge_commit = oid_str(&commit);
+	dt->merge_commit = history_oid_hex(&commit);
 	dt->status = xstrdup("merged");
 	md->merged = xrealloc(md->merged, (md->nmerged + 1) * sizeof(*md->merged));
 	md->merged[md->nmerged].name = t->name;
@@ -863,7 +850,7 @@ static int merge_tip(struct merge_day *md, const struct tree *t, struct day_tree
 	mopts.bases = bases;
 	if (bases->count) {
 		git_oid_cpy(&mb, &bases->ids[0]);
-		dt->merge_base = oid_str(&mb);
+		dt->merge_base = history_oid_hex(&mb);
 	}
 	if (git_commit_lookup(&ours, md->repo, &md->state) < 0 ||
 	    git_commit_lookup(&theirs, md->repo, tip) < 0) {
@@ -892,7 +879,7 @@ static void log_merging(struct merge_day *md, const struct tree *t, const git_oi
 	char *label = tree_ref_label(t);
 	char abbrev[13];
 
-	oid_abbrev(abbrev, tip);
+	history_oid_abbrev(abbrev, tip);
 	if (git_commit_lookup(&c, md->repo, tip) == 0) {
 		char *subject = commit_summary_utf8(c);
 
@@ -924,7 +911,7 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 			  dt->fetch_error);
 		goto done;
 	}
-	dt->sha = oid_str(&tip);
+	dt->sha = history_oid_hex(&tip);
 	log_merging(md, t, &tip);
 	if ((error = check_tip(md, t, dt, &tip)) != 0) {
 		error = error < 0 ? error : 0;

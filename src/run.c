@@ -31,6 +31,7 @@
 #include "fetch.h"
 #include "fsck.h"
 #include "graph.h"
+#include "history.h"
 #include "merge_day.h"
 #include "nextfiles.h"
 #include "report.h"
@@ -108,19 +109,6 @@ static char *iso_now(void)
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	return xstrdup(stamp);
-}
-
-static char *oid_str(const git_oid *oid)
-{
-	char hex[GIT_OID_HEXSZ + 1];
-
-	git_oid_tostr(hex, sizeof(hex), oid);
-	return xstrdup(hex);
-}
-
-static void oid_abbrev(char *out, const git_oid *oid)
-{
-	git_oid_tostr(out, 13, oid);
 }
 
 /* ---- setup ---- */
@@ -258,7 +246,7 @@ static int run_resolve_base(struct run *r)
 	}
 	git_oid_cpy(&r->base, git_object_id(commit));
 	git_oid_cpy(&r->state, &r->base);
-	r->day->base_commit = oid_str(&r->base);
+	r->day->base_commit = history_oid_hex(&r->base);
 	record_project(r);
 done:
 	git_object_free(commit);
@@ -280,7 +268,7 @@ static int run_check_base(struct run *r)
 	fsck_seen_load(&r->fsck, path);
 	free(path);
 	if ((error = fsck_tree(&r->fsck, r->repo, &r->base)) == TIDE_EINVAL) {
-		oid_abbrev(abbrev, &r->base);
+		history_oid_abbrev(abbrev, &r->base);
 		tide_error_wrap(error, "base tag '%s' commit %s", r->conf->base_tag, abbrev);
 	}
 	return error;
@@ -369,7 +357,7 @@ static int run_final_commit(struct run *r)
 				      &r->mergelog)) < 0)
 		return error;
 	git_oid_cpy(&r->state, &commit);
-	r->day->commit = oid_str(&commit);
+	r->day->commit = history_oid_hex(&commit);
 	run_die_point("commit", 0);
 	return 0;
 }
@@ -548,7 +536,7 @@ static void log_start(struct run *r)
 	git_commit *c = NULL;
 	char abbrev[13];
 
-	oid_abbrev(abbrev, &r->base);
+	history_oid_abbrev(abbrev, &r->base);
 	if (git_commit_lookup(&c, r->repo, &r->base) == 0) {
 		char *subject = commit_summary_utf8(c);
 

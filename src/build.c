@@ -1741,26 +1741,20 @@ const json_t *build_record(const struct day *day)
 	return day && day->extra ? json_object_get(day->extra, "build") : NULL;
 }
 
+static int build_was_ok(const struct day *d, void *data)
+{
+	const char *status = json_string_value(json_object_get(build_record(d), "status"));
+
+	(void)data;
+	return status && !strcmp(status, "ok");
+}
+
 struct day *build_previous_day(const char *days_dir, const char *date)
 {
-	char **dates = NULL;
 	struct day *found = NULL;
-	int n = day_list(&dates, days_dir), i;
 
-	for (i = n - 1; i >= 0 && !found; i--) {
-		char *path = workspace_day_json_in(days_dir, dates[i]);
-		const char *status;
-
-		if (strcmp(dates[i], date) < 0 && day_load(&found, path) == 0) {
-			status = json_string_value(json_object_get(build_record(found), "status"));
-			if (!status || strcmp(status, "ok")) {
-				day_free(found);
-				found = NULL;
-			}
-		}
-		free(path);
-	}
-	day_list_free(dates, n > 0 ? n : 0);
+	if (day_previous(&found, days_dir, date, 0, build_was_ok, NULL) < 0)
+		found = NULL;
 	tide_error_clear();
 	return found;
 }

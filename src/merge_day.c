@@ -59,31 +59,36 @@ static int check_commit(struct merge_day *md, const git_oid *commit)
  * A tree that could not be fetched is merged as it was on the last day
  * it was merged, if its commit is still in the repository.
  */
+struct previous_sha {
+	git_repository *repo;
+	const char *tree;
+	git_oid *out;
+};
+
+/* A day that merged the tree at a commit still in the repository. */
+static int merged_tree_then(const struct day *d, void *data)
+{
+	struct previous_sha *p = data;
+	const struct day_tree *dt = day_find_tree(d, p->tree);
+
+	return dt && dt->sha && dt->status &&
+	       (!strcmp(dt->status, "merged") || !strcmp(dt->status, "up-to-date") ||
+		!strcmp(dt->status, "previous")) &&
+	       git_oid_fromstr(p->out, dt->sha) == 0 && commit_exists(p->repo, p->out);
+}
+
 static int find_previous_sha(struct merge_day *md, const struct tree *t, git_oid *out, char **from)
 {
-	char **dates = NULL;
-	int n = day_list(&dates, md->days_dir), i, found = 0;
+	struct previous_sha p = { md->repo, t->name, out };
+	struct day *d = NULL;
 
-	for (i = n - 1; i >= 0 && !found; i--) {
-		char *path = workspace_day_json_in(md->days_dir, dates[i]);
-		struct day *d = NULL;
-		const struct day_tree *dt;
-
-		if (strcmp(dates[i], md->sum->date) <= 0 && day_load(&d, path) == 0 &&
-		    (dt = day_find_tree(d, t->name)) && dt->sha && dt->status &&
-		    (!strcmp(dt->status, "merged") || !strcmp(dt->status, "up-to-date") ||
-		     !strcmp(dt->status, "previous")) &&
-		    git_oid_fromstr(out, dt->sha) == 0 &&
-		    commit_exists(md->repo, out)) {
-			*from = xstrdup(d->tag ? d->tag : dates[i]);
-			found = 1;
-		}
-		day_free(d);
-		free(path);
+	if (day_previous(&d, md->days_dir, md->sum->date, 1, merged_tree_then, &p) <= 0) {
+		tide_error_clear();
+		return 0;
 	}
-	day_list_free(dates, n > 0 ? n : 0);
-	tide_error_clear();
-	return found;
+	*from = xstrdup(d->tag ? d->tag : d->date ? d->date : "an earlier day");
+	day_free(d);
+	return 1;
 }
 
 /* A file named in trees.conf: as given when absolute, else relative to trees.conf. */

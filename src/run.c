@@ -469,24 +469,15 @@ static int update_ref(struct run *r, const char *name, const char *what)
 /* Conflict reports into the day directory; a failure is logged, not fatal. */
 static void run_write_reports(struct run *r)
 {
-	char **dates = NULL, *path = NULL;
 	struct day *prev = NULL;
-	int n = day_list(&dates, r->days_dir), i;
 
-	for (i = n - 1; i >= 0; i--) {
-		if (strcmp(dates[i], r->sum->date) >= 0)
-			continue;
-		path = workspace_day_json_in(r->days_dir, dates[i]);
-		if (day_load(&prev, path) < 0)
-			prev = NULL;
-		break;
-	}
+	/* The newest earlier day that loads: each conflict new or not against it. */
+	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) < 0)
+		prev = NULL;
 	if (report_write_day(r->day, prev, r->tmp_dir) < 0)
 		event_emitf(&r->sink, EVENT_RECORD, EVENT_PROBLEM, NULL, "cannot write conflict reports: %s", tide_error_last());
 	tide_error_clear();
 	day_free(prev);
-	free(path);
-	day_list_free(dates, n < 0 ? 0 : n);
 }
 
 /* master is the newest day: re-running an older date leaves it alone. */

@@ -1199,7 +1199,7 @@ static void day_release(struct bday *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int day_load(struct bday *d, git_repository *repo, const char *wsdir,
+static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
 	json_error_t jerr;
@@ -1735,7 +1735,7 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	memset(res, 0, sizeof(*res));
 	if (opts->retries < 1 || !opts->check)
 		return tide_error_set(TIDE_EINVAL, "bisect: retries must be at least 1");
-	if ((err = day_load(&d, repo, opts->wsdir, opts->date)) < 0) {
+	if ((err = bday_load(&d, repo, opts->wsdir, opts->date)) < 0) {
 		day_release(&d);
 		return err;
 	}
@@ -2120,7 +2120,7 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	const char *which;
 	int err, go_on;
 
-	if ((err = day_load(&good, c->repo, c->opts->wsdir, since)) < 0)
+	if ((err = bday_load(&good, c->repo, c->opts->wsdir, since)) < 0)
 		goto done;
 	if (!strcmp(good.date, bad->date)) {
 		err = tide_error_set(TIDE_EINVAL, "--since names the same day %s", bad->date);

@@ -12,30 +12,10 @@
 #include "opt.h"
 #include "../src/day.h"
 #include "../src/error.h"
+#include "../src/history.h"
 #include "../src/rerere.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-/*
- * The state the tree was merged onto: after the last merge before it (and
- * that tree's fixups, if any), or the base.
- */
-static int state_before(git_oid *out, const struct day *d, const struct day_tree *dt)
-{
-	const struct day_tree *t;
-	const char *id;
-
-	if (!d->base_commit || git_oid_fromstr(out, d->base_commit) < 0)
-		return tide_error_set(TIDE_EINVAL, "day %s has no base commit", d->date);
-	for (t = d->trees; t < dt; t++) {
-		id = t->handling.fixup_commit;
-		if (!id)
-			id = t->merge_commit;
-		if (id && git_oid_fromstr(out, id) < 0)
-			return tide_error_set(TIDE_EINVAL, "bad merge commit of '%s'", t->name);
-	}
-	return 0;
-}
 
 /* Conflicts rerere cannot record (modify/delete ...), listed in .tide/other. */
 static void print_other(const char *dir, const char *tree)
@@ -74,11 +54,8 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	sha = dt->sha;
-	/* A tree merged as its previous version records today's tip as attempted_sha. */
-	if (dt->handling.attempted_sha)
-		sha = dt->handling.attempted_sha;
-	if (state_before(&ours, d, dt) < 0 || git_oid_fromstr(&theirs, sha) < 0) {
+	sha = day_tree_tip(dt);
+	if (history_state_before(&ours, d, dt) < 0 || git_oid_fromstr(&theirs, sha) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}

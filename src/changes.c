@@ -7,14 +7,6 @@
 #include "day.h"
 #include "error.h"
 
-/* The tree's own tip that day (a tree merged at an older version attempted this one). */
-static const char *tip_of(const struct day_tree *t)
-{
-	const char *attempted = t->handling.attempted_sha;
-
-	return attempted ? attempted : t->sha;
-}
-
 static void sentence_end(struct buf *out)
 {
 	buf_puts(out, ".\n\n");
@@ -28,7 +20,7 @@ static const char *plural(size_t n)
 static void movement(struct buf *out, git_repository *repo, const struct day_tree *t,
 		     const struct day_tree *pt)
 {
-	const char *now = tip_of(t), *then = tip_of(pt);
+	const char *now = day_tree_tip(t), *then = day_tree_tip(pt);
 	git_oid a, b;
 	size_t ahead = 0, behind = 0;
 

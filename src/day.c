@@ -611,6 +611,11 @@ char *day_newest(const char *days_dir)
 	return date;
 }
 
+const char *day_tree_tip(const struct day_tree *t)
+{
+	return t->handling.attempted_sha ? t->handling.attempted_sha : t->sha;
+}
+
 int day_open(struct day **out, const char *days_dir, const char *date)
 {
 	char *path = workspace_day_json_in(days_dir, date);

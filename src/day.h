@@ -97,6 +97,12 @@ const struct day_tree *day_find_tree(const struct day *day, const char *name);
  */
 size_t day_tree_conflicts_with(const struct day_tree *t, const char **names, size_t max);
 
+/*
+ * The tree's own tip that day: the commit it had, even when an older
+ * version was merged (that one is t->sha then).
+ */
+const char *day_tree_tip(const struct day_tree *t);
+
 int day_to_json(json_t **out, const struct day *day);
 int day_from_json(struct day **out, const json_t *json, const char *what);
 /* Read/write a day.json file; the write is atomic. */

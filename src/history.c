@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "day.h"
 #include "history.h"
 #include "merge.h"
 #include "util.h"
@@ -149,4 +150,19 @@ char *history_oid_hex(const git_oid *oid)
 void history_oid_abbrev(char *out, const git_oid *oid)
 {
 	git_oid_tostr(out, 13, oid);
+}
+
+int history_state_before(git_oid *out, const struct day *d, const struct day_tree *dt)
+{
+	const struct day_tree *t;
+	const char *id;
+
+	if (!d->base_commit || git_oid_fromstr(out, d->base_commit) < 0)
+		return tide_error_set(TIDE_EINVAL, "day %s has no base commit", d->date);
+	for (t = d->trees; t < dt; t++) {
+		id = t->handling.fixup_commit ? t->handling.fixup_commit : t->merge_commit;
+		if (id && git_oid_fromstr(out, id) < 0)
+			return tide_error_set(TIDE_EINVAL, "bad merge commit of '%s'", t->name);
+	}
+	return 0;
 }

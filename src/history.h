@@ -52,6 +52,15 @@ char *history_version_from(const git_commit *c);
 int history_first_parents(git_oid **out, size_t *n, git_repository *repo,
 			  const git_oid *tip, const git_oid *hide);
 
+struct day;
+struct day_tree;
+
+/*
+ * The state tree dt of day d was merged onto: the last merge before it on
+ * the first-parent chain (after that tree's fixups, if any), or the base.
+ */
+int history_state_before(git_oid *out, const struct day *d, const struct day_tree *dt);
+
 /* A commit id as 40 hex digits, a new string. */
 char *history_oid_hex(const git_oid *oid);
 

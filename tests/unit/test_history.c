@@ -5,6 +5,8 @@
 #include <git2.h>
 
 #include "t.h"
+#include "day.h"
+#include "error.h"
 #include "history.h"
 #include "util.h"
 
@@ -154,6 +156,48 @@ TEST(history__first_parents_oldest_first_without_hidden)
 	repo_close();
 }
 
+TEST(history__state_before_a_tree_follows_merges_and_fixups)
+{
+	struct day *d = day_new();
+	struct day_tree *a, *b, *c;
+	git_oid out;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_libgit2_init();	/* a bad id leaves a libgit2 error behind */
+	d->date = xstrdup("2026-12-05");
+	d->base_commit = xstrdup("1111111111111111111111111111111111111111");
+	day_add_tree(d);
+	day_add_tree(d);
+	day_add_tree(d);
+	day_add_tree(d);
+	a = &d->trees[0], b = &d->trees[1], c = &d->trees[2];
+	a->merge_commit = xstrdup("2222222222222222222222222222222222222222");
+	a->handling.fixup_commit = xstrdup("3333333333333333333333333333333333333333");
+	/* b left out: no merge commit */
+	c->merge_commit = xstrdup("4444444444444444444444444444444444444444");
+	c->sha = xstrdup("5555555555555555555555555555555555555555");
+	c->handling.attempted_sha = xstrdup("6666666666666666666666666666666666666666");
+
+	REQUIRE(history_state_before(&out, d, &d->trees[0]) == 0);
+	CHECK_STR(git_oid_tostr(hex, sizeof(hex), &out), d->base_commit);
+	REQUIRE(history_state_before(&out, d, b) == 0);
+	CHECK_STR(git_oid_tostr(hex, sizeof(hex), &out), "3333333333333333333333333333333333333333");
+	REQUIRE(history_state_before(&out, d, c) == 0);
+	CHECK_STR(git_oid_tostr(hex, sizeof(hex), &out), "3333333333333333333333333333333333333333");
+	REQUIRE(history_state_before(&out, d, &d->trees[3]) == 0);
+	CHECK_STR(git_oid_tostr(hex, sizeof(hex), &out), "4444444444444444444444444444444444444444");
+	CHECK_STR(day_tree_tip(c), "6666666666666666666666666666666666666666");
+	CHECK(day_tree_tip(b) == NULL);
+
+	free(c->merge_commit);
+	c->merge_commit = xstrdup("not-a-commit");
+	CHECK(history_state_before(&out, d, &d->trees[3]) == TIDE_EINVAL);
+	tide_error_clear();
+	day_free(d);
+	git_libgit2_shutdown();
+}
+
 TESTS(history__merge_message_trailers_read_back,
       history__trailer_only_in_the_last_paragraph,
-      history__first_parents_oldest_first_without_hidden)
+      history__first_parents_oldest_first_without_hidden,
+      history__state_before_a_tree_follows_merges_and_fixups)

@@ -118,11 +118,7 @@ static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	cli->opts.kernel = paths.kernel;
-	cli->opts.config = paths.config;
-	cli->opts.initramfs_dir = paths.initramfs_dir;
-	cli->opts.kvm_cache = paths.kvm_cache;
-	cli->opts.console_path = console;
+	boot_opts_use_paths(&cli->opts, &paths, console);
 	if (boot_run(&res, &cli->opts) < 0) {
 		status = cmd_fail("boot");
 		goto done;

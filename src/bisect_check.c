@@ -129,11 +129,9 @@ static int boot_built(struct boot_result *br, const struct bisect_checker *ck,
 {
 	struct boot_opts bo = { 0 };
 
-	bo.kernel = res->kernel ? res->kernel : ck->paths.kernel;
-	bo.config = ck->paths.config;
-	bo.initramfs_dir = ck->paths.initramfs_dir;
-	bo.kvm_cache = ck->paths.kvm_cache;
-	bo.console_path = ck->console_path;
+	boot_opts_use_paths(&bo, &ck->paths, ck->console_path);
+	if (res->kernel)
+		bo.kernel = res->kernel;	/* where this build put it */
 	bo.accel = "tcg";
 	progress(ck, "booting it in QEMU");
 	return boot_run(br, &bo);

@@ -787,6 +787,16 @@ void boot_ws_paths_release(struct boot_ws_paths *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
+			 const char *console_path)
+{
+	opts->kernel = p->kernel;
+	opts->config = p->config;
+	opts->initramfs_dir = p->initramfs_dir;
+	opts->kvm_cache = p->kvm_cache;
+	opts->console_path = console_path;
+}
+
 int boot_workspace(json_t **record, int *passed, const char *wsdir,
 		   const char *console_path)
 {
@@ -798,11 +808,7 @@ int boot_workspace(json_t **record, int *passed, const char *wsdir,
 	*record = NULL;
 	*passed = 0;
 	boot_ws_paths_init(&paths, wsdir);
-	opts.kernel = paths.kernel;
-	opts.config = paths.config;
-	opts.initramfs_dir = paths.initramfs_dir;
-	opts.kvm_cache = paths.kvm_cache;
-	opts.console_path = console_path;
+	boot_opts_use_paths(&opts, &paths, console_path);
 	if ((error = boot_run(&res, &opts)) == 0) {
 		*record = boot_result_json(&res, "console.log");
 		*passed = res.verdict.status == BOOT_PASSED;

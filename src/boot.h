@@ -121,6 +121,12 @@ struct boot_ws_paths {
 };
 void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir);
 void boot_ws_paths_release(struct boot_ws_paths *p);
+/*
+ * Boot the workspace's kernel: opts takes p's kernel, config and caches
+ * (borrowed) and console_path; what else opts says stays.
+ */
+void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
+			 const char *console_path);
 
 /*
  * The day's boot stage for `tide run`: boot the workspace's built kernel

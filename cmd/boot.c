@@ -123,9 +123,7 @@ static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date
 		status = cmd_fail("boot");
 		goto done;
 	}
-	if (!day->extra)
-		day->extra = json_object();
-	json_object_set_new(day->extra, "boot", boot_result_json(&res, "console.log"));
+	boot_record_day(day, &res);
 	if (day_save(day, record) < 0) {
 		status = cmd_fail(NULL);
 		goto done;

@@ -13,6 +13,7 @@
 #include "boot.h"
 #include "build.h"
 #include "cpio.h"
+#include "day.h"
 #include "error.h"
 #include "text.h"
 #include "util.h"
@@ -797,20 +798,37 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 	opts->console_path = console_path;
 }
 
-int boot_workspace(json_t **record, int *passed, const char *wsdir,
-		   const char *console_path)
+static json_t *day_extra(struct day *day)
+{
+	if (!day->extra)
+		day->extra = json_object();
+	return day->extra;
+}
+
+void boot_record_day(struct day *day, const struct boot_result *res)
+{
+	json_object_set_new(day_extra(day), "boot", boot_result_json(res, "console.log"));
+}
+
+void boot_record_day_failure(struct day *day, const char *status)
+{
+	json_object_set_new(day_extra(day), "boot", json_pack("{s:s, s:o}", "status", status,
+							       "failure", json_text(tide_error_last())));
+	tide_error_clear();
+}
+
+int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path)
 {
 	struct boot_opts opts = { 0 };
 	struct boot_result res;
 	struct boot_ws_paths paths;
 	int error;
 
-	*record = NULL;
 	*passed = 0;
 	boot_ws_paths_init(&paths, wsdir);
 	boot_opts_use_paths(&opts, &paths, console_path);
 	if ((error = boot_run(&res, &opts)) == 0) {
-		*record = boot_result_json(&res, "console.log");
+		boot_record_day(day, &res);
 		*passed = res.verdict.status == BOOT_PASSED;
 	}
 	boot_result_release(&res);

@@ -128,13 +128,22 @@ void boot_ws_paths_release(struct boot_ws_paths *p);
 void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 			 const char *console_path);
 
+struct day;
+
+/*
+ * The only writers of a day's "boot" record: res as day.json keeps it
+ * (console named "console.log"), or, when the boot could not run, status
+ * ("skipped", "error") with the last error as its failure (cleared).
+ */
+void boot_record_day(struct day *day, const struct boot_result *res);
+void boot_record_day_failure(struct day *day, const char *status);
+
 /*
  * The day's boot stage for `tide run`: boot the workspace's built kernel
- * (boot_ws_paths) with the defaults, the console to console_path.
- * *record is the "boot" object for day.json (console named "console.log"),
- * *passed whether the outcome is BOOT_PASSED.  Returns like boot_run().
+ * (boot_ws_paths) with the defaults, the console to console_path, and
+ * record it in day; *passed whether the outcome is BOOT_PASSED.  Returns
+ * like boot_run() (nothing recorded on an error).
  */
-int boot_workspace(json_t **record, int *passed, const char *wsdir,
-		   const char *console_path);
+int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path);
 
 #endif

@@ -402,8 +402,7 @@ static int run_stage_build(struct run *r)
  */
 static int run_stage_boot(struct run *r)
 {
-	const json_t *b = json_object_get(r->day->extra, "build");
-	json_t *rec = NULL;
+	const json_t *b = json_object_get(r->day->extra, "build"), *rec;
 	char *console;
 	int passed;
 
@@ -411,17 +410,17 @@ static int run_stage_boot(struct run *r)
 		return 0;
 	if (!json_string_value(json_object_get(b, "kernel"))) {
 		tide_error_set(TIDE_ERROR, "no kernel: the build failed");
-		record_failure(&r->day->extra, "boot", "skipped");
+		boot_record_day_failure(r->day, "skipped");
 		return 0;
 	}
 	console = workspace_daydir_console_log(r->tmp_dir);
 	event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
-	if (boot_workspace(&rec, &passed, r->ws->dir, console) < 0) {
+	if (boot_workspace(r->day, &passed, r->ws->dir, console) < 0) {
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot: %s", tide_error_last());
-		record_failure(&r->day->extra, "boot", "error");
+		boot_record_day_failure(r->day, "error");
 		passed = 0;
 	} else {
-		json_object_set_new(r->day->extra, "boot", rec);
+		rec = json_object_get(r->day->extra, "boot");
 		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL, "boot %s in %.1f s",
 			  json_string_value(json_object_get(rec, "status")),
 			  json_number_value(json_object_get(rec, "seconds")));

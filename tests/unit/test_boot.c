@@ -4,6 +4,7 @@
 #include "t.h"
 #include "fixture.h"
 #include "boot.h"
+#include "day.h"
 #include "error.h"
 
 static enum boot_status classify(struct boot_verdict *v, const char *name, int timed_out)
@@ -248,9 +249,32 @@ done:
 	free(cache);
 }
 
+TEST(boot__day_record_has_one_writer)
+{
+	struct day *d = day_new();
+	struct boot_result res = { 0 };
+	const json_t *b;
+
+	tide_error_set(TIDE_ERROR, "no kernel: the build failed");
+	boot_record_day_failure(d, "skipped");
+	b = json_object_get(d->extra, "boot");
+	CHECK_STR(json_string_value(json_object_get(b, "status")), "skipped");
+	CHECK_STR(json_string_value(json_object_get(b, "failure")), "no kernel: the build failed");
+	CHECK_INT(tide_error_code(), 0);	/* cleared */
+
+	res.verdict.status = BOOT_TESTS_FAILED;
+	res.seconds = 2.5;
+	boot_record_day(d, &res);	/* replaces the failure */
+	b = json_object_get(d->extra, "boot");
+	CHECK_STR(json_string_value(json_object_get(b, "status")), "tests-failed");
+	CHECK(json_object_get(b, "failure") == NULL);
+	CHECK_STR(json_string_value(json_object_get(b, "console")), "console.log");
+	day_free(d);
+}
+
 TESTS(boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
       boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch,
       boot__real_broken_gpio_sim_kernel, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,
       boot__json_record, boot__missing_kernel_and_qemu_are_errors,
-      boot__kvm_probe_catches_hang_and_abort)
+      boot__kvm_probe_catches_hang_and_abort, boot__day_record_has_one_writer)

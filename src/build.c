@@ -1766,11 +1766,18 @@ static int oid_from_hex(git_oid *out, const char *hex, const char *what)
 	return 0;
 }
 
-static void set_build_record(struct day *day, json_t *build)
+void build_record_set(json_t **extra, json_t *build)
 {
-	if (!day->extra)
-		day->extra = json_object();
-	json_object_set_new(day->extra, "build", build);
+	if (!*extra)
+		*extra = json_object();
+	json_object_set_new(*extra, "build", build);
+}
+
+void build_record_failure(json_t **extra, const char *status)
+{
+	build_record_set(extra, json_pack("{s:s, s:o}", "status", status,
+					  "failure", json_text(tide_error_last())));
+	tide_error_clear();
 }
 
 static int build_day_opts(struct build_opts *opts, const struct build_day_opts *o,
@@ -1813,7 +1820,7 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 		error = tide_error_errno(TIDE_EIO, "cannot rename '%s'", tmp);
 		goto done;
 	}
-	set_build_record(day, build_result_json(res, "build.log"));
+	build_record_set(&day->extra, build_result_json(res, "build.log"));
 done:
 	if (res == &local)
 		build_result_release(res);

@@ -279,6 +279,15 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
  */
 struct day *build_previous_day(const char *days_dir, const char *date);
 
+/*
+ * The only writers of a "build" record, the day's (&day->extra) or a
+ * tree's (&dt->extra, build-each-merge): build as the record (taken), or,
+ * when tide could not build at all, status with the last error as its
+ * failure (cleared).
+ */
+void build_record_set(json_t **extra, json_t *build);
+void build_record_failure(json_t **extra, const char *status);
+
 /* The "build" object of a day record, or NULL. */
 const json_t *build_record(const struct day *day);
 

@@ -301,15 +301,6 @@ static void run_merge_setup(struct run *r)
 
 /* ---- per-merge builds (trees.conf option build-each-merge) ---- */
 
-static void record_failure(json_t **obj, const char *key, const char *status)
-{
-	if (!*obj)
-		*obj = json_object();
-	json_object_set_new(*obj, key, json_pack("{s:s, s:o}", "status", status,
-						 "failure", json_text(tide_error_last())));
-	tide_error_clear();
-}
-
 /*
  * Build right after a tree's clean merge (merge_day.h's hook).  If that
  * build fails, 1: the merge stage drops the merge for today and retries
@@ -330,12 +321,10 @@ static int run_build_merge(void *data, const struct tree *t, struct day_tree *dt
 	if (!opts.fragment || build_run(&res, r->repo, &r->md.state, &opts) < 0) {
 		if (!opts.fragment)
 			tide_error_set(TIDE_ENOTFOUND, "no config fragment (kernel-tests/smoke.config)");
-		record_failure(&dt->extra, "build", "failed");	/* the merge stays */
+		build_record_failure(&dt->extra, "failed");	/* the merge stays */
 		goto done;
 	}
-	if (!dt->extra)
-		dt->extra = json_object();
-	json_object_set_new(dt->extra, "build", build_result_json(&res, name));
+	build_record_set(&dt->extra, build_result_json(&res, name));
 	if (res.ok)
 		goto done;
 	event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, t->name, "%s: build failed after its merge (%s), merge dropped", t->name, res.failure);
@@ -383,7 +372,7 @@ static int run_stage_build(struct run *r)
 	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, &o, &res) < 0) {
 		/* tide could not build (no fragment, I/O): the merges still count */
 		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build: %s", tide_error_last());
-		record_failure(&r->day->extra, "build", "failed");
+		build_record_failure(&r->day->extra, "failed");
 		r->sum->stage_failed = 1;
 	} else {
 		event_emitf(&r->sink, EVENT_BUILD, res.ok ? EVENT_INFO : EVENT_PROBLEM, NULL, "build %s in %.0f s%s%s", res.ok ? "ok" : "failed", res.seconds,

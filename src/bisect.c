@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "day.h"
 #include "buf.h"
 #include "build.h"
 #include "error.h"
@@ -1596,22 +1597,19 @@ static json_t *result_json(const struct bisect_result *res, const struct bctx *c
 }
 
 /* Put the record into the day's day.json (atomically: a reader sees old or new). */
+/* The only writer of a day's "bisect" record: the day loaded, set, saved. */
 static int record_in_day(const struct bday *d, json_t *record)
 {
-	json_error_t jerr;
-	json_t *day = json_load_file(d->path, 0, &jerr);
-	char *text;
+	struct day *day = NULL;
 	int err;
 
-	if (!day)
-		return tide_error_set(TIDE_EIO, "%s:%d: %s", d->path, jerr.line, jerr.text);
-	json_object_set(day, "bisect", record);
-	text = json_dumps(day, JSON_INDENT(2));
-	json_decref(day);
-	if (!text)
-		return tide_error_set(TIDE_ERROR, "cannot encode %s", d->path);
-	err = file_write_atomic(d->path, text, strlen(text));
-	free(text);
+	if ((err = day_load(&day, d->path)) < 0)
+		return err;
+	if (!day->extra)
+		day->extra = json_object();
+	json_object_set(day->extra, "bisect", record);
+	err = day_save(day, d->path);
+	day_free(day);
 	return err;
 }
 

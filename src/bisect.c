@@ -1605,9 +1605,7 @@ static int record_in_day(const struct bday *d, json_t *record)
 
 	if ((err = day_load(&day, d->path)) < 0)
 		return err;
-	if (!day->extra)
-		day->extra = json_object();
-	json_object_set(day->extra, "bisect", record);
+	day_extra_set(&day->extra, "bisect", json_incref(record));
 	err = day_save(day, d->path);
 	day_free(day);
 	return err;

@@ -798,23 +798,14 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 	opts->console_path = console_path;
 }
 
-static json_t *day_extra(struct day *day)
-{
-	if (!day->extra)
-		day->extra = json_object();
-	return day->extra;
-}
-
 void boot_record_day(struct day *day, const struct boot_result *res)
 {
-	json_object_set_new(day_extra(day), "boot", boot_result_json(res, "console.log"));
+	day_extra_set(&day->extra, "boot", boot_result_json(res, "console.log"));
 }
 
 void boot_record_day_failure(struct day *day, const char *status)
 {
-	json_object_set_new(day_extra(day), "boot", json_pack("{s:s, s:o}", "status", status,
-							       "failure", json_text(tide_error_last())));
-	tide_error_clear();
+	day_extra_set_failure(&day->extra, "boot", status);
 }
 
 int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path)

@@ -1768,16 +1768,12 @@ static int oid_from_hex(git_oid *out, const char *hex, const char *what)
 
 void build_record_set(json_t **extra, json_t *build)
 {
-	if (!*extra)
-		*extra = json_object();
-	json_object_set_new(*extra, "build", build);
+	day_extra_set(extra, "build", build);
 }
 
 void build_record_failure(json_t **extra, const char *status)
 {
-	build_record_set(extra, json_pack("{s:s, s:o}", "status", status,
-					  "failure", json_text(tide_error_last())));
-	tide_error_clear();
+	day_extra_set_failure(extra, "build", status);
 }
 
 static int build_day_opts(struct build_opts *opts, const struct build_day_opts *o,

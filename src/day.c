@@ -611,6 +611,20 @@ char *day_newest(const char *days_dir)
 	return date;
 }
 
+void day_extra_set(json_t **extra, const char *key, json_t *value)
+{
+	if (!*extra)
+		*extra = json_object();
+	json_object_set_new(*extra, key, value);
+}
+
+void day_extra_set_failure(json_t **extra, const char *key, const char *status)
+{
+	day_extra_set(extra, key, json_pack("{s:s, s:o}", "status", status,
+					    "failure", json_text(tide_error_last())));
+	tide_error_clear();
+}
+
 const char *day_tree_tip(const struct day_tree *t)
 {
 	return t->handling.attempted_sha ? t->handling.attempted_sha : t->sha;

@@ -103,6 +103,15 @@ size_t day_tree_conflicts_with(const struct day_tree *t, const char **names, siz
  */
 const char *day_tree_tip(const struct day_tree *t);
 
+/*
+ * Set key among a record's other keys (&day->extra, &tree->extra),
+ * making the object when there is none; value is taken.  The failure
+ * form records a stage that could not run: {"status": status,
+ * "failure": the last error}, which it clears.
+ */
+void day_extra_set(json_t **extra, const char *key, json_t *value);
+void day_extra_set_failure(json_t **extra, const char *key, const char *status);
+
 int day_to_json(json_t **out, const struct day *day);
 int day_from_json(struct day **out, const json_t *json, const char *what);
 /* Read/write a day.json file; the write is atomic. */

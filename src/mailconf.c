@@ -85,9 +85,12 @@ static int parse_line(struct mailconf *c, char *line, const char *path, int line
 			return bad(path, lineno, "bad max-per-day", value,
 				   " (a whole number of mails, 0 to 100000)");
 	} else if (!strcmp(key, "timeout")) {
-		if (number(&c->server.timeout, value, 1, MAILCONF_TIMEOUT_MAX) < 0)
+		long seconds = conf_parse_seconds(value);	/* as trees.conf's timeout= */
+
+		if (seconds < 0)
 			return bad(path, lineno, "bad timeout", value,
 				   " (whole seconds, 1 to 86400)");
+		c->server.timeout = seconds;
 	} else if (!strcmp(key, "announce"))
 		set_str(&c->announce, value);
 	else if (!strcmp(key, "cainfo"))

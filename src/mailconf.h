@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "conf.h"
 #include "mail.h"
 
 /*
@@ -17,7 +18,7 @@
 
 #define MAILCONF_MAX_PER_DAY 20		/* max-per-day= when unset */
 #define MAILCONF_MAX_PER_DAY_MAX 100000
-#define MAILCONF_TIMEOUT_MAX 86400	/* timeout= in whole seconds, 1 to this */
+#define MAILCONF_TIMEOUT_MAX CONF_MAX_SECONDS	/* timeout= in whole seconds, 1 to this */
 #define MAILCONF_FROM "tide <tide@localhost>"
 
 struct mailconf {

@@ -184,9 +184,7 @@ static void record_project(struct run *r)
 {
 	char *name = report_project_name(r->conf, r->repo, &r->base, r->ws->dir);
 
-	if (!r->day->extra)
-		r->day->extra = json_object();
-	json_object_set_new(r->day->extra, "project", json_text(name));
+	day_extra_set(&r->day->extra, "project", json_text(name));
 	free(name);
 }
 

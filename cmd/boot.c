@@ -113,12 +113,13 @@ static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	if (!path_exists(paths.kernel)) {
+	boot_opts_use_paths(&cli->opts, &paths, console);
+	cli->opts.kernel = boot_day_kernel(day, &paths);
+	if (!cli->opts.kernel || !path_exists(cli->opts.kernel)) {
 		cmd_error("no kernel built for %s: run 'tide build %s' first", date, date);
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	boot_opts_use_paths(&cli->opts, &paths, console);
 	if (boot_run(&res, &cli->opts) < 0) {
 		status = cmd_fail("boot");
 		goto done;

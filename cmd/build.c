@@ -33,7 +33,8 @@ static void print_farm(const struct build_result *res)
 	json_t *rec = build_result_json(res, NULL);
 	struct buf b = BUF_INIT;
 
-	build_farm_summary(&b, rec, "");
+	build_farm_summary(&b, json_object_get(rec, "ccache_stats"), json_object_get(rec, "distcc"),
+			   json_string_value(json_object_get(rec, "remote_cache")), "");
 	fputs(buf_cstr(&b), stdout);
 	buf_release(&b);
 	json_decref(rec);

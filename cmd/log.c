@@ -12,12 +12,6 @@
 #include "../src/util.h"
 #include "../src/workspace.h"
 
-/* "ok"/"failed" of a later stage's record ("build", "boot"), or NULL. */
-static const char *stage_status(const struct day *d, const char *key)
-{
-	return json_string_value(json_object_get(json_object_get(d->extra, key), "status"));
-}
-
 static void print_day(const struct day *d)
 {
 	struct day_counts c;
@@ -33,9 +27,9 @@ static void print_day(const struct day *d)
 		printf("  %zu not merged", c.not_merged);
 	if (c.stale)
 		printf("  %zu not fetched (older commit used)", c.stale);
-	if ((s = stage_status(d, "build")))
+	if (d->build && (s = d->build->status))
 		printf("  build: %s", s);
-	if ((s = stage_status(d, "boot")))
+	if (d->boot && (s = d->boot->status))
 		printf("  boot: %s", s);
 	putchar('\n');
 }

@@ -1596,8 +1596,10 @@ static json_t *result_json(const struct bisect_result *res, const struct bctx *c
 	return o;
 }
 
-/* Put the record into the day's day.json (atomically: a reader sees old or new). */
-/* The only writer of a day's "bisect" record: the day loaded, set, saved. */
+/*
+ * The only writer of a day's "bisect" record: the day loaded, set and
+ * saved (atomically: a reader sees the old record or the new).
+ */
 static int record_in_day(const struct bday *d, json_t *record)
 {
 	struct day *day = NULL;
@@ -1605,8 +1607,10 @@ static int record_in_day(const struct bday *d, json_t *record)
 
 	if ((err = day_load(&day, d->path)) < 0)
 		return err;
-	day_extra_set(&day->extra, "bisect", json_incref(record));
-	err = day_save(day, d->path);
+	day_bisect_free(day->bisect);
+	day->bisect = NULL;
+	if ((err = day_bisect_from_json(&day->bisect, record, d->path)) == 0)
+		err = day_save(day, d->path);
 	day_free(day);
 	return err;
 }
@@ -1633,39 +1637,38 @@ static const char *jstr(const json_t *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
-char *bisect_record_summary(const json_t *rec)
+char *bisect_record_summary(const struct day_bisect *rec)
 {
-	const json_t *check = json_object_get(rec, "check");
+	const json_t *check;
+	const char *kind;
 	struct buf b = BUF_INIT;
 
-	if (!json_is_object(rec))
+	if (!rec)
 		return NULL;
+	check = rec->check;
+	kind = jstr(check, "kind", "?");
 	/* --build's argument is its make target; the others' follow the option. */
-	buf_printf(&b, "--%s%s%s", jstr(check, "kind", "?"),
+	buf_printf(&b, "--%s%s%s", kind,
 		   !json_object_get(check, "arg") ? "" :
-		   !strcmp(jstr(check, "kind", ""), "build") ? " --target " : " ",
+		   !strcmp(kind, "build") ? " --target " : " ",
 		   jstr(check, "arg", ""));
-	if (json_object_get(rec, "since"))
-		buf_printf(&b, " --since %s", jstr(rec, "since", "?"));
-	buf_printf(&b, ": %s", jstr(rec, "outcome", "?"));
-	if (json_is_string(json_object_get(rec, "tree")))
-		buf_printf(&b, " %s", jstr(rec, "tree", ""));
-	if (json_is_string(json_object_get(rec, "commit")))
-		buf_printf(&b, " %.12s \"%s\"", jstr(rec, "commit", ""), jstr(rec, "subject", ""));
-	if (json_object_get(rec, "conflicts_with"))
-		buf_printf(&b, " with %s", jstr(rec, "conflicts_with", "?"));
-	if (json_array_size(json_object_get(rec, "dropped")))
+	if (day_bisect_has(rec, "since"))
+		buf_printf(&b, " --since %s", rec->since ? rec->since : "?");
+	buf_printf(&b, ": %s", rec->outcome ? rec->outcome : "?");
+	if (rec->tree)
+		buf_printf(&b, " %s", rec->tree);
+	if (rec->commit)
+		buf_printf(&b, " %.12s \"%s\"", rec->commit, rec->subject ? rec->subject : "");
+	if (day_bisect_has(rec, "conflicts_with"))
+		buf_printf(&b, " with %s", rec->conflicts_with ? rec->conflicts_with : "?");
+	if (json_array_size(rec->dropped))
 		buf_printf(&b, " (dropped)");
 	/* Records before "steps_done" counted every step as a build. */
-	if (json_object_get(rec, "steps_done"))
-		buf_printf(&b, " (%lld steps, %lld builds, %.0fs)",
-			   (long long)json_integer_value(json_object_get(rec, "steps_done")),
-			   (long long)json_integer_value(json_object_get(rec, "builds")),
-			   json_number_value(json_object_get(rec, "seconds")));
+	if (day_bisect_has(rec, "steps_done"))
+		buf_printf(&b, " (%lld steps, %lld builds, %.0fs)", rec->steps_done, rec->builds,
+			   rec->seconds);
 	else
-		buf_printf(&b, " (%lld builds, %.0fs)",
-			   (long long)json_integer_value(json_object_get(rec, "builds")),
-			   json_number_value(json_object_get(rec, "seconds")));
+		buf_printf(&b, " (%lld builds, %.0fs)", rec->builds, rec->seconds);
 	return buf_detach(&b);
 }
 

@@ -798,14 +798,29 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 	opts->console_path = console_path;
 }
 
+const char *boot_day_kernel(const struct day *day, const struct boot_ws_paths *p)
+{
+	if (!day->build || !day_build_has(day->build, "kernel"))
+		return p->kernel;
+	return day->build->kernel;
+}
+
 void boot_record_day(struct day *day, const struct boot_result *res)
 {
-	day_extra_set(&day->extra, "boot", boot_result_json(res, "console.log"));
+	json_t *j = boot_result_json(res, "console.log");
+
+	day_boot_free(day->boot);
+	/* boot_result_json() writes every key with its table's type. */
+	if (day_boot_from_json(&day->boot, j, "boot") < 0)
+		abort();
+	json_decref(j);
 }
 
 void boot_record_day_failure(struct day *day, const char *status)
 {
-	day_extra_set_failure(&day->extra, "boot", status);
+	day_boot_free(day->boot);
+	day->boot = day_boot_failed(status, tide_error_last());
+	tide_error_clear();
 }
 
 int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path)
@@ -818,6 +833,10 @@ int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *
 	*passed = 0;
 	boot_ws_paths_init(&paths, wsdir);
 	boot_opts_use_paths(&opts, &paths, console_path);
+	if (!(opts.kernel = boot_day_kernel(day, &paths))) {
+		boot_ws_paths_release(&paths);
+		return tide_error_set(TIDE_ENOTFOUND, "no kernel: the day's build failed");
+	}
 	if ((error = boot_run(&res, &opts)) == 0) {
 		boot_record_day(day, &res);
 		*passed = res.verdict.status == BOOT_PASSED;

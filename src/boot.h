@@ -131,6 +131,14 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 struct day;
 
 /*
+ * The kernel to boot for day: the one its build record names; p's (the
+ * workspace's) when the day has no record naming one (days built before
+ * tide recorded the image, or by hand).  NULL when the day's build made
+ * no kernel (it failed).
+ */
+const char *boot_day_kernel(const struct day *day, const struct boot_ws_paths *p);
+
+/*
  * The only writers of a day's "boot" record: res as day.json keeps it
  * (console named "console.log"), or, when the boot could not run, status
  * ("skipped", "error") with the last error as its failure (cleared).

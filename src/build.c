@@ -721,9 +721,8 @@ static char *json_diag_key(const json_t *w)
 }
 
 void build_new_warnings(struct build_diags *out, const struct build_diags *now,
-			const json_t *prev_build)
+			const json_t *prev)
 {
-	const json_t *prev = json_object_get(prev_build, "warnings");
 	size_t i, j;
 
 	for (i = 0; i < now->n; i++) {
@@ -1736,17 +1735,15 @@ void build_opts_release(struct build_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 }
 
-const json_t *build_record(const struct day *day)
+const struct day_build *build_record(const struct day *day)
 {
-	return day && day->extra ? json_object_get(day->extra, "build") : NULL;
+	return day ? day->build : NULL;
 }
 
 static int build_was_ok(const struct day *d, void *data)
 {
-	const char *status = json_string_value(json_object_get(build_record(d), "status"));
-
 	(void)data;
-	return status && !strcmp(status, "ok");
+	return d->build && d->build->status && !strcmp(d->build->status, "ok");
 }
 
 struct day *build_previous_day(const char *days_dir, const char *date)
@@ -1766,14 +1763,30 @@ static int oid_from_hex(git_oid *out, const char *hex, const char *what)
 	return 0;
 }
 
-void build_record_set(json_t **extra, json_t *build)
+struct day_build *build_result_record(const struct build_result *res, const char *log_name)
 {
-	day_extra_set(extra, "build", build);
+	json_t *j = build_result_json(res, log_name);
+	struct day_build *b = NULL;
+
+	/* build_result_json() writes every key with its table's type. */
+	if (day_build_from_json(&b, j, "build") < 0)
+		abort();
+	json_decref(j);
+	return b;
 }
 
-void build_record_failure(json_t **extra, const char *status)
+void build_record_set(struct day_build **slot, const struct build_result *res,
+		      const char *log_name)
 {
-	day_extra_set_failure(extra, "build", status);
+	day_build_free(*slot);
+	*slot = build_result_record(res, log_name);
+}
+
+void build_record_failure(struct day_build **slot, const char *status)
+{
+	day_build_free(*slot);
+	*slot = day_build_failed(status, tide_error_last());
+	tide_error_clear();
 }
 
 static int build_day_opts(struct build_opts *opts, const struct build_day_opts *o,
@@ -1808,7 +1821,8 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 	tide_error_clear();
 	if ((error = build_run(res, repo, &commit, &opts)) < 0)
 		goto done;
-	build_new_warnings(&res->new_warnings, &res->log.warnings, build_record(prev));
+	build_new_warnings(&res->new_warnings, &res->log.warnings,
+			   prev && prev->build ? prev->build->warnings : NULL);
 	if ((error = build_attribute(repo, &commit, have_base ? &base : NULL,
 				     &res->new_warnings)) < 0)
 		goto done;
@@ -1816,7 +1830,7 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 		error = tide_error_errno(TIDE_EIO, "cannot rename '%s'", tmp);
 		goto done;
 	}
-	build_record_set(&day->extra, build_result_json(res, "build.log"));
+	build_record_set(&day->build, res, "build.log");
 done:
 	if (res == &local)
 		build_result_release(res);
@@ -1845,57 +1859,52 @@ static void summary_diag(struct buf *b, const char *what, const json_t *d)
 	buf_putc(b, '\n');
 }
 
-char *build_record_summary(const json_t *rec)
+char *build_record_summary(const struct day_build *rec)
 {
-	const char *status = json_string_value(json_object_get(rec, "status"));
-	const char *failure = json_string_value(json_object_get(rec, "failure"));
 	struct buf b = BUF_INIT;
 	const json_t *v;
 	size_t i;
 
 	if (!rec)
 		return NULL;
-	buf_printf(&b, "build   %s", status ? status : "?");
-	if (failure)
-		buf_printf(&b, ": %s", failure);
-	if (json_object_get(rec, "seconds"))
-		buf_printf(&b, " in %.0f s, %zu warnings, %zu new",
-			   json_number_value(json_object_get(rec, "seconds")),
-			   json_array_size(json_object_get(rec, "warnings")),
-			   json_array_size(json_object_get(rec, "new_warnings")));
+	buf_printf(&b, "build   %s", rec->status ? rec->status : "?");
+	if (rec->failure)
+		buf_printf(&b, ": %s", rec->failure);
+	if (day_build_has(rec, "seconds"))
+		buf_printf(&b, " in %.0f s, %zu warnings, %zu new", rec->seconds,
+			   json_array_size(rec->warnings), json_array_size(rec->new_warnings));
 	buf_putc(&b, '\n');
-	build_farm_summary(&b, rec, "        ");
-	json_array_foreach(json_object_get(rec, "errors"), i, v)
+	build_farm_summary(&b, rec->ccache_stats, rec->distcc, rec->remote_cache, "        ");
+	json_array_foreach(rec->errors, i, v)
 		if (i < 5)
 			summary_diag(&b, "error", v);
-	json_array_foreach(json_object_get(rec, "new_warnings"), i, v)
+	json_array_foreach(rec->new_warnings, i, v)
 		summary_diag(&b, "new warning", v);
 	return buf_detach(&b);
 }
 
-char *build_boot_summary(const json_t *rec)
+char *build_boot_summary(const struct day_boot *rec)
 {
-	const char *status = json_string_value(json_object_get(rec, "status"));
-	const char *reason = json_string_value(json_object_get(rec, "reason"));
-	const char *failure = json_string_value(json_object_get(rec, "failure"));
-	const json_t *counts = json_object_get(rec, "counts"), *t;
+	const char *why;
+	const json_t *t;
 	struct buf b = BUF_INIT;
 	size_t i;
 
 	if (!rec)
 		return NULL;
-	buf_printf(&b, "boot    %s", status ? status : "?");
-	if (reason || failure)
-		buf_printf(&b, ": %s", reason ? reason : failure);
-	if (json_object_get(rec, "seconds"))
-		buf_printf(&b, " in %.1f s", json_number_value(json_object_get(rec, "seconds")));
-	if (counts)
+	why = rec->reason ? rec->reason : rec->failure;
+	buf_printf(&b, "boot    %s", rec->status ? rec->status : "?");
+	if (why)
+		buf_printf(&b, ": %s", why);
+	if (day_boot_has(rec, "seconds"))
+		buf_printf(&b, " in %.1f s", rec->seconds);
+	if (rec->counts)
 		buf_printf(&b, ", %lld passed, %lld failed, %lld skipped",
-			   (long long)json_integer_value(json_object_get(counts, "pass")),
-			   (long long)json_integer_value(json_object_get(counts, "fail")),
-			   (long long)json_integer_value(json_object_get(counts, "skip")));
+			   (long long)json_integer_value(json_object_get(rec->counts, "pass")),
+			   (long long)json_integer_value(json_object_get(rec->counts, "fail")),
+			   (long long)json_integer_value(json_object_get(rec->counts, "skip")));
 	buf_putc(&b, '\n');
-	json_array_foreach(json_object_get(rec, "tests"), i, t)
+	json_array_foreach(rec->tests, i, t)
 		if (json_is_false(json_object_get(t, "ok")))
 			buf_printf(&b, "        not ok: %s\n",
 				   json_string_value(json_object_get(t, "name")) ?: "?");

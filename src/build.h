@@ -92,11 +92,12 @@ void build_diag_push(struct build_diags *d, enum build_diag_kind kind,
 void build_diags_release(struct build_diags *d);
 
 /*
- * The warnings of now that the previous day's "build" record (prev, may be
- * NULL: then every warning is new) does not list, by build_diag_key().
+ * The warnings of now that a previous build's list (prev, a record's
+ * "warnings"; NULL: every warning is new) does not have, by
+ * build_diag_key().
  */
 void build_new_warnings(struct build_diags *out, const struct build_diags *now,
-			const json_t *prev_build);
+			const json_t *prev);
 
 /*
  * Set diag->tree for each warning: the tree whose first-parent merge
@@ -260,6 +261,8 @@ struct build_day_opts {
 };
 
 struct day;
+struct day_build;
+struct day_boot;
 
 /*
  * Build day->commit in workspace wsdir, log to daydir/build.log (written
@@ -280,26 +283,33 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 struct day *build_previous_day(const char *days_dir, const char *date);
 
 /*
- * The only writers of a "build" record, the day's (&day->extra) or a
- * tree's (&dt->extra, build-each-merge): build as the record (taken), or,
- * when tide could not build at all, status with the last error as its
- * failure (cleared).
+ * The only writers of a "build" record, the day's (&day->build) or a
+ * tree's (&dt->build, build-each-merge): the result as the record (its
+ * log named log_name in the day directory), or, when tide could not
+ * build at all, status with the last error as its failure (cleared).
  */
-void build_record_set(json_t **extra, json_t *build);
-void build_record_failure(json_t **extra, const char *status);
+void build_record_set(struct day_build **slot, const struct build_result *res,
+		      const char *log_name);
+void build_record_failure(struct day_build **slot, const char *status);
+/* The record of res, as build_record_set() writes it; the caller frees. */
+struct day_build *build_result_record(const struct build_result *res, const char *log_name);
 
-/* The "build" object of a day record, or NULL. */
-const json_t *build_record(const struct day *day);
+/* The day's build record, or NULL. */
+const struct day_build *build_record(const struct day *day);
 
 /*
  * Lines for `tide show` (each "        "-indented after the first, ending
  * in a newline): the build record and the boot record of a day.  NULL
  * when rec is NULL; the caller frees.
  */
-char *build_record_summary(const json_t *rec);
-/* The record's ccache and distcc lines, each starting with indent. */
-void build_farm_summary(struct buf *out, const json_t *rec, const char *indent);
-char *build_boot_summary(const json_t *rec);
+char *build_record_summary(const struct day_build *rec);
+/*
+ * A build's ccache and distcc lines (its "ccache_stats", "distcc" and
+ * "remote_cache"; each may be NULL), each starting with indent.
+ */
+void build_farm_summary(struct buf *out, const json_t *ccache_stats, const json_t *distcc,
+			const char *remote_cache, const char *indent);
+char *build_boot_summary(const struct day_boot *rec);
 
 /*
  * The one builder of build options: DIR/build's fixed paths, the log at

@@ -495,12 +495,9 @@ static void summary_distcc_hosts(struct buf *b, const json_t *hosts, const char 
 		buf_putc(b, ')');
 }
 
-void build_farm_summary(struct buf *b, const json_t *rec, const char *indent)
+void build_farm_summary(struct buf *b, const json_t *cs, const json_t *dc, const char *remote,
+			const char *indent)
 {
-	const json_t *cs = json_object_get(rec, "ccache_stats");
-	const json_t *dc = json_object_get(rec, "distcc");
-	const char *remote = json_string_value(json_object_get(rec, "remote_cache"));
-
 #define N(o, k) ((long long)json_integer_value(json_object_get(o, k)))
 	if (cs) {
 		buf_printf(b, "%sccache: %lld hits (%lld local, %lld remote), %lld misses, "

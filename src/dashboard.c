@@ -190,13 +190,6 @@ static const char *jstr(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static const json_t *stage(const struct day *day, const char *key)
-{
-	const json_t *rec = day ? json_object_get(day->extra, key) : NULL;
-
-	return json_is_object(rec) ? rec : NULL;
-}
-
 /* A CSS class for a status word from a record: [a-z-] only, else "other". */
 static void status_class(struct buf *out, const char *prefix, const char *status)
 {
@@ -254,8 +247,7 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 		buf_printf(out, "%sfixup failed", out->len ? "; " : "");
 	else if (t->handling.nfixups)
 		buf_printf(out, "%sfixed up", out->len ? "; " : "");
-	if (json_is_object(json_object_get(t->extra, "build")) &&
-	    strcmp(jstr(json_object_get(t->extra, "build"), "status") ?: "", "ok"))
+	if (t->build && strcmp(t->build->status ? t->build->status : "", "ok"))
 		buf_printf(out, "%sits build failed", out->len ? "; " : "");
 	if (!out->len && unchanged_since(d, day, t))
 		buf_puts(out, "unchanged");
@@ -335,47 +327,46 @@ static void page_link(struct buf *p, const char *prefix, const char *name, const
 
 /* ---- stages ---- */
 
-static void seconds(struct buf *p, const json_t *rec, const char *key)
+/* A stage's time, when its record has one. */
+static void seconds(struct buf *p, int have, double v)
 {
-	const json_t *v = json_object_get(rec, key);
-
-	if (json_is_number(v))
-		buf_printf(p, " <span class=\"time\">%.1f s</span>", json_number_value(v));
+	if (have)
+		buf_printf(p, " <span class=\"time\">%.1f s</span>", v);
 }
 
 /* The build in a few words: status, time, new warnings. */
-static void build_brief(struct buf *p, const json_t *b)
+static void build_brief(struct buf *p, const struct day_build *b)
 {
+	size_t nw;
+
 	if (!b) {
 		buf_puts(p, "<span class=\"none\">no build</span>");
 		return;
 	}
 	buf_puts(p, "<span class=\"");
-	status_class(p, "stage-", jstr(b, "status"));
+	status_class(p, "stage-", b->status);
 	buf_puts(p, "\">build ");
-	html_escape(p, jstr(b, "status") ? jstr(b, "status") : "?");
+	html_escape(p, b->status ? b->status : "?");
 	buf_puts(p, "</span>");
-	seconds(p, b, "seconds");
-	if (json_array_size(json_object_get(b, "new_warnings")))
-		buf_printf(p, " <span class=\"warn\">%zu new warning%s</span>",
-			   json_array_size(json_object_get(b, "new_warnings")),
-			   json_array_size(json_object_get(b, "new_warnings")) == 1 ? "" : "s");
+	seconds(p, day_build_has(b, "seconds"), b->seconds);
+	if ((nw = json_array_size(b->new_warnings)))
+		buf_printf(p, " <span class=\"warn\">%zu new warning%s</span>", nw, nw == 1 ? "" : "s");
 }
 
-static void boot_brief(struct buf *p, const json_t *b)
+static void boot_brief(struct buf *p, const struct day_boot *b)
 {
-	const json_t *counts = json_object_get(b, "counts");
+	const json_t *counts = b ? b->counts : NULL;
 
 	if (!b) {
 		buf_puts(p, "<span class=\"none\">no boot</span>");
 		return;
 	}
 	buf_puts(p, "<span class=\"");
-	status_class(p, "stage-", jstr(b, "status"));
+	status_class(p, "stage-", b->status);
 	buf_puts(p, "\">boot ");
-	html_escape(p, jstr(b, "status") ? jstr(b, "status") : "?");
+	html_escape(p, b->status ? b->status : "?");
 	buf_puts(p, "</span>");
-	seconds(p, b, "seconds");
+	seconds(p, day_boot_has(b, "seconds"), b->seconds);
 	if (json_is_object(counts))
 		buf_printf(p, " <span class=\"counts\">%lld passed, %lld failed, %lld skipped</span>",
 			   (long long)json_integer_value(json_object_get(counts, "pass")),
@@ -383,15 +374,15 @@ static void boot_brief(struct buf *p, const json_t *b)
 			   (long long)json_integer_value(json_object_get(counts, "skip")));
 }
 
-static void bisect_brief(struct buf *p, const json_t *b)
+static void bisect_brief(struct buf *p, const struct day_bisect *b)
 {
 	if (!b)
 		return;
 	buf_puts(p, "<span class=\"bisect\">bisect ");
-	html_escape(p, jstr(b, "outcome") ? jstr(b, "outcome") : "?");
-	if (jstr(b, "tree")) {
+	html_escape(p, b->outcome ? b->outcome : "?");
+	if (b->tree) {
 		buf_puts(p, ": ");
-		html_escape(p, jstr(b, "tree"));
+		html_escape(p, b->tree);
 	}
 	buf_puts(p, "</span>");
 }
@@ -435,7 +426,7 @@ static void diag_list(struct buf *p, const char *title, const json_t *list, size
 
 static void build_section(struct buf *p, const struct dash *d, const struct day *day)
 {
-	const json_t *b = stage(day, "build");
+	const struct day_build *b = day->build;
 
 	buf_puts(p, "<section id=\"build\">\n<h2>Build</h2>\n");
 	if (!b) {
@@ -444,31 +435,31 @@ static void build_section(struct buf *p, const struct dash *d, const struct day 
 	}
 	buf_puts(p, "<p>");
 	build_brief(p, b);
-	if (jstr(b, "failure")) {
+	if (b->failure) {
 		buf_puts(p, ": ");
-		html_escape(p, jstr(b, "failure"));
+		html_escape(p, b->failure);
 	}
-	if (json_is_number(json_object_get(b, "make_seconds")))
-		buf_printf(p, "; make %.1f s", json_number_value(json_object_get(b, "make_seconds")));
-	if (json_is_integer(json_object_get(b, "jobs")))
-		buf_printf(p, ", -j%lld", (long long)json_integer_value(json_object_get(b, "jobs")));
-	if (json_object_get(b, "warnings"))
-		buf_printf(p, "; %zu warning%s", json_array_size(json_object_get(b, "warnings")),
-			   json_array_size(json_object_get(b, "warnings")) == 1 ? "" : "s");
+	if (day_build_has(b, "make_seconds"))
+		buf_printf(p, "; make %.1f s", b->make_seconds);
+	if (day_build_has(b, "jobs"))
+		buf_printf(p, ", -j%lld", b->jobs);
+	if (day_build_has(b, "warnings"))
+		buf_printf(p, "; %zu warning%s", json_array_size(b->warnings),
+			   json_array_size(b->warnings) == 1 ? "" : "s");
 	buf_puts(p, ". ");
-	day_file_link(p, d, day->date, plain_name(jstr(b, "log"), "build.log"), "build log");
+	day_file_link(p, d, day->date, plain_name(b->log, "build.log"), "build log");
 	buf_puts(p, "</p>\n");
-	diag_list(p, "Errors", json_object_get(b, "errors"), 10);
-	diag_list(p, "New warnings", json_object_get(b, "new_warnings"), 50);
+	diag_list(p, "Errors", b->errors, 10);
+	diag_list(p, "New warnings", b->new_warnings, 50);
 	buf_puts(p, "</section>\n");
 }
 
-static void failed_tests(struct buf *p, const json_t *b)
+static void failed_tests(struct buf *p, const struct day_boot *b)
 {
 	const json_t *t, *v;
 	size_t i, j, n = 0;
 
-	json_array_foreach(json_object_get(b, "tests"), i, t) {
+	json_array_foreach(b->tests, i, t) {
 		if (!json_is_false(json_object_get(t, "ok")))
 			continue;
 		if (!n++)
@@ -490,7 +481,7 @@ static void failed_tests(struct buf *p, const json_t *b)
 
 static void boot_section(struct buf *p, const struct dash *d, const struct day *day)
 {
-	const json_t *b = stage(day, "boot");
+	const struct day_boot *b = day->boot;
 	const char *why;
 
 	buf_puts(p, "<section id=\"boot\">\n<h2>Boot</h2>\n");
@@ -500,18 +491,18 @@ static void boot_section(struct buf *p, const struct dash *d, const struct day *
 	}
 	buf_puts(p, "<p>");
 	boot_brief(p, b);
-	why = jstr(b, "reason") ? jstr(b, "reason") : jstr(b, "failure");
+	why = b->reason ? b->reason : b->failure;
 	if (why) {
 		buf_puts(p, ": ");
 		html_escape(p, why);
 	}
-	if (jstr(b, "accel"))
+	if (b->accel)
 		buf_puts(p, "; QEMU ");
-	html_escape(p, jstr(b, "accel"));
-	if (json_is_integer(json_object_get(b, "smp")))
-		buf_printf(p, ", %lld CPUs", (long long)json_integer_value(json_object_get(b, "smp")));
+	html_escape(p, b->accel);
+	if (day_boot_has(b, "smp"))
+		buf_printf(p, ", %lld CPUs", b->smp);
 	buf_puts(p, ". ");
-	day_file_link(p, d, day->date, plain_name(jstr(b, "console"), "console.log"), "console log");
+	day_file_link(p, d, day->date, plain_name(b->console, "console.log"), "console log");
 	buf_puts(p, "</p>\n");
 	failed_tests(p, b);
 	buf_puts(p, "</section>\n");
@@ -519,7 +510,7 @@ static void boot_section(struct buf *p, const struct dash *d, const struct day *
 
 static void bisect_section(struct buf *p, const struct day *day)
 {
-	const json_t *b = stage(day, "bisect");
+	const struct day_bisect *b = day->bisect;
 	char *summary;
 
 	if (!b)
@@ -601,11 +592,11 @@ static void grid_stage_row(struct buf *p, const struct dash *d, const char *what
 		if (!day)
 			buf_puts(p, "<span class=\"none\">unreadable</span>");
 		else if (!strcmp(what, "build"))
-			build_brief(p, stage(day, "build"));
+			build_brief(p, day->build);
 		else if (!strcmp(what, "boot"))
-			boot_brief(p, stage(day, "boot"));
+			boot_brief(p, day->boot);
 		else
-			bisect_brief(p, stage(day, "bisect"));
+			bisect_brief(p, day->bisect);
 		buf_puts(p, "</td>");
 	}
 	buf_puts(p, "</tr>\n");
@@ -642,9 +633,13 @@ static void grid(struct buf *p, const struct dash *d)
 
 static double stage_seconds(const struct dash *d, size_t day, const char *key)
 {
-	const json_t *v = json_object_get(stage(d->days[day], key), "seconds");
+	const struct day *dy = d->days[day];
 
-	return json_is_number(v) ? json_number_value(v) : -1;
+	if (!dy)
+		return -1;
+	if (!strcmp(key, "build"))
+		return day_build_has(dy->build, "seconds") ? dy->build->seconds : -1;
+	return day_boot_has(dy->boot, "seconds") ? dy->boot->seconds : -1;
 }
 
 static double trend_x(const struct dash *d, size_t i)
@@ -746,20 +741,20 @@ static int write_index(struct dash *d, struct buf *p)
 /* A build-each-merge tree's own build (src/run.c): status, why, its log. */
 static void tree_build(struct buf *p, const struct dash *d, size_t day, const struct day_tree *t)
 {
-	const json_t *b = t->extra ? json_object_get(t->extra, "build") : NULL;
+	const struct day_build *b = t->build;
 	char *log;
 
-	if (!json_is_object(b))
+	if (!b)
 		return;
 	log = xasprintf("build-%s.log", t->name);
 	buf_puts(p, "<div>build after its merge: <span class=\"");
-	status_class(p, "stage-", jstr(b, "status"));
+	status_class(p, "stage-", b->status);
 	buf_puts(p, "\">");
-	html_escape(p, jstr(b, "status") ? jstr(b, "status") : "?");
+	html_escape(p, b->status ? b->status : "?");
 	buf_puts(p, "</span>");
-	if (jstr(b, "failure")) {
+	if (b->failure) {
 		buf_puts(p, ": ");
-		html_escape(p, jstr(b, "failure"));
+		html_escape(p, b->failure);
 	}
 	buf_puts(p, " ");
 	day_file_link(p, d, d->dates[day], log, "log");

@@ -105,6 +105,7 @@ static void tree_clear(struct day_tree *t)
 		conflict_clear(&t->conflicts[i]);
 	free(t->conflicts);
 	day_handling_clear(&t->handling);
+	day_build_free(t->build);
 	json_decref(t->extra);
 }
 
@@ -126,6 +127,10 @@ void day_free(struct day *day)
 	free(day->base_tag);
 	free(day->base_commit);
 	free(day->commit);
+	free(day->project);
+	day_build_free(day->build);
+	day_boot_free(day->boot);
+	day_bisect_free(day->bisect);
 	json_decref(day->extra);
 	free(day);
 }
@@ -285,6 +290,8 @@ static json_t *tree_to_json(const struct day_tree *t)
 	size_t i;
 
 	handling_to_json(obj, &t->handling);
+	if (t->build)
+		json_object_set_new(obj, "build", day_build_to_json(t->build));
 	if (t->extra)
 		json_object_update(obj, t->extra);
 	for (i = 0; i < t->nconflicts; i++)
@@ -324,6 +331,14 @@ int day_to_json(json_t **out, const struct day *day)
 		"commit", str_or_null(day->base_commit)));
 	json_object_set_new(obj, "commit", str_or_null(day->commit));
 	json_object_set_new(obj, "trees", trees);
+	if (day->project)
+		json_object_set_new(obj, "project", json_text(day->project));
+	if (day->build)
+		json_object_set_new(obj, "build", day_build_to_json(day->build));
+	if (day->boot)
+		json_object_set_new(obj, "boot", day_boot_to_json(day->boot));
+	if (day->bisect)
+		json_object_set_new(obj, "bisect", day_bisect_to_json(day->bisect));
 	*out = obj;
 	return 0;
 }
@@ -377,11 +392,12 @@ static const char *const tree_keys[] = {
 	/* handling_from_json() */
 	"handled", "attempted_sha", "version_from", "rejected", "reason", "resolutions",
 	"resolution_errors", "fixup_error", "fixup_commit", "fixups",
+	"build",
 };
 
 static const char *const day_keys[] = {
 	"version", "date", "tag", "status", "started", "finished", "base",
-	"commit", "trees",
+	"commit", "trees", "project", "build", "boot", "bisect",
 };
 
 /* A copy of obj without the keys this module reads itself. */
@@ -433,7 +449,7 @@ static void handling_from_json(struct day_handling *h, const json_t *obj)
 	strings_from_json(&h->fixups, &h->nfixups, json_object_get(obj, "fixups"));
 }
 
-static void tree_from_json(struct day_tree *t, const json_t *obj)
+static int tree_from_json(struct day_tree *t, const json_t *obj, const char *what)
 {
 	const json_t *fetch = json_object_get(obj, "fetch");
 	size_t i;
@@ -455,6 +471,7 @@ static void tree_from_json(struct day_tree *t, const json_t *obj)
 		conflict_from_json(day_tree_add_conflict(t), v);
 	handling_from_json(&t->handling, obj);
 	t->extra = extra_keys(obj, tree_keys, ARRAY_SIZE(tree_keys));
+	return day_build_from_json(&t->build, json_object_get(obj, "build"), what);
 }
 
 int day_from_json(struct day **out, const json_t *json, const char *what)
@@ -463,7 +480,9 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	struct day *day;
 	size_t i;
 	json_t *v;
+	int err;
 
+	*out = NULL;
 	if (!json_is_object(json) || !json_is_array(json_object_get(json, "trees")) ||
 	    !json_is_string(json_object_get(json, "date")))
 		return tide_error_set(TIDE_EINVAL, "%s: not a tide day record", what);
@@ -479,12 +498,20 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	day->base_tag = get_str(base, "tag");
 	day->base_commit = get_str(base, "commit");
 	day->commit = get_str(json, "commit");
-	json_array_foreach(json_object_get(json, "trees"), i, v)
-		if (json_is_object(v))
-			tree_from_json(day_add_tree(day), v);
+	day->project = get_str(json, "project");
 	day->extra = extra_keys(json, day_keys, ARRAY_SIZE(day_keys));
+	json_array_foreach(json_object_get(json, "trees"), i, v)
+		if (json_is_object(v) && (err = tree_from_json(day_add_tree(day), v, what)) < 0)
+			goto fail;
+	if ((err = day_build_from_json(&day->build, json_object_get(json, "build"), what)) < 0 ||
+	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
+	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0)
+		goto fail;
 	*out = day;
 	return 0;
+fail:
+	day_free(day);
+	return err;
 }
 
 int day_load(struct day **out, const char *path)
@@ -609,20 +636,6 @@ char *day_newest(const char *days_dir)
 		tide_error_set(TIDE_ENOTFOUND, "no day under '%s' yet", days_dir);
 	day_list_free(dates, n > 0 ? n : 0);
 	return date;
-}
-
-void day_extra_set(json_t **extra, const char *key, json_t *value)
-{
-	if (!*extra)
-		*extra = json_object();
-	json_object_set_new(*extra, key, value);
-}
-
-void day_extra_set_failure(json_t **extra, const char *key, const char *status)
-{
-	day_extra_set(extra, key, json_pack("{s:s, s:o}", "status", status,
-					    "failure", json_text(tide_error_last())));
-	tide_error_clear();
 }
 
 const char *day_tree_tip(const struct day_tree *t)

@@ -4,10 +4,13 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "dayrec.h"
+
 /*
- * The day record, DIR/days/YYYY-MM-DD/day.json (schema in docs/design.md).
- * Keys a reader does not know are kept in `extra` (later stages add
- * "build", "boot", "bisect", ...) and written back unchanged.
+ * The day record, DIR/days/YYYY-MM-DD/day.json (schema: man/tide-show.1,
+ * THE DAY RECORD).  The later stages' records are typed (dayrec.h); keys
+ * this version does not know are kept in `extra` and written back
+ * unchanged.
  */
 struct day_commit {
 	char *id, *subject, *author;
@@ -62,6 +65,7 @@ struct day_tree {
 	struct day_conflict *conflicts;
 	size_t nconflicts;
 	struct day_handling handling;
+	struct day_build *build;	/* its build after its merge (build-each-merge), or NULL */
 	json_t *extra;		/* other keys of the tree object, or NULL */
 };
 
@@ -74,7 +78,11 @@ struct day {
 	char *commit;		/* the tagged commit */
 	struct day_tree *trees;
 	size_t ntrees;
-	json_t *extra;		/* other top-level keys, or NULL */
+	char *project;		/* the project name KCIDB exports use, or NULL */
+	struct day_build *build;	/* the day's build (build.c), or NULL */
+	struct day_boot *boot;		/* its boot (boot.c), or NULL */
+	struct day_bisect *bisect;	/* the last bisect of the day (bisect.c), or NULL */
+	json_t *extra;		/* keys of a newer tide, or NULL */
 };
 
 struct day *day_new(void);
@@ -103,16 +111,12 @@ size_t day_tree_conflicts_with(const struct day_tree *t, const char **names, siz
  */
 const char *day_tree_tip(const struct day_tree *t);
 
-/*
- * Set key among a record's other keys (&day->extra, &tree->extra),
- * making the object when there is none; value is taken.  The failure
- * form records a stage that could not run: {"status": status,
- * "failure": the last error}, which it clears.
- */
-void day_extra_set(json_t **extra, const char *key, json_t *value);
-void day_extra_set_failure(json_t **extra, const char *key, const char *status);
 
 int day_to_json(json_t **out, const struct day *day);
+/*
+ * A record of the wrong shape, or a stage record with a key of the wrong
+ * type, is TIDE_EINVAL naming what (the file) and the key.
+ */
 int day_from_json(struct day **out, const json_t *json, const char *what);
 /* Read/write a day.json file; the write is atomic. */
 int day_load(struct day **out, const char *path);

@@ -270,6 +270,21 @@ static void *rec_failed(const struct kind *k, const char *status, const char *fa
 	return rec;
 }
 
+static int rec_has(const struct kind *k, const void *rec, const char *key)
+{
+	const struct dayrec_head *h = rec;
+	size_t i;
+
+	for (i = 0; rec && i < k->nfields; i++)
+		if (!strcmp(k->fields[i].name, key))
+			return !!(h->have & (UINT64_C(1) << i));
+	return 0;
+}
+
+int day_build_has(const struct day_build *b, const char *key) { return rec_has(&build_kind, b, key); }
+int day_boot_has(const struct day_boot *b, const char *key) { return rec_has(&boot_kind, b, key); }
+int day_bisect_has(const struct day_bisect *b, const char *key) { return rec_has(&bisect_kind, b, key); }
+
 struct day_build *day_build_new(void) { return rec_new(&build_kind, 0); }
 struct day_build *day_build_full(void) { return rec_new(&build_kind, 1); }
 struct day_boot *day_boot_new(void) { return rec_new(&boot_kind, 0); }

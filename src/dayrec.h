@@ -107,6 +107,11 @@ int day_build_from_json(struct day_build **out, const json_t *json, const char *
 int day_boot_from_json(struct day_boot **out, const json_t *json, const char *what);
 int day_bisect_from_json(struct day_bisect **out, const json_t *json, const char *what);
 
+/* Whether the record has key (a field of its table); for keys added later. */
+int day_build_has(const struct day_build *b, const char *key);
+int day_boot_has(const struct day_boot *b, const char *key);
+int day_bisect_has(const struct day_bisect *b, const char *key);
+
 /* Copies through JSON (NULL gives NULL). */
 struct day_build *day_build_dup(const struct day_build *b);
 struct day_boot *day_boot_dup(const struct day_boot *b);

@@ -164,8 +164,7 @@ static const char *jstr(const json_t *o, const char *key)
 static void day_checkout(struct doc *d)
 {
 	const struct day *day = d->day;
-	const char *project = d->o->project ? d->o->project
-		: json_string_value(json_object_get(day->extra, "project"));
+	const char *project = d->o->project ? d->o->project : day->project;
 	json_t *c = json_object(), *misc = json_object();
 
 	json_object_set_new(c, "id", json_text(d->checkout_id));
@@ -347,10 +346,10 @@ static void diag_line(struct buf *b, const json_t *e)
 	buf_printf(b, "error: %s\n", msg ? msg : "");
 }
 
-static void build_issues(struct doc *d, const json_t *b)
+static void build_issues(struct doc *d, const struct day_build *b)
 {
-	const json_t *errors = json_object_get(b, "errors"), *e;
-	const char *failure = jstr(b, "failure");
+	const json_t *errors = b->errors, *e;
+	const char *failure = b->failure;
 	size_t i;
 
 	json_array_foreach(errors, i, e) {
@@ -366,7 +365,7 @@ static void build_issues(struct doc *d, const json_t *b)
 		free(key);
 		free(comment);
 	}
-	if (!json_array_size(errors) && failure && strcmp(jstr(b, "status") ? jstr(b, "status") : "", "ok")) {
+	if (!json_array_size(errors) && failure && strcmp(b->status ? b->status : "", "ok")) {
 		char hash[17], *key;
 
 		short_hash(hash, failure);
@@ -376,42 +375,39 @@ static void build_issues(struct doc *d, const json_t *b)
 	}
 }
 
-static void build_object(struct doc *d, const json_t *b)
+static void build_object(struct doc *d, const struct day_build *b)
 {
-	json_t *o = json_object(), *misc = json_object(), *errors = json_object_get(b, "errors"), *e;
+	json_t *o = json_object(), *misc = json_object();
 	struct buf excerpt = BUF_INIT;
-	const char *status = build_status(jstr(b, "status")), *failure = jstr(b, "failure");
-	const json_t *v;
+	const char *status = build_status(b->status);
+	const json_t *e;
 	size_t i;
 
 	json_object_set_new(o, "id", json_text(d->build_id));
 	json_object_set_new(o, "checkout_id", json_text(d->checkout_id));
 	json_object_set_new(o, "origin", json_text(d->o->origin));
-	if (json_is_number(v = json_object_get(b, "seconds")))
-		json_object_set_new(o, "duration", json_real(json_number_value(v)));
-	/* Written by builds that know them; nothing is guessed. */
-	set_str(o, "architecture", jstr(b, "arch"));
-	set_str(o, "compiler", jstr(b, "compiler"));
-	set_str(o, "config_name", jstr(b, "config"));
-	set_str(o, "command", jstr(b, "command"));
-	set_url(o, "log_url", url_under(d, jstr(b, "log")));
+	if (day_build_has(b, "seconds"))
+		json_object_set_new(o, "duration", json_real(b->seconds));
+	/* Only what the record knows; nothing is guessed. */
+	set_str(o, "compiler", b->compiler);
+	set_url(o, "log_url", url_under(d, b->log));
 	if (status)
 		json_object_set_new(o, "status", json_string(status));
-	json_array_foreach(errors, i, e)
+	json_array_foreach(b->errors, i, e)
 		diag_line(&excerpt, e);
-	if (!excerpt.len && failure)
-		buf_printf(&excerpt, "%s\n", failure);
+	if (!excerpt.len && b->failure)
+		buf_printf(&excerpt, "%s\n", b->failure);
 	set_excerpt(o, &excerpt);
-	set_str(misc, "commit", jstr(b, "commit"));
-	if (json_is_integer(v = json_object_get(b, "errors_total")))
-		json_object_set(misc, "errors_total", (json_t *)v);
-	json_object_set_new(misc, "warnings", json_integer((json_int_t)json_array_size(json_object_get(b, "warnings"))));
+	set_str(misc, "commit", b->commit);
+	if (day_build_has(b, "errors_total"))
+		json_object_set_new(misc, "errors_total", json_integer(b->errors_total));
+	json_object_set_new(misc, "warnings", json_integer((json_int_t)json_array_size(b->warnings)));
 	json_object_set_new(misc, "new_warnings",
-			    json_integer((json_int_t)json_array_size(json_object_get(b, "new_warnings"))));
-	if (json_is_integer(v = json_object_get(b, "jobs")))
-		json_object_set(misc, "jobs", (json_t *)v);
-	if (json_is_boolean(v = json_object_get(b, "ccache")))
-		json_object_set(misc, "ccache", (json_t *)v);
+			    json_integer((json_int_t)json_array_size(b->new_warnings)));
+	if (day_build_has(b, "jobs"))
+		json_object_set_new(misc, "jobs", json_integer(b->jobs));
+	if (day_build_has(b, "ccache"))
+		json_object_set_new(misc, "ccache", json_boolean(b->ccache));
 	json_object_set_new(o, "misc", misc);
 	json_array_append_new(d->builds, o);
 	build_issues(d, b);
@@ -439,10 +435,10 @@ static const char *boot_status(const char *s)
 	return "MISS";
 }
 
-static json_t *environment(const json_t *boot)
+static json_t *environment(const struct day_boot *boot)
 {
-	const char *accel = jstr(boot, "accel");
-	json_int_t smp = json_integer_value(json_object_get(boot, "smp"));
+	const char *accel = boot->accel;
+	long long smp = boot->smp;
 	json_t *env = json_object(), *misc = json_object();
 
 	json_object_set_new(env, "comment", smp > 0
@@ -453,7 +449,7 @@ static json_t *environment(const json_t *boot)
 	set_str(misc, "accel", accel);
 	if (smp > 0)
 		json_object_set_new(misc, "smp", json_integer(smp));
-	set_str(misc, "cmdline", jstr(boot, "cmdline"));
+	set_str(misc, "cmdline", boot->cmdline);
 	json_object_set_new(env, "misc", misc);
 	return env;
 }
@@ -472,7 +468,8 @@ static const char *ktap_status(const json_t *t)
 	return "FAIL";
 }
 
-static void ktap_test(struct doc *d, const json_t *boot, const json_t *t, const char *console_url)
+static void ktap_test(struct doc *d, const struct day_boot *boot, const json_t *t,
+		      const char *console_url)
 {
 	const char *name = jstr(t, "name"), *status = ktap_status(t), *dir = jstr(t, "directive");
 	const json_t *diags = json_object_get(t, "diagnostics"), *l;
@@ -515,13 +512,13 @@ static void ktap_test(struct doc *d, const json_t *boot, const json_t *t, const 
 	free(id);
 }
 
-static void boot_objects(struct doc *d, const json_t *boot)
+static void boot_objects(struct doc *d, const struct day_boot *boot)
 {
-	const char *status = boot_status(jstr(boot, "status")), *reason = jstr(boot, "reason");
-	const json_t *tests = json_object_get(boot, "tests"), *t, *v, *list;
+	const char *status = boot_status(boot->status), *reason = boot->reason;
+	const json_t *t, *v;
 	json_t *o = json_object(), *misc = json_object();
 	struct buf excerpt = BUF_INIT;
-	char *console = url_under(d, jstr(boot, "console"));
+	char *console = url_under(d, boot->console);
 	char *id = xasprintf("%s:boot", d->checkout_id);
 	size_t i;
 
@@ -531,33 +528,32 @@ static void boot_objects(struct doc *d, const json_t *boot)
 	json_object_set_new(o, "path", json_string("boot"));
 	if (status)
 		json_object_set_new(o, "status", json_string(status));
-	if (json_is_number(v = json_object_get(boot, "seconds")))
-		json_object_set_new(o, "duration", json_real(json_number_value(v)));
+	if (day_boot_has(boot, "seconds"))
+		json_object_set_new(o, "duration", json_real(boot->seconds));
 	json_object_set_new(o, "environment", environment(boot));
 	if (console)
 		json_object_set_new(o, "log_url", json_text(console));
 	if (reason)
 		buf_printf(&excerpt, "%s\n", reason);
-	list = json_object_get(boot, "problems");
-	json_array_foreach(list, i, v)
+	json_array_foreach(boot->problems, i, v)
 		if (json_is_string(v))
 			buf_printf(&excerpt, "%s\n", json_string_value(v));
 	set_excerpt(o, &excerpt);
-	set_str(misc, "status", jstr(boot, "status"));
-	if ((v = json_object_get(boot, "counts")) && json_is_object(v))
-		json_object_set(misc, "counts", (json_t *)v);
+	set_str(misc, "status", boot->status);
+	if (boot->counts)
+		json_object_set(misc, "counts", boot->counts);
 	json_object_set_new(o, "misc", misc);
 	json_array_append_new(d->tests, o);
 	if (status && !strcmp(status, "FAIL")) {
-		char *key = xasprintf("boot:%s", jstr(boot, "status"));
+		char *key = xasprintf("boot:%s", boot->status);
 		char *comment = xasprintf("the kernel does not boot: %s",
-					  reason ? reason : jstr(boot, "status"));
+					  reason ? reason : boot->status);
 
 		add_incident(d, key, comment, NULL, id);
 		free(key);
 		free(comment);
 	}
-	json_array_foreach(tests, i, t)
+	json_array_foreach(boot->tests, i, t)
 		if (json_is_object(t))
 			ktap_test(d, boot, t, console);
 	buf_release(&excerpt);
@@ -574,8 +570,6 @@ static int url_base_valid(const char *base)
 int kcidb_day(json_t **out, const struct day *day, const struct kcidb_opts *o)
 {
 	struct doc d = { .o = o, .day = day };
-	const json_t *build = day->extra ? json_object_get(day->extra, "build") : NULL;
-	const json_t *boot = day->extra ? json_object_get(day->extra, "boot") : NULL;
 	json_t *doc;
 	size_t i;
 
@@ -597,11 +591,11 @@ int kcidb_day(json_t **out, const struct day *day, const struct kcidb_opts *o)
 	day_checkout(&d);
 	for (i = 0; i < day->ntrees; i++)
 		tree_checkout(&d, &day->trees[i]);
-	if (json_is_object(build)) {
+	if (day->build) {
 		d.build_id = xasprintf("%s:build", d.checkout_id);
-		build_object(&d, build);
-		if (json_is_object(boot))
-			boot_objects(&d, boot);
+		build_object(&d, day->build);
+		if (day->boot)
+			boot_objects(&d, day->boot);
 	}
 	doc = json_pack("{s:{s:i, s:i}, s:o, s:o, s:o, s:o, s:o}",
 			"version", "major", 5, "minor", 3,

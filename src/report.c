@@ -186,7 +186,7 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 				       json_string_value(json_object_get(f, "conflict_id")));
 		json_array_append_new(files, f);
 	}
-	project = day->extra ? json_string_value(json_object_get(day->extra, "project")) : NULL;
+	project = day->project;
 	r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "date", json_text(day->date),
 		      "tag", json_text(day->tag), "project", json_text(project ? project : "linux-next"),
 		      "tree", json_text(dt->name),
@@ -550,7 +550,7 @@ int report_announcement(struct mail_msg *out, git_repository *repo, const struct
 			const struct day *prev, const char *to, const char *from)
 {
 	struct buf subject = BUF_INIT, body = BUF_INIT;
-	const char *project = json_string_value(json_object_get(d->extra, "project"));
+	const char *project = d->project;
 	size_t i, merged = 0, width = 0;
 	char *addr;
 

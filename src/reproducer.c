@@ -386,8 +386,10 @@ static void stages(struct repro *rp, json_t *meta)
 		BUILD_KEY_MAKE_COMMAND, BUILD_KEY_KERNEL, NULL };
 	static const char *const boot_keys[] = { "status", "reason", "accel", "smp", "timeout",
 		"cmdline", BOOT_KEY_QEMU_COMMAND, BOOT_KEY_INITRAMFS_SHA256, NULL };
-	const json_t *build = json_object_get(rp->in->day->extra, "build");
-	const json_t *boot = json_object_get(rp->in->day->extra, "boot");
+	const struct day *day = rp->in->day;
+	/* The records as day.json has them: metadata.json copies their keys. */
+	json_t *build = day->build ? day_build_to_json(day->build) : NULL;
+	json_t *boot = day->boot ? day_boot_to_json(day->boot) : NULL;
 	json_t *b = stage_json(build, build_keys);
 
 	if (build)
@@ -395,6 +397,8 @@ static void stages(struct repro *rp, json_t *meta)
 	json_object_set_new(meta, "build", b);
 	json_object_set_new(meta, "boot", stage_json(boot, boot_keys));
 	json_object_set_new(meta, "toolchain", toolchain_json(build, boot));
+	json_decref(build);
+	json_decref(boot);
 }
 
 /* ---- the script ---- */

@@ -184,8 +184,8 @@ static void record_project(struct run *r)
 {
 	char *name = report_project_name(r->conf, r->repo, &r->base, r->ws->dir);
 
-	day_extra_set(&r->day->extra, "project", json_text(name));
-	free(name);
+	free(r->day->project);
+	r->day->project = name;
 }
 
 /*
@@ -319,10 +319,10 @@ static int run_build_merge(void *data, const struct tree *t, struct day_tree *dt
 	if (!opts.fragment || build_run(&res, r->repo, &r->md.state, &opts) < 0) {
 		if (!opts.fragment)
 			tide_error_set(TIDE_ENOTFOUND, "no config fragment (kernel-tests/smoke.config)");
-		build_record_failure(&dt->extra, "failed");	/* the merge stays */
+		build_record_failure(&dt->build, "failed");	/* the merge stays */
 		goto done;
 	}
-	build_record_set(&dt->extra, build_result_json(&res, name));
+	build_record_set(&dt->build, &res, name);
 	if (res.ok)
 		goto done;
 	event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, t->name, "%s: build failed after its merge (%s), merge dropped", t->name, res.failure);
@@ -354,7 +354,7 @@ static int run_final_commit(struct run *r)
 /*
  * HOOK: the build stage (src/build.h).  Runs on the day's final commit
  * (r->state) before the day is installed; records its results as the
- * "build" key of r->day->extra and its logs in r->tmp_dir.  A failed build
+ * r->day->build and its logs in r->tmp_dir.  A failed build
  * sets r->sum->stage_failed; it does not stop the day.
  */
 static int run_stage_build(struct run *r)
@@ -370,7 +370,7 @@ static int run_stage_build(struct run *r)
 	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, &o, &res) < 0) {
 		/* tide could not build (no fragment, I/O): the merges still count */
 		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build: %s", tide_error_last());
-		build_record_failure(&r->day->extra, "failed");
+		build_record_failure(&r->day->build, "failed");
 		r->sum->stage_failed = 1;
 	} else {
 		event_emitf(&r->sink, EVENT_BUILD, res.ok ? EVENT_INFO : EVENT_PROBLEM, NULL, "build %s in %.0f s%s%s", res.ok ? "ok" : "failed", res.seconds,
@@ -384,18 +384,17 @@ static int run_stage_build(struct run *r)
 
 /*
  * HOOK: the boot stage (src/boot.h), after the build: boots the built
- * kernel in QEMU, records "boot" in r->day->extra, console.log in
+ * kernel in QEMU, records r->day->boot, console.log in
  * r->tmp_dir.
  */
 static int run_stage_boot(struct run *r)
 {
-	const json_t *b = json_object_get(r->day->extra, "build"), *rec;
 	char *console;
 	int passed;
 
 	if (r->opts->no_boot || r->opts->no_build)
 		return 0;
-	if (!json_string_value(json_object_get(b, "kernel"))) {
+	if (!r->day->build || !r->day->build->kernel) {
 		tide_error_set(TIDE_ERROR, "no kernel: the build failed");
 		boot_record_day_failure(r->day, "skipped");
 		return 0;
@@ -407,10 +406,8 @@ static int run_stage_boot(struct run *r)
 		boot_record_day_failure(r->day, "error");
 		passed = 0;
 	} else {
-		rec = json_object_get(r->day->extra, "boot");
 		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL, "boot %s in %.1f s",
-			  json_string_value(json_object_get(rec, "status")),
-			  json_number_value(json_object_get(rec, "seconds")));
+			  r->day->boot->status, r->day->boot->seconds);
 	}
 	r->sum->stage_failed |= !passed;
 	free(console);

@@ -284,19 +284,8 @@ static void try_build_opts(struct build_opts *opts, const char *wsdir, const cha
 	opts->log_path = try_path(wsdir, log);
 }
 
-/* Diagnostics of now that the day's list (key of its build record) lacks. */
-static void new_diags(struct build_diags *out, const struct build_diags *now,
-		      const json_t *day_build, const char *key)
-{
-	json_t *prev = json_object(), *v = json_object_get(day_build, key);
-
-	json_object_set_new(prev, "warnings", v ? json_incref(v) : json_array());
-	build_new_warnings(out, now, day_build ? prev : NULL);
-	json_decref(prev);
-}
-
 /* A day never built: build it here first, for the diagnostics it has itself. */
-static int build_baseline(json_t **out, struct try_build *b, git_repository *repo,
+static int build_baseline(struct day_build **out, struct try_build *b, git_repository *repo,
 			  const struct day *day, const struct build_opts *opts)
 {
 	struct build_result res;
@@ -307,7 +296,7 @@ static int build_baseline(json_t **out, struct try_build *b, git_repository *rep
 		return tide_error_set(TIDE_EINVAL, "day record has no valid commit");
 	b->baseline_built = 1;
 	if ((error = build_run(&res, repo, &commit, opts)) == 0)
-		*out = build_result_json(&res, "build-day.log");
+		*out = build_result_record(&res, "build-day.log");
 	build_result_release(&res);
 	return error;
 }
@@ -317,7 +306,7 @@ int try_build_run(struct try_build *out, git_repository *repo, const char *wsdir
 		  const struct build_day_opts *o)
 {
 	struct build_opts opts, dayopts;
-	json_t *baseline = NULL;
+	struct day_build *baseline = NULL;
 	int error;
 
 	memset(out, 0, sizeof(*out));
@@ -331,16 +320,17 @@ int try_build_run(struct try_build *out, git_repository *repo, const char *wsdir
 	}
 	if ((error = seed(out, wsdir)) < 0)
 		goto done;
-	if ((baseline = json_incref((json_t *)build_record(day))) == NULL &&
+	if ((baseline = day_build_dup(build_record(day))) == NULL &&
 	    (error = build_baseline(&baseline, out, repo, day, &dayopts)) < 0)
 		goto done;
 	if ((error = build_run(&out->res, repo, commit, &opts)) < 0)
 		goto done;
 	out->ran = 1;
-	new_diags(&out->new_warnings, &out->res.log.warnings, baseline, "warnings");
-	new_diags(&out->new_errors, &out->res.log.errors, baseline, "errors");
+	/* Diagnostics the day's build did not have. */
+	build_new_warnings(&out->new_warnings, &out->res.log.warnings, baseline->warnings);
+	build_new_warnings(&out->new_errors, &out->res.log.errors, baseline->errors);
 done:
-	json_decref(baseline);
+	day_build_free(baseline);
 	build_opts_release(&opts);
 	build_opts_release(&dayopts);
 	return error;

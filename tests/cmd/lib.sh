@@ -10,7 +10,7 @@
 # inside a scratch directory $TRASH that is removed when the script ends.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-TIDE_BIN=${TIDE_BIN:-$TOP/build/asan/tide}
+export TIDE_BIN=${TIDE_BIN:-$TOP/build/asan/tide}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export GIT_AUTHOR_NAME="Tide Test" GIT_AUTHOR_EMAIL="test@tide.invalid"

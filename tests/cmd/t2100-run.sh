@@ -117,6 +117,19 @@ test_expect_success 'tide show: a date without a day exits 3' '
 	test_must_fail --status=2 tide -C ws show --bogus
 '
 
+test_expect_success 'tide show: a stage record with a key of the wrong type names the file and the key' '
+	rm -rf wsb && cp -R ws wsb &&
+	python3 - wsb/days/2026-12-02/day.json <<-\EOF &&
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	d["boot"] = {"status": "passed", "smp": "four"}
+	json.dump(d, open(sys.argv[1], "w"))
+	EOF
+	test_must_fail --status=3 tide -C wsb show 2026-12-02 2>err &&
+	echo "tide: $TRASH/wsb/days/2026-12-02/day.json: \"boot\": \"smp\" is not an integer" >want &&
+	test_cmp want err
+'
+
 test_expect_success 'rerunning a date replaces that day and moves its tag' '
 	old=$(git -C ws/repo.git rev-parse next-20261202) &&
 	conf "t1 git t1#for-next" "t2 git t2#for-next" &&

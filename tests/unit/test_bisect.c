@@ -1,6 +1,7 @@
 #include <jansson.h>
 
 #include "t.h"
+#include "dayrec.h"
 #include "bisect.h"
 #include "error.h"
 
@@ -158,12 +159,17 @@ TEST(record_summary__one_line_for_show)
 				"arg", "gpio.edge_events", "tree", "cpumask",
 				"commit", "0123456789abcdef0123", "subject", "cpumask: add x",
 				"conflicts_with", "fixes", "builds", 9, "seconds", 612.4);
-	char *line = bisect_record_summary(rec);
+	struct day_bisect *b = NULL;
+	char *line;
+
+	REQUIRE(day_bisect_from_json(&b, rec, "test") == 0);
+	line = bisect_record_summary(b);
 
 	CHECK_STR(line, "--test gpio.edge_events: semantic-conflict cpumask 0123456789ab "
 		  "\"cpumask: add x\" with fixes (9 builds, 612s)");
 	free(line);
 	CHECK(bisect_record_summary(NULL) == NULL);
+	day_bisect_free(b);
 	json_decref(rec);
 }
 
@@ -176,11 +182,16 @@ TEST(record_summary__steps_builds_and_a_dropped_commit)
 				"commit", "0123456789abcdef0123", "subject", "t04: define x",
 				"dropped", "commit", "0123456789abcdef0123",
 				"steps_done", 6, "builds", 0, "seconds", 1.2);
-	char *line = bisect_record_summary(rec);
+	struct day_bisect *b = NULL;
+	char *line;
+
+	REQUIRE(day_bisect_from_json(&b, rec, "test") == 0);
+	line = bisect_record_summary(b);
 
 	CHECK_STR(line, "--cmd make test --since 2026-07-02: found t04 0123456789ab "
 		  "\"t04: define x\" (dropped) (6 steps, 0 builds, 1s)");
 	free(line);
+	day_bisect_free(b);
 	json_decref(rec);
 }
 

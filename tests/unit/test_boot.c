@@ -253,26 +253,48 @@ TEST(boot__day_record_has_one_writer)
 {
 	struct day *d = day_new();
 	struct boot_result res = { 0 };
-	const json_t *b;
 
 	tide_error_set(TIDE_ERROR, "no kernel: the build failed");
 	boot_record_day_failure(d, "skipped");
-	b = json_object_get(d->extra, "boot");
-	CHECK_STR(json_string_value(json_object_get(b, "status")), "skipped");
-	CHECK_STR(json_string_value(json_object_get(b, "failure")), "no kernel: the build failed");
+	REQUIRE(d->boot != NULL);
+	CHECK_STR(d->boot->status, "skipped");
+	CHECK_STR(d->boot->failure, "no kernel: the build failed");
+	CHECK(!day_boot_has(d->boot, "seconds"));
 	CHECK_INT(tide_error_code(), 0);	/* cleared */
 
 	res.verdict.status = BOOT_TESTS_FAILED;
 	res.seconds = 2.5;
 	boot_record_day(d, &res);	/* replaces the failure */
-	b = json_object_get(d->extra, "boot");
-	CHECK_STR(json_string_value(json_object_get(b, "status")), "tests-failed");
-	CHECK(json_object_get(b, "failure") == NULL);
-	CHECK_STR(json_string_value(json_object_get(b, "console")), "console.log");
+	REQUIRE(d->boot != NULL);
+	CHECK_STR(d->boot->status, "tests-failed");
+	CHECK(d->boot->failure == NULL);
+	CHECK_STR(d->boot->console, "console.log");
+	CHECK(d->boot->seconds == 2.5);
+	CHECK(d->extra == NULL);	/* not among the unknown keys */
 	day_free(d);
 }
 
-TESTS(boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
+/* The kernel booted is the one the day's build record names. */
+TEST(boot__day_kernel_comes_from_the_build_record)
+{
+	struct boot_ws_paths p = { .kernel = "/ws/build/out/arch/x86/boot/bzImage" };
+	struct day *d = day_new();
+	json_t *j;
+
+	CHECK_STR(boot_day_kernel(d, &p), p.kernel);	/* no build record: the workspace's */
+	j = json_pack("{s:s, s:s}", "status", "ok", "kernel", "/elsewhere/Image");
+	REQUIRE(day_build_from_json(&d->build, j, "test") == 0);
+	CHECK_STR(boot_day_kernel(d, &p), "/elsewhere/Image");
+	json_decref(j);
+	day_build_free(d->build);
+	j = json_pack("{s:s, s:n}", "status", "failed", "kernel");
+	REQUIRE(day_build_from_json(&d->build, j, "test") == 0);
+	CHECK(boot_day_kernel(d, &p) == NULL);	/* the build failed: nothing to boot */
+	json_decref(j);
+	day_free(d);
+}
+
+TESTS(boot__day_kernel_comes_from_the_build_record, boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
       boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch,
       boot__real_broken_gpio_sim_kernel, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,

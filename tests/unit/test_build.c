@@ -5,6 +5,7 @@
 #include <git2.h>
 
 #include "t.h"
+#include "dayrec.h"
 #include "t_files.h"
 #include "build.h"
 #include "buf.h"
@@ -155,7 +156,7 @@ TEST(build__new_warnings_ignore_line_moves)
 	build_diag_push(&now, BUILD_DIAG_COMPILER, "a.c", 40, 2, "unused variable 'x'");
 	build_diag_push(&now, BUILD_DIAG_COMPILER, "a.c", 41, 2, "unused variable 'y'");
 	build_diag_push(&now, BUILD_DIAG_COMPILER, "c.c", 3, 2, "unused variable 'x'");
-	build_new_warnings(&fresh, &now, prev);
+	build_new_warnings(&fresh, &now, json_object_get(prev, "warnings"));
 	REQUIRE(fresh.n == 2);
 	CHECK_STR(fresh.v[0].message, "unused variable 'y'");
 	CHECK_STR(fresh.v[1].file, "c.c");
@@ -668,19 +669,25 @@ TEST(build__summaries_for_show)
 		" \"counts\": {\"pass\": 16, \"fail\": 1, \"skip\": 0},"
 		" \"tests\": [{\"name\": \"gpio.edge_events\", \"ok\": false},"
 		"           {\"name\": \"gpio.chip_info\", \"ok\": true}]}", 0, &jerr);
+	struct day_build *rb = NULL;
+	struct day_boot *rt = NULL;
 	char *text;
 
 	REQUIRE(b && boot);
-	text = build_record_summary(b);
+	REQUIRE(day_build_from_json(&rb, b, "test") == 0);
+	REQUIRE(day_boot_from_json(&rt, boot, "test") == 0);
+	text = build_record_summary(rb);
 	CHECK_STR(text, "build   failed: make failed (exit status 2) in 12 s, 2 warnings, 1 new\n"
 			"        error: a.c:3: boom\n"
 			"        new warning: g.c: w (gpio)\n");
 	free(text);
-	text = build_boot_summary(boot);
+	text = build_boot_summary(rt);
 	CHECK_STR(text, "boot    tests-failed: 1 test failed in 3.3 s, 16 passed, 1 failed, 0 skipped\n"
 			"        not ok: gpio.edge_events\n");
 	free(text);
 	CHECK(build_record_summary(NULL) == NULL);
+	day_build_free(rb);
+	day_boot_free(rt);
 	json_decref(b);
 	json_decref(boot);
 }

@@ -217,7 +217,8 @@ TEST(build_farm__record_and_summary)
 	res.distcc_hosts = xstrdup("127.0.0.1:3700/2,lzo 127.0.0.1:3701 h2");
 	build_distcc_stats_parse(&res.distcc, distcc_log, strlen(distcc_log));
 	rec = build_result_json(&res, "build.log");
-	build_farm_summary(&b, rec, "  ");
+	build_farm_summary(&b, json_object_get(rec, "ccache_stats"), json_object_get(rec, "distcc"),
+			   json_string_value(json_object_get(rec, "remote_cache")), "  ");
 	CHECK_STR(buf_cstr(&b),
 		  "  ccache: 2 hits (1 local, 1 remote), 2 misses, 1 uncacheable, 1 remote errors;"
 		  " shared cache redis://:***@h:6379\n"
@@ -233,7 +234,8 @@ TEST(build_farm__record_and_summary)
 	res.distcc_hosts = xstrdup("h9");
 	res.distcc.local = res.distcc.fallbacks = 7;
 	rec = build_result_json(&res, NULL);
-	build_farm_summary(&b, rec, "");
+	build_farm_summary(&b, json_object_get(rec, "ccache_stats"), json_object_get(rec, "distcc"),
+			   json_string_value(json_object_get(rec, "remote_cache")), "");
 	CHECK_STR(buf_cstr(&b), "distcc: no host answered, 7 compiles ran here\n");
 	CHECK(json_is_true(json_object_get(json_object_get(rec, "distcc"), "fell_back")));
 	CHECK(json_object_get(rec, "ccache_stats") == NULL);

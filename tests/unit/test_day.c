@@ -90,18 +90,77 @@ TEST(day__unknown_keys_survive)
 {
 	json_error_t jerr;
 	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
-				"{\"name\":\"x\",\"report\":\"r.txt\"}],"
-				"\"build\":{\"status\":\"ok\",\"seconds\":40}}", 0, &jerr);
+				"{\"name\":\"x\",\"report\":\"r.txt\"}],\"matrix\":[1],"
+				"\"build\":{\"status\":\"ok\",\"seconds\":40.5,\"arch\":\"arm64\"}}",
+				0, &jerr);
 	json_t *out = NULL;
 	struct day *d = NULL;
 
 	REQUIRE(in != NULL);
 	REQUIRE(day_from_json(&d, in, "test") == 0);
-	CHECK_STR(json_string_value(json_object_get(json_object_get(d->extra, "build"), "status")), "ok");
+	REQUIRE(d->build != NULL);
+	CHECK_STR(d->build->status, "ok");
+	CHECK(d->build->seconds == 40.5);
+	CHECK(d->extra && json_object_get(d->extra, "matrix"));
+	CHECK(json_object_get(d->extra, "build") == NULL);
 	day_to_json(&out, d);
+	/* the record's own unknown key too */
 	CHECK(json_equal(json_object_get(out, "build"), json_object_get(in, "build")));
+	CHECK(json_equal(json_object_get(out, "matrix"), json_object_get(in, "matrix")));
 	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(out, "trees"), 0),
 						    "report")), "r.txt");
+	json_decref(in);
+	json_decref(out);
+	day_free(d);
+}
+
+/* The later stages' records are typed: a key of the wrong type is an error naming it. */
+TEST(day__stage_records_are_typed)
+{
+	static const char *const bad[] = {
+		"\"build\":{\"status\":3}",
+		"\"boot\":{\"smp\":\"four\"}",
+		"\"bisect\":[]",
+	};
+	static const char *const want[] = {
+		"t.json: \"build\": \"status\" is not a string",
+		"t.json: \"boot\": \"smp\" is not an integer",
+		"t.json: \"bisect\" is not an object",
+	};
+	json_error_t jerr;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *text = xasprintf("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[],%s}", bad[i]);
+		json_t *in = json_loads(text, 0, &jerr);
+		struct day *d = (struct day *)1;
+
+		REQUIRE(in != NULL);
+		CHECK_INT(day_from_json(&d, in, "t.json"), TIDE_EINVAL);
+		CHECK(d == NULL);
+		CHECK_STR(tide_error_last(), want[i]);
+		tide_error_clear();
+		json_decref(in);
+		free(text);
+	}
+}
+
+/* A tree's build after its merge (build-each-merge) is typed too. */
+TEST(day__tree_build_record)
+{
+	json_error_t jerr;
+	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
+				"{\"name\":\"x\",\"build\":{\"status\":\"failed\",\"failure\":\"make\"}}]}",
+				0, &jerr), *out = NULL;
+	struct day *d = NULL;
+
+	REQUIRE(in && day_from_json(&d, in, "test") == 0);
+	REQUIRE(d->trees[0].build != NULL);
+	CHECK_STR(d->trees[0].build->failure, "make");
+	CHECK(d->trees[0].extra == NULL);
+	day_to_json(&out, d);
+	CHECK(json_equal(json_object_get(json_array_get(json_object_get(out, "trees"), 0), "build"),
+			 json_object_get(json_array_get(json_object_get(in, "trees"), 0), "build")));
 	json_decref(in);
 	json_decref(out);
 	day_free(d);
@@ -351,6 +410,7 @@ TEST(day__counts_by_outcome)
 }
 
 TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
+      day__stage_records_are_typed, day__tree_build_record,
       day__handling_is_typed_and_written_back, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
       day__install_replaces_atomically, day__conflicts_with_names_each_tree_once,

@@ -4,6 +4,8 @@
  */
 #include <jansson.h>
 
+#include "bisect.h"
+#include "build.h"
 #include "day.h"
 #include "fuzz.h"
 
@@ -16,6 +18,12 @@ static void use(const struct day *day)
 			FUZZ_FAIL("day_find_tree() does not find a tree by its name");
 	(void)day_find_tree(day, "gpio");
 	(void)day_date_is_valid(day->date);
+	/* The typed stage records, as tide show prints them. */
+	free(build_record_summary(day->build));
+	free(build_boot_summary(day->boot));
+	free(bisect_record_summary(day->bisect));
+	for (i = 0; i < day->ntrees; i++)
+		free(build_record_summary(day->trees[i].build));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

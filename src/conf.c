@@ -24,7 +24,7 @@ struct pending_extra {
 struct parser {
 	struct trees_conf *conf;
 	const char *dir;	/* directory of the file, for relative URLs */
-	size_t trees_alloc;
+	size_t trees_alloc, configs_alloc;
 	struct pending_extra *extras;
 	size_t nextras, extras_alloc;
 };
@@ -188,6 +188,9 @@ static int add_tree(struct parser *p, char **f, size_t n, int line)
 	if (!name_is_valid(f[0]))
 		return conf_err_name(p, line, "", f[0], " is not a valid tree name (printable "
 				     "ASCII, one git reference component)");
+	/* Its "#tide" lines would be taken for configurations. */
+	if (!strcmp(f[0], "config"))
+		return conf_err(p, line, "%s", "'config' is reserved, not a tree name");
 	if (n < 2)
 		return conf_err(p, line, "tree '%s' has no type and no URL", f[0]);
 	if (parse_type(&type, f[1]) < 0)
@@ -312,6 +315,32 @@ static int set_project(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
+/* "#tide<TAB>config<TAB>NAME<TAB>key=value...": one line per configuration. */
+static int add_config(struct parser *p, char **f, size_t n, int line)
+{
+	struct trees_conf *conf = p->conf;
+	struct build_config *c;
+	char *why = NULL;
+	int error = 0;
+
+	if (n < 3)
+		return conf_err(p, line, "%s", "'#tide<TAB>config' line needs a configuration name");
+	if (!name_is_valid(f[2]))
+		return conf_err_name(p, line, "", f[2], " is not a valid configuration name "
+				     "(printable ASCII, one git reference component)");
+	if (trees_conf_find_config(conf, f[2]))
+		return conf_err(p, line, "duplicate configuration name '%s'", f[2]);
+	array_grow(&conf->configs, &p->configs_alloc, conf->nconfigs + 1, sizeof(*conf->configs));
+	c = &conf->configs[conf->nconfigs++];
+	memset(c, 0, sizeof(*c));
+	c->name = xstrdup(f[2]);
+	c->line = line;
+	if (build_config_parse(c, p->dir, f + 3, n - 3, &why) < 0)
+		error = conf_err(p, line, "config '%s': %s", c->name, why);
+	free(why);
+	return error;
+}
+
 /* "#tide<TAB>..." lines: the base and global options now, per-tree extras at the end. */
 static int parse_tide_line(struct parser *p, const char *text, int line)
 {
@@ -321,9 +350,11 @@ static int parse_tide_line(struct parser *p, const char *text, int line)
 	int error = 0;
 
 	if (n < 2) {
-		error = conf_err(p, line, "%s", "'#tide' line needs a tree name or 'base'");
+		error = conf_err(p, line, "%s", "'#tide' line needs a tree name, 'base' or 'config'");
 	} else if (!strcmp(f[1], "base")) {
 		error = set_base(p, f, n, line);
+	} else if (!strcmp(f[1], "config")) {
+		error = add_config(p, f, n, line);
 	} else if (str_starts_with(f[1], "fetch-deadline=")) {
 		error = set_fetch_deadline(p, f, n, line);
 	} else if (str_starts_with(f[1], "project=")) {
@@ -459,6 +490,11 @@ static int parse_text(struct parser *p, const char *text, size_t len)
 	}
 	for (i = 0; i < p->nextras && !error; i++)
 		error = apply_extra(p, &p->extras[i]);
+	if (!error && !p->conf->nconfigs) {
+		p->conf->configs = xcalloc(1, sizeof(*p->conf->configs));
+		p->conf->nconfigs = 1;
+		build_config_default(&p->conf->configs[0]);
+	}
 	free(copy);
 	return error;
 }
@@ -528,6 +564,9 @@ void trees_conf_free(struct trees_conf *conf)
 		free(t->opts);
 	}
 	free(conf->trees);
+	for (i = 0; i < conf->nconfigs; i++)
+		build_config_release(&conf->configs[i]);
+	free(conf->configs);
 	free(conf->path);
 	free(conf->base_url);
 	free(conf->base_location);
@@ -543,6 +582,17 @@ const struct tree *trees_conf_find(const struct trees_conf *conf, const char *na
 	for (i = 0; i < conf->ntrees; i++)
 		if (!strcmp(conf->trees[i].name, name))
 			return &conf->trees[i];
+	return NULL;
+}
+
+const struct build_config *trees_conf_find_config(const struct trees_conf *conf,
+						  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < conf->nconfigs; i++)
+		if (!strcmp(conf->configs[i].name, name))
+			return &conf->configs[i];
 	return NULL;
 }
 

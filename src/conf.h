@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "buildconf.h"
+
 /*
  * trees.conf: linux-next's Next/Trees format (name, type, URL[#branch],
  * separated by runs of tabs; header lines), plus "#tide" comment lines a
@@ -40,6 +42,9 @@ struct trees_conf {
 	size_t ntrees;
 	long fetch_deadline;	/* "#tide fetch-deadline=SECONDS"; 0: none */
 	char *project;		/* "#tide project=NAME": the name reports use; NULL: default */
+	/* "#tide config NAME ..." lines in file order; none: the default "smoke" */
+	struct build_config *configs;
+	size_t nconfigs;
 };
 
 /* Parse path.  On bad input returns TIDE_EINVAL with "FILE:LINE: what". */
@@ -55,6 +60,8 @@ const struct tree *trees_conf_find(const struct trees_conf *conf, const char *na
 /* The value of option key for t, or NULL if not given. */
 const char *tree_opt(const struct tree *t, const char *key);
 const char *tree_type_name(enum tree_type type);
+const struct build_config *trees_conf_find_config(const struct trees_conf *conf,
+						  const char *name);
 
 /*
  * The values of the checked options (timeout=, stall=, max-size=), or

@@ -6,8 +6,12 @@
 
 #include "cmd.h"
 #include "opt.h"
+#include "../src/buf.h"
+#include "../src/buildconf.h"
 #include "../src/conf.h"
+#include "../src/error.h"
 #include "../src/text.h"
+#include "../src/util.h"
 
 
 static json_t *str_or_null(const char *s)
@@ -45,21 +49,135 @@ static json_t *tree_json(const struct tree *t)
 			 "contact", str_or_null(t->contact), "opts", opts, "line", t->line);
 }
 
+/* What this machine lacks to build (and boot) c, without "config 'NAME': "; or NULL. */
+static char *config_problem(const struct build_config *c)
+{
+	char *prefix;
+	const char *msg;
+	char *out;
+
+	if (build_config_check(c) == 0)
+		return NULL;
+	prefix = xasprintf("config '%s': ", c->name);
+	msg = tide_error_last();
+	out = xstrdup(str_starts_with(msg, prefix) ? msg + strlen(prefix) : msg);
+	free(prefix);
+	tide_error_clear();
+	return out;
+}
+
+static json_t *config_json(const struct build_config *c)
+{
+	json_t *fragments = json_array();
+	char *problem = config_problem(c);
+	json_t *j;
+	size_t i;
+
+	for (i = 0; i < c->nfragments; i++)
+		json_array_append_new(fragments, json_pack("{s:o, s:o}",
+				      "file", json_text(c->fragments[i].written),
+				      "path", str_or_null(c->fragments[i].path)));
+	j = json_pack("{s:o, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:i, s:b, s:b, s:i, s:o}",
+	      "name", json_text(c->name), "arch", c->arch->name,
+		      "base", json_text(build_config_base(c)),
+		      "base_path", str_or_null(c->base_target ? NULL : c->base.path),
+		      "fragments", fragments, "boot", c->boot,
+		      "machine", json_text(c->machine), "cpu", str_or_null(c->cpu),
+		      "smp", c->smp, "w1", c->w1, "sparse", c->sparse, "line", c->line,
+		      "problem", str_or_null(problem));
+	free(problem);
+	return j;
+}
+
 static int print_json(const struct trees_conf *conf)
 {
-	json_t *trees = json_array(), *root;
+	json_t *trees = json_array(), *configs = json_array(), *root;
 	size_t i;
 
 	for (i = 0; i < conf->ntrees; i++)
 		json_array_append_new(trees, tree_json(&conf->trees[i]));
-	root = json_pack("{s:o, s:{s:o, s:o, s:o}, s:o}", "file", json_text(conf->path),
+	for (i = 0; i < conf->nconfigs; i++)
+		json_array_append_new(configs, config_json(&conf->configs[i]));
+	root = json_pack("{s:o, s:{s:o, s:o, s:o}, s:o, s:o}", "file", json_text(conf->path),
 			 "base", "url", url_json(conf->base_url),
 			 "location", url_json(conf->base_location),
-			 "tag", str_or_null(conf->base_tag), "trees", trees);
+			 "tag", str_or_null(conf->base_tag), "trees", trees,
+			 "configs", configs);
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(root);
 	return EXIT_OK;
+}
+
+/* "boot MACHINE [cpu CPU] [smp N]" or "no boot", then W=1 and C=1. */
+static char *config_how(const struct build_config *c)
+{
+	struct buf b = BUF_INIT;
+	char *out;
+
+	if (c->boot) {
+		buf_printf(&b, "boot %s", c->machine);
+		if (c->cpu)
+			buf_printf(&b, " cpu %s", c->cpu);
+		if (c->smp)
+			buf_printf(&b, " smp %d", c->smp);
+	} else {
+		buf_puts(&b, "no boot");
+	}
+	if (c->w1)
+		buf_puts(&b, " W=1");
+	if (c->sparse)
+		buf_puts(&b, " C=1");
+	out = xstrdup(buf_cstr(&b));
+	buf_release(&b);
+	return out;
+}
+
+static char *config_fragments(const struct build_config *c)
+{
+	struct buf b = BUF_INIT;
+	char *out;
+	size_t i;
+
+	for (i = 0; i < c->nfragments; i++)
+		buf_printf(&b, "%s%s", i ? "," : "", c->fragments[i].written);
+	out = xstrdup(c->nfragments ? buf_cstr(&b) : "-");
+	buf_release(&b);
+	return out;
+}
+
+/* One line per configuration, after the trees; "! why" when this machine cannot run it. */
+static void print_configs(const struct trees_conf *conf)
+{
+	int wname = 0, wbase = 0, wfrag = 0;
+	size_t i;
+
+	for (i = 0; i < conf->nconfigs; i++) {
+		const struct build_config *c = &conf->configs[i];
+		char *frags = config_fragments(c);
+
+		if ((int)strlen(c->name) > wname)
+			wname = (int)strlen(c->name);
+		if ((int)strlen(build_config_base(c)) > wbase)
+			wbase = (int)strlen(build_config_base(c));
+		if ((int)strlen(frags) > wfrag)
+			wfrag = (int)strlen(frags);
+		free(frags);
+	}
+	for (i = 0; i < conf->nconfigs; i++) {
+		const struct build_config *c = &conf->configs[i];
+		char *frags = config_fragments(c), *how = config_how(c);
+		char *problem = config_problem(c);
+
+		printf("config %-*s  %-6s  %-*s  %-*s  %s", wname, c->name, c->arch->name,
+		       wbase, build_config_base(c), wfrag, frags, how);
+		if (problem)
+			printf("  ! %s", problem);
+		putchar('\n');
+		free(frags);
+		free(how);
+		free(problem);
+	}
 }
 
 static int print_table(const struct trees_conf *conf)
@@ -90,6 +208,7 @@ static int print_table(const struct trees_conf *conf)
 			printf("  %s", t->contact);
 		putchar('\n');
 	}
+	print_configs(conf);
 	return EXIT_OK;
 }
 

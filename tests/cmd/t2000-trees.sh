@@ -4,7 +4,8 @@
 
 test_expect_success 'the linux-next sample parses' '
 	tide -f "$TOP/tests/data/Trees.sample" trees >out &&
-	test $(wc -l <out) = $(grep -cE "	(git|quilt|mmotm)	" "$TOP/tests/data/Trees.sample") &&
+	test $(grep -vc "^config " out) = $(grep -cE "	(git|quilt|mmotm)	" "$TOP/tests/data/Trees.sample") &&
+	test $(grep -c "^config smoke  *x86_64  *tinyconfig .*/smoke.config  *boot pc" out) = 1 &&
 	grep -q "^arm64 .* for-next/core$" out &&
 	grep -q "^akpm .*mmotm .*http://www.ozlabs.org/~akpm/mmotm/ .*-$" out
 '

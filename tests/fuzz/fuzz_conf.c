@@ -42,6 +42,36 @@ static int utf8_valid(const unsigned char *s)
 	return 1;
 }
 
+/* The build configurations: never none, each findable, in range. */
+static void use_configs(const struct trees_conf *conf)
+{
+	size_t i, j;
+
+	if (conf->nconfigs == 0)
+		FUZZ_FAIL("a trees.conf was accepted with no build configuration");
+	for (i = 0; i < conf->nconfigs; i++) {
+		const struct build_config *c = &conf->configs[i];
+
+		if (trees_conf_find_config(conf, c->name) != c)
+			FUZZ_FAIL("trees_conf_find_config() does not find a configuration");
+		if (!utf8_valid((const unsigned char *)c->name))
+			FUZZ_FAIL("a configuration name that is not UTF-8 was accepted");
+		if (!c->arch || build_arch_find(c->arch->name) != c->arch)
+			FUZZ_FAIL("a configuration without a known arch was accepted");
+		if (!*build_config_base(c) || !*c->machine)
+			FUZZ_FAIL("a configuration with an empty base or machine was accepted");
+		if (c->smp < 0 || c->smp > BUILD_CONFIG_MAX_SMP)
+			FUZZ_FAIL("an smp= out of range was accepted");
+		if (!c->base_target && c->base.path[0] != '/')
+			FUZZ_FAIL("a base file was not made absolute");
+		for (j = 0; j < c->nfragments; j++)
+			if (c->fragments[j].path && c->fragments[j].path[0] != '/')
+				FUZZ_FAIL("a fragment was not made absolute");
+		if (c->cpu)
+			(void)strlen(c->cpu);
+	}
+}
+
 /* Use every field the way the commands do, so a bad pointer shows. */
 static void use(const struct trees_conf *conf)
 {
@@ -69,6 +99,7 @@ static void use(const struct trees_conf *conf)
 	if (conf->base_url)
 		(void)(strlen(conf->base_url) + strlen(conf->base_location) +
 		       strlen(conf->base_tag));
+	use_configs(conf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

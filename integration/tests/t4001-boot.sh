@@ -5,15 +5,18 @@
 # (integration/testpatches/gpio-sim-report-inverted-values.patch) and
 # kernels made to panic, hang and crash a test, and check each outcome.
 #
-# Kernels are kept under work/ (boot-kernel, boot-broken) so a rerun is
+# Kernels are kept under work/ (boot-kernel, boot-broken/) so a rerun is
 # an incremental, ccache-warm build.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 
 WORK=$TOP/work
 SRC=$WORK/linux-source
 GOOD=$WORK/boot-kernel
-BAD_SRC=$WORK/boot-broken-src
-BAD=$WORK/boot-broken
+# The broken kernel's source and output sit as mainline's do (a directory
+# linux-source beside boot-kernel), so build-kernel's ccache hits
+# mainline's objects for every file but the patched one.
+BAD_SRC=$WORK/boot-broken/linux-source
+BAD=$WORK/boot-broken/boot-kernel
 PATCH=$TOP/integration/testpatches/gpio-sim-report-inverted-values.patch
 export TIDE_KERNEL_TESTS=$TOP/kernel-tests
 
@@ -92,7 +95,7 @@ test_expect_success 'a guest that never ends is a hang, stopped at the timeout' 
 
 test_expect_success 'build the deliberately broken kernel (test patch)' '
 	if [ ! -f "$BAD_SRC/.tide-testpatch" ]; then
-		rm -rf "$BAD_SRC" &&
+		rm -rf "$BAD_SRC" && mkdir -p "$(dirname "$BAD_SRC")" &&
 		cp -al "$SRC" "$BAD_SRC" &&
 		(cd "$BAD_SRC" && patch -s -p1 < "$PATCH") &&
 		touch "$BAD_SRC/.tide-testpatch"

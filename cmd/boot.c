@@ -114,9 +114,9 @@ static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date
 		goto done;
 	}
 	boot_opts_use_paths(&cli->opts, &paths, console);
-	cli->opts.kernel = boot_day_kernel(day, &paths);
-	if (!cli->opts.kernel || !path_exists(cli->opts.kernel)) {
-		cmd_error("no kernel built for %s: run 'tide build %s' first", date, date);
+	if (boot_day_kernel(&cli->opts.kernel, day, &paths) < 0) {
+		cmd_error("%s: run 'tide build %s' first", tide_error_last(), date);
+		tide_error_clear();
 		status = EXIT_BADINPUT;
 		goto done;
 	}

@@ -798,11 +798,31 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 	opts->console_path = console_path;
 }
 
-const char *boot_day_kernel(const struct day *day, const struct boot_ws_paths *p)
+int boot_day_kernel(const char **out, const struct day *day, const struct boot_ws_paths *p)
 {
-	if (!day->build || !day_build_has(day->build, "kernel"))
-		return p->kernel;
-	return day->build->kernel;
+	const struct day_build *b = day->build;
+	const char *date = day->date ? day->date : "the day";
+	char hex[65];
+
+	*out = NULL;
+	if (!b || !day_build_has(b, "kernel")) {
+		if (!path_exists(p->kernel))
+			return tide_error_set(TIDE_ENOTFOUND, "no kernel built for %s", date);
+		*out = p->kernel;
+		return 0;
+	}
+	if (!b->kernel)
+		return tide_error_set(TIDE_ENOTFOUND, "no kernel built for %s: its build %s", date,
+				      b->status ? b->status : "failed");
+	if (!path_exists(b->kernel))
+		return tide_error_set(TIDE_ENOTFOUND, "no kernel built for %s: %s is gone", date,
+				      b->kernel);
+	if (b->kernel_sha256 &&
+	    (file_sha256_hex(hex, b->kernel) < 0 || strcmp(hex, b->kernel_sha256)))
+		return tide_error_set(TIDE_EINVAL, "no kernel built for %s: %s is another build's now",
+				      date, b->kernel);
+	*out = b->kernel;
+	return 0;
 }
 
 void boot_record_day(struct day *day, const struct boot_result *res)
@@ -833,9 +853,9 @@ int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *
 	*passed = 0;
 	boot_ws_paths_init(&paths, wsdir);
 	boot_opts_use_paths(&opts, &paths, console_path);
-	if (!(opts.kernel = boot_day_kernel(day, &paths))) {
+	if ((error = boot_day_kernel(&opts.kernel, day, &paths)) < 0) {
 		boot_ws_paths_release(&paths);
-		return tide_error_set(TIDE_ENOTFOUND, "no kernel: the day's build failed");
+		return error;
 	}
 	if ((error = boot_run(&res, &opts)) == 0) {
 		boot_record_day(day, &res);

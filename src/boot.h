@@ -131,12 +131,14 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 struct day;
 
 /*
- * The kernel to boot for day: the one its build record names; p's (the
- * workspace's) when the day has no record naming one (days built before
- * tide recorded the image, or by hand).  NULL when the day's build made
- * no kernel (it failed).
+ * The kernel to boot for day into *out: the image its build record names,
+ * checked against the record's kernel_sha256 when it has one; p's (the
+ * workspace's) when the record names none (days built before tide
+ * recorded the image, or by hand).  TIDE_ENOTFOUND when the day's build
+ * made no kernel or the image is gone, TIDE_EINVAL when a later build
+ * replaced it; each message starts "no kernel built for DATE".
  */
-const char *boot_day_kernel(const struct day *day, const struct boot_ws_paths *p);
+int boot_day_kernel(const char **out, const struct day *day, const struct boot_ws_paths *p);
 
 /*
  * The only writers of a day's "boot" record: res as day.json keeps it

@@ -894,6 +894,8 @@ json_t *build_result_json(const struct build_result *res, const char *log_name)
 		json_object_set_new(o, BUILD_KEY_BINUTILS, json_text(res->binutils));
 	if (res->config_sha256)
 		json_object_set_new(o, BUILD_KEY_CONFIG_SHA256, json_string(res->config_sha256));
+	if (res->kernel_sha256)
+		json_object_set_new(o, BUILD_KEY_KERNEL_SHA256, json_string(res->kernel_sha256));
 	return o;
 }
 
@@ -908,6 +910,7 @@ void build_result_release(struct build_result *res)
 	free(res->compiler);
 	free(res->binutils);
 	free(res->config_sha256);
+	free(res->kernel_sha256);
 	build_distcc_stats_release(&res->distcc);
 	build_log_release(&res->log);
 	build_diags_release(&res->new_warnings);
@@ -1598,6 +1601,7 @@ static void config_hash(struct build_ctx *b)
 static int build_steps(struct build_ctx *b)
 {
 	struct build_result *res = b->res;
+	char hex[65];
 	double t;
 	int rc;
 
@@ -1621,6 +1625,10 @@ static int build_steps(struct build_ctx *b)
 	/* A named target (an object file) builds no image; the default must. */
 	if (rc == 0 && !b->opts->target && !(res->kernel = find_kernel(b->opts)))
 		fail(b, BUILD_DIAG_MAKE, NULL, 0, "make succeeded but left no kernel image");
+	/* So a boot can tell the image is still this build's (the next replaces it). */
+	if (res->kernel && file_sha256_hex(hex, res->kernel) == 0)
+		res->kernel_sha256 = xstrdup(hex);
+	tide_error_clear();
 	res->ok = !res->failure;
 	return 0;
 }

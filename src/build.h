@@ -211,6 +211,7 @@ struct build_result {
 	json_t *make_command;		/* make's argv as run, or NULL */
 	char *compiler, *binutils;	/* first lines of `gcc --version`, `ld --version` */
 	char *config_sha256;		/* of the .config built with, or NULL */
+	char *kernel_sha256;		/* of the image, or NULL */
 };
 
 /*
@@ -222,6 +223,7 @@ struct build_result {
 #define BUILD_KEY_BINUTILS "binutils"
 #define BUILD_KEY_CONFIG_SHA256 "config_sha256"
 #define BUILD_KEY_KERNEL "kernel"
+#define BUILD_KEY_KERNEL_SHA256 "kernel_sha256"
 
 /*
  * Check commit out and build it.  Returns 0 when the build ran, whether it

@@ -52,6 +52,7 @@ static const struct field build_fields[] = {
 	B(compiler, F_STR, 0),
 	B(binutils, F_STR, 0),
 	B(config_sha256, F_STR, 0),
+	B(kernel_sha256, F_STR, 0),
 };
 #undef B
 

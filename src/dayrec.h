@@ -43,6 +43,7 @@ struct day_build {
 	char *kernel;		/* the image built, or NULL */
 	json_t *make_command;	/* make's argv, or NULL */
 	char *compiler, *binutils, *config_sha256;	/* or NULL */
+	char *kernel_sha256;	/* of the image, or NULL */
 };
 
 struct day_boot {

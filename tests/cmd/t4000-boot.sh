@@ -125,4 +125,28 @@ test_expect_success 'an unknown day, or one without a kernel, is bad input' '
 	grep -q "no kernel built for 2026-12-01" err
 '
 
+test_expect_success 'the kernel the day built, no other: a failed build, or an image a later build replaced' '
+	rm -rf ws && make_ws &&
+	k=$TRASH/ws/build/out/arch/x86/boot/bzImage &&
+	day=ws/days/2026-12-01/day.json &&
+	python3 - "$day" "$k" "0000000000000000000000000000000000000000000000000000000000000000" <<-\EOF &&
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	d["build"] = {"status": "ok", "kernel": sys.argv[2], "kernel_sha256": sys.argv[3]}
+	json.dump(d, open(sys.argv[1], "w"))
+	EOF
+	test_must_fail --status=3 tide -C ws boot 2>err &&
+	echo "tide: no kernel built for 2026-12-01: $k is another build'"'"'s now: run '"'"'tide build 2026-12-01'"'"' first" >want &&
+	test_cmp want err &&
+	python3 - "$day" <<-\EOF &&
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	d["build"] = {"status": "failed", "failure": "make failed (exit status 2)", "kernel": None}
+	json.dump(d, open(sys.argv[1], "w"))
+	EOF
+	test_must_fail --status=3 tide -C ws boot 2>err &&
+	echo "tide: no kernel built for 2026-12-01: its build failed: run '"'"'tide build 2026-12-01'"'"' first" >want &&
+	test_cmp want err
+'
+
 test_done

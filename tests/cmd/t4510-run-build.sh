@@ -29,7 +29,11 @@ test_expect_success 'run builds the day and records it' '
 	test -f ws/days/2026-01-01/build-cpumask.log &&
 	test "$(day_field 2026-01-01 "d[\"trees\"][1][\"build\"][\"status\"]")" = ok &&
 	test "$(day_field 2026-01-01 "d[\"build\"][\"new_warnings\"][0][\"tree\"]")" = gpio &&
-	test "$(day_field 2026-01-01 "\"boot\" in d")" = False
+	test "$(day_field 2026-01-01 "\"boot\" in d")" = False &&
+	k=$(day_field 2026-01-01 "d[\"build\"][\"kernel\"]") &&
+	sha256sum "$k" | cut -d" " -f1 >want &&
+	day_field 2026-01-01 "d[\"build\"][\"kernel_sha256\"]" >got &&
+	test_cmp want got
 '
 
 test_expect_success 'a merge that breaks the build is dropped for its last good version' '

@@ -1,3 +1,4 @@
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -6,6 +7,7 @@
 #include "boot.h"
 #include "day.h"
 #include "error.h"
+#include "util.h"
 
 static enum boot_status classify(struct boot_verdict *v, const char *name, int timed_out)
 {
@@ -274,24 +276,55 @@ TEST(boot__day_record_has_one_writer)
 	day_free(d);
 }
 
-/* The kernel booted is the one the day's build record names. */
+/* The kernel booted is the one the day's build record names, if still that build's. */
 TEST(boot__day_kernel_comes_from_the_build_record)
 {
-	struct boot_ws_paths p = { .kernel = "/ws/build/out/arch/x86/boot/bzImage" };
+	char tmpl[] = "/tmp/tide-test-kernel.XXXXXX", *dir = mkdtemp(tmpl), hex[65];
+	char *ws_kernel, *image;
+	struct boot_ws_paths p;
 	struct day *d = day_new();
+	const char *k;
 	json_t *j;
 
-	CHECK_STR(boot_day_kernel(d, &p), p.kernel);	/* no build record: the workspace's */
-	j = json_pack("{s:s, s:s}", "status", "ok", "kernel", "/elsewhere/Image");
+	REQUIRE(dir != NULL);
+	ws_kernel = path_join(dir, "bzImage");
+	image = path_join(dir, "Image");
+	p = (struct boot_ws_paths){ .kernel = ws_kernel };
+	d->date = xstrdup("2026-12-01");
+	/* No build record: the workspace's, when there is one. */
+	CHECK_INT(boot_day_kernel(&k, d, &p), TIDE_ENOTFOUND);
+	CHECK_STR(tide_error_last(), "no kernel built for 2026-12-01");
+	REQUIRE(file_write_atomic(ws_kernel, "k0", 2) == 0);
+	CHECK_INT(boot_day_kernel(&k, d, &p), 0);
+	CHECK_STR(k, ws_kernel);
+
+	/* The record's image, checked against its hash. */
+	REQUIRE(file_write_atomic(image, "k1", 2) == 0 && file_sha256_hex(hex, image) == 0);
+	j = json_pack("{s:s, s:s, s:s}", "status", "ok", "kernel", image, "kernel_sha256", hex);
 	REQUIRE(day_build_from_json(&d->build, j, "test") == 0);
-	CHECK_STR(boot_day_kernel(d, &p), "/elsewhere/Image");
 	json_decref(j);
+	CHECK_INT(boot_day_kernel(&k, d, &p), 0);
+	CHECK_STR(k, image);
+	REQUIRE(file_write_atomic(image, "k2", 2) == 0);	/* a later build */
+	CHECK_INT(boot_day_kernel(&k, d, &p), TIDE_EINVAL);
+	CHECK(k == NULL);
+	CHECK(strstr(tide_error_last(), "is another build's now") != NULL);
+	unlink(image);
+	CHECK_INT(boot_day_kernel(&k, d, &p), TIDE_ENOTFOUND);
+
+	/* The build failed: nothing to boot, even with a workspace kernel. */
 	day_build_free(d->build);
 	j = json_pack("{s:s, s:n}", "status", "failed", "kernel");
 	REQUIRE(day_build_from_json(&d->build, j, "test") == 0);
-	CHECK(boot_day_kernel(d, &p) == NULL);	/* the build failed: nothing to boot */
 	json_decref(j);
+	CHECK_INT(boot_day_kernel(&k, d, &p), TIDE_ENOTFOUND);
+	CHECK_STR(tide_error_last(), "no kernel built for 2026-12-01: its build failed");
+	tide_error_clear();
 	day_free(d);
+	unlink(ws_kernel);
+	rmdir(dir);
+	free(ws_kernel);
+	free(image);
 }
 
 TESTS(boot__day_kernel_comes_from_the_build_record, boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,

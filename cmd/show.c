@@ -84,9 +84,9 @@ static void print_day(const struct day *d)
 			width = (int)strlen(d->trees[i].name);
 	for (i = 0; i < d->ntrees; i++)
 		print_tree(&d->trees[i], width);
-	print_stage(build_record_summary(d->build));
-	print_stage(build_boot_summary(d->boot));
-	bisect = bisect_record_summary(d->bisect);
+	print_stage(day_build_text(d->build));
+	print_stage(day_boot_text(d->boot));
+	bisect = day_bisect_text(d->bisect);
 	if (bisect)
 		printf("bisect  %s\n", bisect);
 	free(bisect);

@@ -1630,48 +1630,6 @@ int bisect_state_load(json_t **out, const char *wsdir)
 	return err;
 }
 
-static const char *jstr(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
-
-char *bisect_record_summary(const struct day_bisect *rec)
-{
-	const json_t *check;
-	const char *kind;
-	struct buf b = BUF_INIT;
-
-	if (!rec)
-		return NULL;
-	check = rec->check;
-	kind = jstr(check, "kind", "?");
-	/* --build's argument is its make target; the others' follow the option. */
-	buf_printf(&b, "--%s%s%s", kind,
-		   !json_object_get(check, "arg") ? "" :
-		   !strcmp(kind, "build") ? " --target " : " ",
-		   jstr(check, "arg", ""));
-	if (day_bisect_has(rec, "since"))
-		buf_printf(&b, " --since %s", rec->since ? rec->since : "?");
-	buf_printf(&b, ": %s", rec->outcome ? rec->outcome : "?");
-	if (rec->tree)
-		buf_printf(&b, " %s", rec->tree);
-	if (rec->commit)
-		buf_printf(&b, " %.12s \"%s\"", rec->commit, rec->subject ? rec->subject : "");
-	if (day_bisect_has(rec, "conflicts_with"))
-		buf_printf(&b, " with %s", rec->conflicts_with ? rec->conflicts_with : "?");
-	if (json_array_size(rec->dropped))
-		buf_printf(&b, " (dropped)");
-	/* Records before "steps_done" counted every step as a build. */
-	if (day_bisect_has(rec, "steps_done"))
-		buf_printf(&b, " (%lld steps, %lld builds, %.0fs)", rec->steps_done, rec->builds,
-			   rec->seconds);
-	else
-		buf_printf(&b, " (%lld builds, %.0fs)", rec->builds, rec->seconds);
-	return buf_detach(&b);
-}
-
 static int ctx_init(struct bctx *c, git_repository *repo, const struct bisect_opts *opts,
 		    const char *date)
 {

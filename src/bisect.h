@@ -115,13 +115,6 @@ void bisect_result_release(struct bisect_result *res);
 /* DIR/bisect/state.json, or TIDE_ENOTFOUND when no bisect was started. */
 int bisect_state_load(json_t **out, const char *wsdir);
 
-struct day_bisect;
-
-/*
- * One line for `tide show`: the check, the outcome, the tree and commit,
- * the cost, from a day.json "bisect" record (malloc'd; NULL if rec is NULL).
- */
-char *bisect_record_summary(const struct day_bisect *rec);
 
 const char *bisect_verdict_name(enum bisect_verdict v);
 const char *bisect_outcome_name(enum bisect_outcome o);

@@ -300,18 +300,11 @@ struct day_build *build_result_record(const struct build_result *res, const char
 const struct day_build *build_record(const struct day *day);
 
 /*
- * Lines for `tide show` (each "        "-indented after the first, ending
- * in a newline): the build record and the boot record of a day.  NULL
- * when rec is NULL; the caller frees.
- */
-char *build_record_summary(const struct day_build *rec);
-/*
  * A build's ccache and distcc lines (its "ccache_stats", "distcc" and
  * "remote_cache"; each may be NULL), each starting with indent.
  */
 void build_farm_summary(struct buf *out, const json_t *ccache_stats, const json_t *distcc,
 			const char *remote_cache, const char *indent);
-char *build_boot_summary(const struct day_boot *rec);
 
 /*
  * The one builder of build options: DIR/build's fixed paths, the log at

@@ -515,7 +515,7 @@ static void bisect_section(struct buf *p, const struct day *day)
 
 	if (!b)
 		return;
-	summary = bisect_record_summary(b);
+	summary = day_bisect_text(b);
 	buf_puts(p, "<section id=\"bisect\">\n<h2>Bisect</h2>\n<p>");
 	bisect_brief(p, b);
 	buf_puts(p, "</p>\n<pre>");

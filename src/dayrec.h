@@ -113,6 +113,16 @@ int day_build_has(const struct day_build *b, const char *key);
 int day_boot_has(const struct day_boot *b, const char *key);
 int day_bisect_has(const struct day_bisect *b, const char *key);
 
+/*
+ * The records as tide show prints them (daytext.c; NULL when rec is NULL;
+ * the caller frees): the build and the boot as lines (each
+ * "        "-indented after the first, ending in a newline), the bisect as
+ * one line: the check, the outcome, the tree and commit, the cost.
+ */
+char *day_build_text(const struct day_build *rec);
+char *day_boot_text(const struct day_boot *rec);
+char *day_bisect_text(const struct day_bisect *rec);
+
 /* Copies through JSON (NULL gives NULL). */
 struct day_build *day_build_dup(const struct day_build *b);
 struct day_boot *day_boot_dup(const struct day_boot *b);

@@ -4,8 +4,6 @@
  */
 #include <jansson.h>
 
-#include "bisect.h"
-#include "build.h"
 #include "day.h"
 #include "fuzz.h"
 
@@ -19,11 +17,11 @@ static void use(const struct day *day)
 	(void)day_find_tree(day, "gpio");
 	(void)day_date_is_valid(day->date);
 	/* The typed stage records, as tide show prints them. */
-	free(build_record_summary(day->build));
-	free(build_boot_summary(day->boot));
-	free(bisect_record_summary(day->bisect));
+	free(day_build_text(day->build));
+	free(day_boot_text(day->boot));
+	free(day_bisect_text(day->bisect));
 	for (i = 0; i < day->ntrees; i++)
-		free(build_record_summary(day->trees[i].build));
+		free(day_build_text(day->trees[i].build));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

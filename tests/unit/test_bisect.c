@@ -152,52 +152,7 @@ TEST(state_load__no_bisect_is_not_found)
 	CHECK(st == NULL);
 }
 
-TEST(record_summary__one_line_for_show)
-{
-	json_t *rec = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:i, s:f}",
-				"outcome", "semantic-conflict", "check", "kind", "test",
-				"arg", "gpio.edge_events", "tree", "cpumask",
-				"commit", "0123456789abcdef0123", "subject", "cpumask: add x",
-				"conflicts_with", "fixes", "builds", 9, "seconds", 612.4);
-	struct day_bisect *b = NULL;
-	char *line;
-
-	REQUIRE(day_bisect_from_json(&b, rec, "test") == 0);
-	line = bisect_record_summary(b);
-
-	CHECK_STR(line, "--test gpio.edge_events: semantic-conflict cpumask 0123456789ab "
-		  "\"cpumask: add x\" with fixes (9 builds, 612s)");
-	free(line);
-	CHECK(bisect_record_summary(NULL) == NULL);
-	day_bisect_free(b);
-	json_decref(rec);
-}
-
-TEST(record_summary__steps_builds_and_a_dropped_commit)
-{
-	json_t *rec = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:[{s:s}],"
-				" s:i, s:i, s:f}",
-				"outcome", "found", "check", "kind", "cmd", "arg", "make test",
-				"since", "2026-07-02", "tree", "t04",
-				"commit", "0123456789abcdef0123", "subject", "t04: define x",
-				"dropped", "commit", "0123456789abcdef0123",
-				"steps_done", 6, "builds", 0, "seconds", 1.2);
-	struct day_bisect *b = NULL;
-	char *line;
-
-	REQUIRE(day_bisect_from_json(&b, rec, "test") == 0);
-	line = bisect_record_summary(b);
-
-	CHECK_STR(line, "--cmd make test --since 2026-07-02: found t04 0123456789ab "
-		  "\"t04: define x\" (dropped) (6 steps, 0 builds, 1s)");
-	free(line);
-	day_bisect_free(b);
-	json_decref(rec);
-}
-
-TESTS(record_summary__one_line_for_show,
-      record_summary__steps_builds_and_a_dropped_commit,
-      log2_ceil__matches_the_definition,
+TESTS(log2_ceil__matches_the_definition,
       search__finds_every_culprit_within_log2_steps,
       search__steps_around_skipped_states,
       search__skips_around_the_culprit_leave_a_range,

@@ -656,42 +656,6 @@ TEST(build__run_names_bad_input)
 	fake_close(&f);
 }
 
-TEST(build__summaries_for_show)
-{
-	json_error_t jerr;
-	json_t *b = json_loads(
-		"{\"status\": \"failed\", \"failure\": \"make failed (exit status 2)\", \"seconds\": 12.4,"
-		" \"errors\": [{\"file\": \"a.c\", \"line\": 3, \"message\": \"boom\"}],"
-		" \"warnings\": [{}, {}], \"new_warnings\": [{\"file\": \"g.c\", \"line\": 0,"
-		" \"message\": \"w\", \"tree\": \"gpio\"}]}", 0, &jerr);
-	json_t *boot = json_loads(
-		"{\"status\": \"tests-failed\", \"reason\": \"1 test failed\", \"seconds\": 3.31,"
-		" \"counts\": {\"pass\": 16, \"fail\": 1, \"skip\": 0},"
-		" \"tests\": [{\"name\": \"gpio.edge_events\", \"ok\": false},"
-		"           {\"name\": \"gpio.chip_info\", \"ok\": true}]}", 0, &jerr);
-	struct day_build *rb = NULL;
-	struct day_boot *rt = NULL;
-	char *text;
-
-	REQUIRE(b && boot);
-	REQUIRE(day_build_from_json(&rb, b, "test") == 0);
-	REQUIRE(day_boot_from_json(&rt, boot, "test") == 0);
-	text = build_record_summary(rb);
-	CHECK_STR(text, "build   failed: make failed (exit status 2) in 12 s, 2 warnings, 1 new\n"
-			"        error: a.c:3: boom\n"
-			"        new warning: g.c: w (gpio)\n");
-	free(text);
-	text = build_boot_summary(rt);
-	CHECK_STR(text, "boot    tests-failed: 1 test failed in 3.3 s, 16 passed, 1 failed, 0 skipped\n"
-			"        not ok: gpio.edge_events\n");
-	free(text);
-	CHECK(build_record_summary(NULL) == NULL);
-	day_build_free(rb);
-	day_boot_free(rt);
-	json_decref(b);
-	json_decref(boot);
-}
-
 TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
       build__parses_kconfig_and_tool_errors, build__keeps_the_first_errors_and_counts_all,
       build__new_warnings_ignore_line_moves, build__attributes_warnings_to_the_merging_tree,
@@ -699,4 +663,4 @@ TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
       build__checkout_never_follows_a_symlink_of_the_tree,
       build__checkout_refuses_a_bad_name_whatever_reaches_it,
       build__run_builds_incrementally, build__run_records_compile_errors,
-      build__run_names_bad_input, build__summaries_for_show)
+      build__run_names_bad_input)

@@ -172,6 +172,86 @@ TEST(dayrec__dup_is_deep)
 	day_build_free(b);
 }
 
-TESTS(dayrec__build_round_trip, dayrec__full_record_has_every_always_key,
+TEST(dayrec__build_and_boot_text_for_show)
+{
+	json_error_t jerr;
+	json_t *b = json_loads(
+		"{\"status\": \"failed\", \"failure\": \"make failed (exit status 2)\", \"seconds\": 12.4,"
+		" \"errors\": [{\"file\": \"a.c\", \"line\": 3, \"message\": \"boom\"}],"
+		" \"warnings\": [{}, {}], \"new_warnings\": [{\"file\": \"g.c\", \"line\": 0,"
+		" \"message\": \"w\", \"tree\": \"gpio\"}]}", 0, &jerr);
+	json_t *boot = json_loads(
+		"{\"status\": \"tests-failed\", \"reason\": \"1 test failed\", \"seconds\": 3.31,"
+		" \"counts\": {\"pass\": 16, \"fail\": 1, \"skip\": 0},"
+		" \"tests\": [{\"name\": \"gpio.edge_events\", \"ok\": false},"
+		"           {\"name\": \"gpio.chip_info\", \"ok\": true}]}", 0, &jerr);
+	struct day_build *rb = NULL;
+	struct day_boot *rt = NULL;
+	char *text;
+
+	REQUIRE(b && boot);
+	REQUIRE(day_build_from_json(&rb, b, "test") == 0);
+	REQUIRE(day_boot_from_json(&rt, boot, "test") == 0);
+	text = day_build_text(rb);
+	CHECK_STR(text, "build   failed: make failed (exit status 2) in 12 s, 2 warnings, 1 new\n"
+			"        error: a.c:3: boom\n"
+			"        new warning: g.c: w (gpio)\n");
+	free(text);
+	text = day_boot_text(rt);
+	CHECK_STR(text, "boot    tests-failed: 1 test failed in 3.3 s, 16 passed, 1 failed, 0 skipped\n"
+			"        not ok: gpio.edge_events\n");
+	free(text);
+	CHECK(day_build_text(NULL) == NULL);
+	day_build_free(rb);
+	day_boot_free(rt);
+	json_decref(b);
+	json_decref(boot);
+}
+
+TEST(dayrec__bisect_text_one_line)
+{
+	json_t *rec = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:i, s:f}",
+				"outcome", "semantic-conflict", "check", "kind", "test",
+				"arg", "gpio.edge_events", "tree", "cpumask",
+				"commit", "0123456789abcdef0123", "subject", "cpumask: add x",
+				"conflicts_with", "fixes", "builds", 9, "seconds", 612.4);
+	struct day_bisect *b = NULL;
+	char *line;
+
+	REQUIRE(day_bisect_from_json(&b, rec, "test") == 0);
+	line = day_bisect_text(b);
+
+	CHECK_STR(line, "--test gpio.edge_events: semantic-conflict cpumask 0123456789ab "
+		  "\"cpumask: add x\" with fixes (9 builds, 612s)");
+	free(line);
+	CHECK(day_bisect_text(NULL) == NULL);
+	day_bisect_free(b);
+	json_decref(rec);
+}
+
+TEST(dayrec__bisect_text_steps_builds_dropped)
+{
+	json_t *rec = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:[{s:s}],"
+				" s:i, s:i, s:f}",
+				"outcome", "found", "check", "kind", "cmd", "arg", "make test",
+				"since", "2026-07-02", "tree", "t04",
+				"commit", "0123456789abcdef0123", "subject", "t04: define x",
+				"dropped", "commit", "0123456789abcdef0123",
+				"steps_done", 6, "builds", 0, "seconds", 1.2);
+	struct day_bisect *b = NULL;
+	char *line;
+
+	REQUIRE(day_bisect_from_json(&b, rec, "test") == 0);
+	line = day_bisect_text(b);
+
+	CHECK_STR(line, "--cmd make test --since 2026-07-02: found t04 0123456789ab "
+		  "\"t04: define x\" (dropped) (6 steps, 0 builds, 1s)");
+	free(line);
+	day_bisect_free(b);
+	json_decref(rec);
+}
+
+TESTS(dayrec__build_and_boot_text_for_show, dayrec__bisect_text_one_line,
+      dayrec__bisect_text_steps_builds_dropped, dayrec__build_round_trip, dayrec__full_record_has_every_always_key,
       dayrec__failed_stage_has_status_and_failure_only, dayrec__unknown_keys_kept,
       dayrec__wrong_types_refused, dayrec__absent_record_is_null, dayrec__dup_is_deep)

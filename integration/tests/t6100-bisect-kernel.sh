@@ -143,7 +143,7 @@ test_expect_success 'day 2: the build break is bisected to the right tree' '
 '
 
 test_expect_success 'the bisects are in the days records' '
-	tide -C "$WS" show $DAY3 | grep "^bisect  --test gpio.edge_events: found" &&
+	tide -C "$WS" show $DAY3 | grep "^bisect  --test gpio.edge_events\( --since $DAY1\)\{0,1\}: found" &&
 	tide -C "$WS" show $DAY2 | grep "^bisect  --build --target $(expect 2 object): "
 '
 

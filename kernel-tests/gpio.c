@@ -600,22 +600,22 @@ static int config_value(const char *opt, char *out, size_t size)
 	return err == Z_OK || err == Z_STREAM_END ? 0 : -1;
 }
 
-static int kallsyms_has(const char *sym)
+/* The address of a symbol in /proc/kallsyms: 1 found, 0 absent, -1 error. */
+static int kallsyms_addr(const char *sym, unsigned long long *addr)
 {
-	char line[512];
-	size_t len = strlen(sym);
+	char line[512], name[256], type;
+	unsigned long long a;
 	int found = 0;
 	FILE *fp;
 
 	if (!(fp = fopen("/proc/kallsyms", "r")))
 		return -1;
 	while (!found && fgets(line, sizeof(line), fp)) {
-		char *name = strrchr(line, ' ');
-
-		if (name && !strncmp(name + 1, sym, len) &&
-		    (name[1 + len] == '\n' || name[1 + len] == '\0' ||
-		     name[1 + len] == '\t'))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, sym)) {
+			*addr = a;
 			found = 1;
+		}
 	}
 	fclose(fp);
 	return found;
@@ -623,33 +623,49 @@ static int kallsyms_has(const char *sym)
 
 /*
  * The gpio series makes the legacy integer API optional
- * (CONFIG_GPIOLIB_LEGACY, selected by its users).  Mainline has no such
- * option and always has gpio_request().  The option is read from the
- * running kernel, not from a copy of its .config: a kernel that cannot
+ * (CONFIG_GPIOLIB_LEGACY, a hidden option its users select).  Mainline has
+ * no such option and always has gpio_request().  The option is read from
+ * the running kernel, not from a copy of its .config: a kernel that cannot
  * say how it was configured fails the test.
+ *
+ * A hidden option that nothing selects leaves no line in .config, so
+ * "unset" looks like mainline's "does not exist".  What tells them apart
+ * is where devm_gpio_request() lives: mainline links it in
+ * gpiolib-devres.o, before gpiolib-legacy.o's gpio_free(); the series
+ * moves it into gpiolib-legacy.o, after gpio_free().  So with the option
+ * unset: no gpio_request is the series with the option off (pass); a
+ * gpio_request laid out the series' way is the legacy code built although
+ * nothing selected it (fail); one laid out mainline's way is mainline.
  */
 static int test_legacy_api(void)
 {
+	unsigned long long req = 0, devm = 0, fre = 0;
 	char val[16];
-	int has, want;
+	int has;
 
 	if (config_value("CONFIG_GPIOLIB_LEGACY", val, sizeof(val)) < 0) {
 		kt_diag("cannot read /proc/config.gz: %s (CONFIG_IKCONFIG_PROC unset?)",
 			strerror(errno));
 		return KT_FAIL;
 	}
-	has = kallsyms_has("gpio_request");
+	has = kallsyms_addr("gpio_request", &req);
 	KT_EXPECT(has >= 0, "/proc/kallsyms: %s", strerror(errno));
-	if (!val[0]) {
-		kt_diag("CONFIG_GPIOLIB_LEGACY does not exist (mainline): legacy API expected");
-		want = 1;
-	} else {
-		kt_diag("CONFIG_GPIOLIB_LEGACY=%s: legacy API %s", val,
-			val[0] == 'y' ? "expected" : "not expected");
-		want = val[0] == 'y';
+	if (val[0] == 'y') {
+		kt_diag("CONFIG_GPIOLIB_LEGACY=y: legacy API expected");
+		KT_EXPECT(has == 1, "gpio_request is not in /proc/kallsyms");
+		return KT_PASS;
 	}
-	KT_EXPECT(has == want, "gpio_request is %s /proc/kallsyms",
-		  has ? "in" : "not in");
+	if (!has) {
+		kt_diag("CONFIG_GPIOLIB_LEGACY unset: legacy API not expected, and absent");
+		return KT_PASS;
+	}
+	KT_EXPECT(kallsyms_addr("devm_gpio_request", &devm) == 1 &&
+		  kallsyms_addr("gpio_free", &fre) == 1,
+		  "gpio_request without devm_gpio_request or gpio_free");
+	KT_EXPECT(devm && fre, "/proc/kallsyms hides addresses: cannot tell mainline from an unselected legacy API");
+	KT_EXPECT(devm < fre,
+		  "CONFIG_GPIOLIB_LEGACY unset, but gpio_request is in /proc/kallsyms (devm_gpio_request in gpiolib-legacy.o: not mainline)");
+	kt_diag("CONFIG_GPIOLIB_LEGACY does not exist (mainline): legacy API expected");
 	return KT_PASS;
 }
 

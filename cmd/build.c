@@ -4,6 +4,8 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../src/build.h"
+#include "../src/buildconf.h"
+#include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
@@ -44,6 +46,8 @@ static void print_result(const struct build_result *res, const char *log)
 {
 	size_t i;
 
+	if (res->config)
+		printf("config: %s (%s)\n", res->config, res->arch ? res->arch : "?");
 	if (res->ok)
 		printf("build: ok");
 	else
@@ -68,7 +72,8 @@ static int build_one_day(struct cmd_ctx *ctx, const char *date,
 			 const struct build_day_opts *o)
 {
 	char *daydir = workspace_day_dir(ctx->ws->dir, date);
-	char *path = workspace_daydir_json(daydir), *log = workspace_daydir_build_log(daydir);
+	char *path = workspace_daydir_json(daydir), *name = build_day_log_name(o);
+	char *log = path_join(daydir, name);
 	struct day *day = NULL, *prev = NULL;
 	struct build_result res = { 0 };
 	char *days = NULL;
@@ -94,6 +99,7 @@ done:
 	free(days);
 	free(daydir);
 	free(path);
+	free(name);
 	free(log);
 	return status;
 }
@@ -114,7 +120,7 @@ static int build_one_rev(struct cmd_ctx *ctx, const char *rev,
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	if (!opts.fragment) {
+	if (!opts.fragment && !opts.config) {
 		cmd_error("no config fragment: kernel-tests/smoke.config not found "
 			  "(set TIDE_KERNEL_TESTS or use --config)");
 		status = EXIT_BADINPUT;
@@ -134,14 +140,60 @@ done:
 	return status;
 }
 
+/*
+ * --config NAME: a configuration trees.conf declares (the first is the
+ * day's own build, the others are recorded under "configs"); a NAME
+ * that is not declared but is a file is a fragment, as --config was
+ * before configurations were declared (then trees.conf need not exist).
+ */
+static int pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char *name)
+{
+	const struct build_config *c = NULL;
+	int is_file = path_exists(name) && !path_is_dir(name);
+	struct buf names = BUF_INIT;
+	size_t i;
+
+	if (cmd_try_conf(ctx) < 0) {
+		if (!is_file) {
+			cmd_error("--config '%s': no fragment file of that name, and no "
+				  "configurations to look it up in (%s)", name, tide_error_last());
+			tide_error_clear();
+			return EXIT_BADINPUT;
+		}
+		tide_error_clear();
+	} else {
+		c = trees_conf_find_config(ctx->conf, name);
+	}
+	if (c) {
+		/* The default configuration builds as tide always has. */
+		o->config = c->line ? c : NULL;
+		o->extra = c != &ctx->conf->configs[0];
+		if (o->config && build_config_check_files(c) < 0)
+			return cmd_fail(NULL);
+		return 0;
+	}
+	if (is_file) {
+		o->fragment = name;
+		return 0;
+	}
+	for (i = 0; i < ctx->conf->nconfigs; i++)
+		buf_printf(&names, "%s%s", i ? ", " : "", ctx->conf->configs[i].name);
+	cmd_error("no configuration '%s' in %s (it declares: %s), and no fragment file of that name",
+		  name, ctx->conf->path, buf_cstr(&names));
+	buf_release(&names);
+	return EXIT_BADINPUT;
+}
+
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct build_day_opts o = { .nice = BUILD_NICE };
-	const char *arg = NULL, *jobs = NULL;
+	const char *arg = NULL, *jobs = NULL, *config = NULL;
 	const struct opt_spec specs[] = {
 		{ OPT_ARG, "day", 0, &arg, 0, 0, "DAY|REV", "a day (default: the newest) or any revision" },
-		{ OPT_VALUE, "config", 0, &o.fragment, 0, 0, "FRAGMENT",
-		  "config fragment (default: kernel-tests/smoke.config)" },
+		{ OPT_VALUE, "config", 0, &config, 0, 0, "NAME",
+		  "a configuration trees.conf declares (or a fragment file)" },
+		{ OPT_VALUE, "fragment", 0, &o.fragment, 0, 0, "FILE",
+		  "config fragment onto tinyconfig (default: kernel-tests/smoke.config)" },
 		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "make -j N" },
 		{ OPT_SWITCH, "no-ccache", 0, &o.no_ccache, 1, 0, NULL, "compile without ccache" },
 		{ 0 },
@@ -153,7 +205,11 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	if (jobs && ((o.jobs = (int)strtol(jobs, &end, 10)) < 1 || *end))
 		return opt_usage_error("build", specs, "--jobs wants a positive number, not '%s'", jobs);
+	if (config && o.fragment)
+		return opt_usage_error("build", specs, "--config and --fragment exclude each other");
 	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
+		return status;
+	if (config && (status = pick_config(ctx, &o, config)) != 0)
 		return status;
 	if (o.fragment && !path_exists(o.fragment)) {
 		cmd_error("config fragment '%s' does not exist", o.fragment);

@@ -68,6 +68,8 @@ int cmd_open(struct cmd_ctx *ctx, unsigned flags);
 void cmd_close(struct cmd_ctx *ctx);
 /* Load trees.conf as NEED_CONF does, for a command that needs it only sometimes. */
 int cmd_load_conf(struct cmd_ctx *ctx);
+/* cmd_load_conf() that prints nothing: a TIDE_E* code with the error set. */
+int cmd_try_conf(struct cmd_ctx *ctx);
 /* The newest day of the workspace, or NULL with the error set (caller frees). */
 char *cmd_newest_day(struct workspace *ws);
 struct day;

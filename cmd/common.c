@@ -120,6 +120,26 @@ int cmd_open(struct cmd_ctx *ctx, unsigned flags)
 	return 0;
 }
 
+int cmd_try_conf(struct cmd_ctx *ctx)
+{
+	char *path;
+	int error = 0;
+
+	if (ctx->conf)
+		return 0;
+	if (!ctx->settings && ctx->wsdir) {
+		path = workspace_config(ctx->wsdir);
+		error = settings_load(&ctx->settings, path);
+		free(path);
+	}
+	if (error < 0)
+		return error;
+	path = conf_path(ctx);
+	error = trees_conf_load(&ctx->conf, path);
+	free(path);
+	return error;
+}
+
 int cmd_load_conf(struct cmd_ctx *ctx)
 {
 	int status;

@@ -86,6 +86,12 @@ static void print_day(const struct day *d)
 		print_tree(&d->trees[i], width);
 	print_stage(day_build_text(d->build));
 	print_stage(day_boot_text(d->boot));
+	for (i = 0; i < d->nconfigs; i++) {
+		if (!d->configs[i].build)
+			printf("build   [%s] not built\n", d->configs[i].name);
+		print_stage(day_build_text(d->configs[i].build));
+		print_stage(day_boot_text(d->configs[i].boot));
+	}
 	bisect = day_bisect_text(d->bisect);
 	if (bisect)
 		printf("bisect  %s\n", bisect);

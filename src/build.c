@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "buildconf.h"
 #include "day.h"
 #include "error.h"
 #include "history.h"
@@ -863,6 +864,10 @@ json_t *build_result_json(const struct build_result *res, const char *log_name)
 		json_object_set_new(o, "failure", json_text(res->failure));
 	if (res->commit)
 		json_object_set_new(o, "commit", json_string(res->commit));
+	if (res->config)
+		json_object_set_new(o, "config", json_text(res->config));
+	if (res->arch)
+		json_object_set_new(o, "arch", json_text(res->arch));
 	json_object_set_new(o, "seconds", json_real(res->seconds));
 	json_object_set_new(o, "checkout_seconds", json_real(res->checkout_seconds));
 	json_object_set_new(o, "config_seconds", json_real(res->config_seconds));
@@ -903,6 +908,8 @@ void build_result_release(struct build_result *res)
 {
 	free(res->failure);
 	free(res->commit);
+	free(res->config);
+	free(res->arch);
 	free(res->kernel);
 	free(res->remote_cache);
 	free(res->distcc_hosts);
@@ -1041,15 +1048,28 @@ static int run_logged(char *const *argv, const char *cwd, char **env,
 	return WEXITSTATUS(status);
 }
 
+/* A config fragment: its name as given (messages, records) and its text. */
+struct build_frag {
+	char *name;
+	char *path;		/* absolute */
+	struct buf text;
+};
+
 /* What one build carries from step to step. */
 struct build_ctx {
 	const struct build_opts *opts;
 	struct build_result *res;
 	git_repository *repo;
 	git_tree *tree;
-	char *fragment;		/* absolute */
-	struct buf fragment_text;
-	char *cc;		/* "gcc" or "ccache gcc" */
+	struct build_frag *frags;	/* merged onto the base, in order */
+	size_t nfrags;
+	const char *base_target;	/* "tinyconfig", ...; NULL: base_file */
+	char *base_file;		/* a configuration's base .config (absolute) */
+	struct buf base_text;
+	const char *arch;	/* ARCH=, or NULL for the host's */
+	const char *cross;	/* CROSS_COMPILE=, or NULL */
+	char *cc;		/* "gcc" or "ccache gcc" (or the cross gcc) */
+	char *hostcc;		/* HOSTCC: the host's gcc, through ccache when cc is */
 	char **env;
 	char *env_over[24];
 	char *stats_log;	/* CCACHE_STATSLOG, absolute */
@@ -1083,9 +1103,9 @@ static const char *config_name_end(const char *line)
 }
 
 /* A fragment line tide cannot use is a recorded failure, with its line. */
-static int check_fragment(struct build_ctx *b)
+static int check_fragment(struct build_ctx *b, const struct build_frag *f)
 {
-	char *text = xstrdup(buf_cstr(&b->fragment_text)), *save = NULL, *line;
+	char *text = xstrdup(buf_cstr(&f->text)), *save = NULL, *line;
 	int lno = 0, ok = 1;
 
 	for (line = text; line && ok; line = save) {
@@ -1102,8 +1122,8 @@ static int check_fragment(struct build_ctx *b)
 			continue;
 		if (!(end = config_name_end(line)) || *end != '=' || !end[1]) {
 			char *msg = xasprintf("config fragment '%s' line %d: not a CONFIG_NAME=VALUE line",
-					      b->opts->fragment, lno);
-			fail(b, BUILD_DIAG_KCONFIG, b->opts->fragment, lno, msg);
+					      f->name, lno);
+			fail(b, BUILD_DIAG_KCONFIG, f->name, lno, msg);
 			free(msg);
 			ok = 0;
 		}
@@ -1112,10 +1132,21 @@ static int check_fragment(struct build_ctx *b)
 	return ok;
 }
 
-/* Options the fragment asks for that the final .config does not have. */
-static void check_config_result(struct build_ctx *b, const char *config)
+static int check_fragments(struct build_ctx *b)
 {
-	char *text = xstrdup(buf_cstr(&b->fragment_text)), *save = NULL, *line;
+	size_t i;
+
+	for (i = 0; i < b->nfrags; i++)
+		if (!check_fragment(b, &b->frags[i]))
+			return 0;
+	return 1;
+}
+
+/* Options the fragment asks for that the final .config does not have. */
+static void check_config_result(struct build_ctx *b, const struct build_frag *f,
+				const char *config)
+{
+	char *text = xstrdup(buf_cstr(&f->text)), *save = NULL, *line;
 	int lno = 0;
 
 	for (line = text; line; line = save) {
@@ -1141,7 +1172,7 @@ static void check_config_result(struct build_ctx *b, const char *config)
 			char *msg = xasprintf("%s requested by the fragment is not in the final .config",
 					      want_unset ? name : line);
 			add_unique(&b->res->log.warnings, BUILD_DIAG_KCONFIG,
-				   b->opts->fragment, lno, 0, msg);
+				   f->name, lno, 0, msg);
 			free(msg);
 		}
 		free(name);
@@ -1167,8 +1198,8 @@ static int kconfig_walk_cb(const char *root, const git_tree_entry *e, void *payl
 }
 
 /*
- * What the generated .config depends on: the fragment, the compiler, the
- * Kconfig files and the tiny configs.  The same key means the .config of
+ * What the generated .config depends on: the base, the fragments, the
+ * compiler and arch, the Kconfig files and the tiny configs.  The same key means the .config of
  * the last build is still right and 11 s of config can be skipped.
  */
 static char *config_key(struct build_ctx *b)
@@ -1176,19 +1207,27 @@ static char *config_key(struct build_ctx *b)
 	struct buf in = BUF_INIT;
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid id;
+	size_t i;
 
-	buf_printf(&in, "cc %s\narch %s\nfragment\n%s\n", b->cc,
-		   b->opts->arch ? b->opts->arch : "", buf_cstr(&b->fragment_text));
+	buf_printf(&in, "cc %s\narch %s\n", b->cc, b->arch ? b->arch : "");
+	if (b->opts->config)
+		buf_printf(&in, "base %s\n%s\n", b->base_target ? b->base_target : "file",
+			   buf_cstr(&b->base_text));
+	for (i = 0; i < b->nfrags; i++)
+		buf_printf(&in, "fragment\n%s\n", buf_cstr(&b->frags[i].text));
 	git_tree_walk(b->tree, GIT_TREEWALK_PRE, kconfig_walk_cb, &in);
 	git_odb_hash(&id, in.ptr, in.len, GIT_OBJECT_BLOB);
 	buf_release(&in);
 	return xstrdup(git_oid_tostr(hex, sizeof(hex), &id));
 }
 
-/* make -C SRC O=OUT CC=... HOSTCC=... [ARCH=] [-jN] [target]; free with argv_free(). */
+/*
+ * make -C SRC O=OUT CC=... HOSTCC=... [ARCH= CROSS_COMPILE=] [W=1] [C=1]
+ * [-jN] [target]; free with argv_free().
+ */
 static char **make_argv(struct build_ctx *b, const char *target, int jobs)
 {
-	char **args = xcalloc(10, sizeof(*args));
+	char **args = xcalloc(14, sizeof(*args));
 	size_t n = 0;
 
 	args[n++] = xstrdup("make");
@@ -1196,9 +1235,15 @@ static char **make_argv(struct build_ctx *b, const char *target, int jobs)
 	args[n++] = xstrdup(b->opts->srcdir);
 	args[n++] = xasprintf("O=%s", b->opts->outdir);
 	args[n++] = xasprintf("CC=%s", b->cc);
-	args[n++] = xasprintf("HOSTCC=%s", b->cc);
-	if (b->opts->arch)
-		args[n++] = xasprintf("ARCH=%s", b->opts->arch);
+	args[n++] = xasprintf("HOSTCC=%s", b->hostcc ? b->hostcc : b->cc);
+	if (b->arch)
+		args[n++] = xasprintf("ARCH=%s", b->arch);
+	if (b->cross)
+		args[n++] = xasprintf("CROSS_COMPILE=%s", b->cross);
+	if (b->opts->config && b->opts->config->w1)
+		args[n++] = xstrdup("W=1");
+	if (b->opts->config && b->opts->config->sparse)
+		args[n++] = xstrdup("C=1");
 	if (jobs)
 		args[n++] = xasprintf("-j%d", jobs);
 	if (target)
@@ -1240,11 +1285,15 @@ static json_t *make_command_json(struct build_ctx *b, const char *target, int jo
 /* gcc's and binutils' first --version lines, for the record. */
 static void probe_toolchain(struct build_ctx *b)
 {
-	char *cc_argv[] = { (char *)(b->opts->cc ? b->opts->cc : "gcc"), "--version", NULL };
-	char *ld_argv[] = { "ld", "--version", NULL };
+	char *gcc = b->opts->cc ? xstrdup(b->opts->cc) : xasprintf("%sgcc", b->cross ? b->cross : "");
+	char *ld = xasprintf("%sld", b->cross ? b->cross : "");
+	char *cc_argv[] = { gcc, "--version", NULL };
+	char *ld_argv[] = { ld, "--version", NULL };
 
 	b->res->compiler = tool_first_line(cc_argv);
 	b->res->binutils = tool_first_line(ld_argv);
+	free(gcc);
+	free(ld);
 }
 
 static int step_failed(struct build_ctx *b, int rc, const char *what)
@@ -1264,16 +1313,52 @@ static int step_failed(struct build_ctx *b, int rc, const char *what)
 	return 1;
 }
 
-/* tinyconfig + fragment + olddefconfig; returns 1 on a recorded failure. */
+/* The base: make its target, or its file as the .config merge_config.sh starts from. */
+static int make_base(struct build_ctx *b, const char *config)
+{
+	char *what;
+	int rc;
+
+	if (b->base_target) {
+		what = xasprintf("make %s", b->base_target);
+		rc = step_failed(b, run_make(b, b->base_target, 0), what);
+		free(what);
+		return rc;
+	}
+	log_printf(b->logfd, "# tide: base config %s\n", b->base_file);
+	return file_write_atomic(config, b->base_text.ptr, b->base_text.len);
+}
+
+/* merge_config.sh -m onto the .config, every fragment in order. */
+static int merge_fragments(struct build_ctx *b, const char *config)
+{
+	char *script = path_join(b->opts->srcdir, "scripts/kconfig/merge_config.sh");
+	char **margv = xcalloc(b->nfrags + 6, sizeof(*margv));
+	size_t n = 0, i;
+	int rc;
+
+	margv[n++] = script;
+	margv[n++] = "-m";
+	margv[n++] = "-O";
+	margv[n++] = (char *)b->opts->outdir;
+	margv[n++] = (char *)config;
+	for (i = 0; i < b->nfrags; i++)
+		margv[n++] = b->frags[i].path;
+	rc = b->nfrags ? step_failed(b, run_logged(margv, b->opts->outdir, b->env, b->logfd, 0),
+				     "merge_config.sh") : 0;
+	free(margv);
+	free(script);
+	return rc;
+}
+
+/* base + fragments + olddefconfig; returns 1 on a recorded failure. */
 static int make_config(struct build_ctx *b)
 {
 	char *config = path_join(b->opts->outdir, ".config");
 	char *keyfile = path_join(b->opts->outdir, ".tide-config-key");
-	char *script = path_join(b->opts->srcdir, "scripts/kconfig/merge_config.sh");
 	char *key = config_key(b);
 	struct buf old = BUF_INIT, text = BUF_INIT;
-	char *margv[] = { script, "-m", "-O", (char *)b->opts->outdir, config,
-			  b->fragment, NULL };
+	size_t i;
 	int rc = 0;
 
 	if (!path_exists(config) || file_read(&old, keyfile) < 0 ||
@@ -1281,9 +1366,8 @@ static int make_config(struct build_ctx *b)
 		tide_error_clear();
 		unlink(keyfile);
 		b->res->config_regenerated = 1;
-		if ((rc = step_failed(b, run_make(b, "tinyconfig", 0), "make tinyconfig")) ||
-		    (rc = step_failed(b, run_logged(margv, b->opts->outdir, b->env,
-						    b->logfd, 0), "merge_config.sh")) ||
+		if ((rc = make_base(b, config)) ||
+		    (rc = merge_fragments(b, config)) ||
 		    (rc = step_failed(b, run_make(b, "olddefconfig", 0),
 				      "make olddefconfig")))
 			goto done;
@@ -1294,12 +1378,12 @@ static int make_config(struct build_ctx *b)
 	}
 	buf_putc(&text, '\n');
 	if ((rc = file_read(&text, config)) == 0)
-		check_config_result(b, text.ptr);
+		for (i = 0; i < b->nfrags; i++)
+			check_config_result(b, &b->frags[i], text.ptr);
 done:
 	buf_release(&old);
 	buf_release(&text);
 	free(key);
-	free(script);
 	free(keyfile);
 	free(config);
 	return rc;
@@ -1414,8 +1498,15 @@ static void ctx_release(struct build_ctx *b)
 	free(b->distcc_log);
 	free(b->distcc_dir);
 	free(b->cc);
-	free(b->fragment);
-	buf_release(&b->fragment_text);
+	free(b->hostcc);
+	for (i = 0; i < b->nfrags; i++) {
+		free(b->frags[i].name);
+		free(b->frags[i].path);
+		buf_release(&b->frags[i].text);
+	}
+	free(b->frags);
+	free(b->base_file);
+	buf_release(&b->base_text);
 	json_decref(b->old_warnings);
 	git_tree_free(b->tree);
 	if (b->logfd >= 0)
@@ -1425,17 +1516,29 @@ static void ctx_release(struct build_ctx *b)
 /* The compiler and make must exist: their absence is a named outcome. */
 static int find_tools(struct build_ctx *b)
 {
-	const char *cc = b->opts->cc ? b->opts->cc : "gcc";
-	char *path, *ccache = NULL;
-	const char *need[] = { "make", cc };
+	const struct build_config *c = b->opts->config;
+	char *cross_cc = b->cross ? xasprintf("%sgcc", b->cross) : NULL;
+	const char *cc = b->opts->cc ? b->opts->cc : cross_cc ? cross_cc : "gcc";
+	char *path = NULL, *ccache = NULL;
+	const char *need[] = { "make", cc, c && c->sparse ? "sparse" : NULL };
+	/* What to install, where a configuration asked for the tool. */
+	const char *package[] = { NULL, cross_cc && !b->opts->cc ? c->arch->cc_package : NULL,
+				  "sparse" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!need[i])
+			continue;
 		if (!(path = build_which(need[i]))) {
-			char *msg = xasprintf(i ? "compiler '%s' not found in PATH"
-						: "'%s' not found in PATH", need[i]);
+			char *hint = package[i] ? xasprintf(" (Debian package %s)", package[i])
+						: xstrdup("");
+			char *msg = xasprintf(i == 1 ? "compiler '%s' not found in PATH%s"
+						     : "'%s' not found in PATH%s", need[i], hint);
+
+			free(hint);
 			fail(b, BUILD_DIAG_TOOL, NULL, 0, msg);
 			free(msg);
+			free(cross_cc);
 			return 0;
 		}
 		free(path);
@@ -1452,8 +1555,62 @@ static int find_tools(struct build_ctx *b)
 	/* Without ccache, distcc is the compiler's wrapper itself. */
 	b->cc = b->res->ccache ? xasprintf("ccache %s", cc) :
 		b->distcc_log ? xasprintf("distcc %s", cc) : xstrdup(cc);
+	if (cross_cc)
+		b->hostcc = b->res->ccache ? xstrdup("ccache gcc") : xstrdup("gcc");
 	free(ccache);
+	free(cross_cc);
 	return 1;
+}
+
+static void add_frag(struct build_ctx *b, const char *name, const char *path)
+{
+	struct build_frag *f;
+
+	b->frags = xrealloc(b->frags, (b->nfrags + 1) * sizeof(*b->frags));
+	f = &b->frags[b->nfrags++];
+	f->name = xstrdup(name);
+	f->path = path_absolute(path);
+	memset(&f->text, 0, sizeof(f->text));
+}
+
+/*
+ * What the .config is made of: opts->fragment onto tinyconfig, or the
+ * configuration's base and fragments, and its arch.  A file that cannot
+ * be read is tide's error (the record names it), not a build outcome.
+ */
+static int config_inputs(struct build_ctx *b)
+{
+	const struct build_opts *o = b->opts;
+	const struct build_config *c = o->config;
+	size_t i;
+	int error;
+
+	if (!c) {
+		b->base_target = "tinyconfig";
+		b->arch = o->arch;
+		if (!o->fragment)
+			return tide_error_set(TIDE_ENOTFOUND, "no config fragment");
+		add_frag(b, o->fragment, o->fragment);
+	} else {
+		if ((error = build_config_check_files(c)) < 0)
+			return error;
+		b->base_target = c->base_target;
+		if (c->arch->cross_compile[0]) {
+			b->arch = c->arch->name;
+			b->cross = c->arch->cross_compile;
+		}
+		if (!b->base_target) {
+			b->base_file = path_absolute(c->base.path);
+			if ((error = file_read(&b->base_text, b->base_file)) < 0)
+				return tide_error_wrap(error, "config '%s': base", c->name);
+		}
+		for (i = 0; i < c->nfragments; i++)
+			add_frag(b, c->fragments[i].written, c->fragments[i].path);
+	}
+	for (i = 0; i < b->nfrags; i++)
+		if ((error = file_read(&b->frags[i].text, b->frags[i].path)) < 0)
+			return tide_error_wrap(error, "config fragment");
+	return 0;
 }
 
 static int start(struct build_ctx *b, const git_oid *commit)
@@ -1468,9 +1625,8 @@ static int start(struct build_ctx *b, const git_oid *commit)
 	git_commit_free(c);
 	if (error)
 		return error;
-	b->fragment = path_absolute(o->fragment);
-	if ((error = file_read(&b->fragment_text, b->fragment)) < 0)
-		return tide_error_wrap(error, "config fragment");
+	if ((error = config_inputs(b)) < 0)
+		return error;
 	if ((error = mkdir_p(o->outdir, 0755)) < 0)
 		return error;
 	b->logfd = open(o->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -1486,6 +1642,15 @@ static char *find_kernel(const struct build_opts *o)
 		"arch/x86/boot/bzImage", "arch/arm64/boot/Image", "vmlinux",
 	};
 	size_t i;
+
+	if (o->config) {
+		char *p = path_join(o->outdir, o->config->arch->image);
+
+		if (path_exists(p))
+			return p;
+		free(p);
+		return NULL;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(images); i++) {
 		char *p = path_join(o->outdir, images[i]);
@@ -1605,7 +1770,7 @@ static int build_steps(struct build_ctx *b)
 	double t;
 	int rc;
 
-	if (!check_fragment(b) || !find_tools(b))
+	if (!check_fragments(b) || !find_tools(b))
 		return 0;
 	t = time_now();
 	rc = make_config(b);
@@ -1656,6 +1821,10 @@ int build_run(struct build_result *res, git_repository *repo,
 	if (opts->farm_error)
 		return tide_error_set(TIDE_EINVAL, "%s", opts->farm_error);
 	res->commit = xstrdup(git_oid_tostr_s(commit));
+	if (opts->config) {
+		res->config = xstrdup(opts->config->name);
+		res->arch = xstrdup(opts->config->arch->name);
+	}
 	res->jobs = build_jobs(opts, cpus > 0 ? (int)cpus : 1);
 	if (opts->farm.cache)
 		res->remote_cache = url_redact(opts->farm.cache);
@@ -1716,7 +1885,12 @@ void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log
 	memset(opts, 0, sizeof(*opts));
 	/* Fixed paths from day to day: ccache hits need them. */
 	opts->srcdir = workspace_build_src(abs);
-	opts->outdir = workspace_build_out(abs);
+	if (o && o->config && strcmp(o->config->name, BUILD_CONFIG_DEFAULT)) {
+		opts->outdir = workspace_build_out_config(abs, o->config->name);
+	} else {
+		opts->outdir = workspace_build_out(abs);
+	}
+	opts->config = o ? o->config : NULL;
 	opts->state_path = workspace_build_state(abs);
 	opts->log_path = log_path ? xstrdup(log_path) : workspace_build_log(abs);
 	opts->ccache_basedir = abs;
@@ -1801,11 +1975,51 @@ static int build_day_opts(struct build_opts *opts, const struct build_day_opts *
 			  const char *wsdir, const char *log)
 {
 	build_opts_init(opts, wsdir, log, o);
-	if (!opts->fragment)
+	if (!opts->fragment && !opts->config)
 		return tide_error_set(TIDE_ENOTFOUND,
 				      "no config fragment: kernel-tests/smoke.config not found "
 				      "(set TIDE_KERNEL_TESTS or give one)");
 	return 0;
+}
+
+struct day_build **build_day_slot(struct day *day, const struct build_day_opts *o)
+{
+	if (o && o->config && o->extra)
+		return &day_config_get(day, o->config->name)->build;
+	return &day->build;
+}
+
+char *build_day_log_name(const struct build_day_opts *o)
+{
+	if (o && o->config && o->extra)
+		return xasprintf("build.%s.log", o->config->name);
+	return xstrdup("build.log");
+}
+
+static int config_was_ok(const struct day *d, void *data)
+{
+	const struct day_config *c = day_find_config(d, data);
+
+	return c && c->build && c->build->status && !strcmp(c->build->status, "ok");
+}
+
+/*
+ * The day new warnings are counted against: prev for the day's own
+ * build; for another configuration, the newest day before whose build of
+ * that configuration succeeded (NULL: none).
+ */
+static struct day *previous_config_day(const char *wsdir, const struct day *day,
+				       const struct build_day_opts *o)
+{
+	char *days = workspace_days_dir(wsdir);
+	struct day *found = NULL;
+
+	if (day->date && day_previous(&found, days, day->date, 0, config_was_ok,
+				      (void *)o->config->name) < 0)
+		found = NULL;
+	tide_error_clear();
+	free(days);
+	return found;
 }
 
 int build_day(struct day *day, git_repository *repo, const char *wsdir,
@@ -1814,8 +2028,13 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 {
 	struct build_result local;
 	struct build_opts opts;
-	char *log = workspace_daydir_build_log(daydir);
-	char *tmp = path_join(daydir, "build.log.tmp");
+	struct day *own_prev = o && o->config && o->extra ? previous_config_day(wsdir, day, o) : NULL;
+	const struct day_config *pc = own_prev ? day_find_config(own_prev, o->config->name) : NULL;
+	const struct day_build *before = own_prev ? pc->build : o && o->config && o->extra ? NULL
+				       : prev ? prev->build : NULL;
+	char *name = build_day_log_name(o);
+	char *log = path_join(daydir, name);
+	char *tmp = xasprintf("%s.tmp", log);
 	git_oid commit, base;
 	int error, have_base;
 
@@ -1830,7 +2049,7 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 	if ((error = build_run(res, repo, &commit, &opts)) < 0)
 		goto done;
 	build_new_warnings(&res->new_warnings, &res->log.warnings,
-			   prev && prev->build ? prev->build->warnings : NULL);
+			   before ? before->warnings : NULL);
 	if ((error = build_attribute(repo, &commit, have_base ? &base : NULL,
 				     &res->new_warnings)) < 0)
 		goto done;
@@ -1838,11 +2057,13 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 		error = tide_error_errno(TIDE_EIO, "cannot rename '%s'", tmp);
 		goto done;
 	}
-	build_record_set(&day->build, res, "build.log");
+	build_record_set(build_day_slot(day, o), res, name);
 done:
 	if (res == &local)
 		build_result_release(res);
 	build_opts_release(&opts);
+	day_free(own_prev);
+	free(name);
 	free(log);
 	free(tmp);
 	return error;

@@ -7,6 +7,8 @@
 
 #include "buf.h"
 
+struct build_config;
+
 /*
  * Building a day's kernel: an incremental checkout of the commit into
  * DIR/build/src (only files that changed since the last checkout are
@@ -177,7 +179,14 @@ struct build_opts {
 	const char *ccache_basedir;	/* CCACHE_BASEDIR, usually DIR */
 	const char *cc;		/* compiler, default "gcc" */
 	const char *target;	/* make target (no image expected), NULL for the default */
-	const char *arch;	/* ARCH=, NULL for the host's */
+	const char *arch;	/* ARCH=, NULL for the host's (config's arch wins) */
+	/*
+	 * A declared configuration (borrowed): its base (a make target or a
+	 * file), its fragments merged in order, its arch (ARCH= and
+	 * CROSS_COMPILE= when it is not the host's), W=1 and C=1.  NULL:
+	 * tinyconfig plus fragment, the host's compiler.
+	 */
+	const struct build_config *config;
 	int jobs;		/* 0: the number of online CPUs */
 	int no_ccache;
 	int nice;		/* niceness added to make and its children */
@@ -205,6 +214,7 @@ struct build_result {
 	char *distcc_hosts;		/* DISTCC_HOSTS used, NULL without distcc */
 	struct build_distcc_stats distcc;
 	char *commit;			/* hex */
+	char *config, *arch;		/* opts->config's name and arch, or NULL */
 	struct build_log log;
 	struct build_diags new_warnings;
 	char *kernel;			/* the image, when ok */
@@ -257,6 +267,18 @@ char *build_default_fragment(void);
 
 struct build_day_opts {
 	const char *fragment;	/* NULL: build_default_fragment() */
+	/*
+	 * A declared configuration (borrowed), or NULL for the fragment's
+	 * build.  Its O= is DIR/build/out for BUILD_CONFIG_DEFAULT, else
+	 * DIR/build/out-NAME; the source tree is shared.
+	 */
+	const struct build_config *config;
+	/*
+	 * config is one of the day's other configurations (not trees.conf's
+	 * first): its record goes to the day's "configs", its log to
+	 * build-NAME.log.
+	 */
+	int extra;
 	int jobs;
 	int no_ccache;
 	int nice;
@@ -298,6 +320,13 @@ struct day_build *build_result_record(const struct build_result *res, const char
 
 /* The day's build record, or NULL. */
 const struct day_build *build_record(const struct day *day);
+/*
+ * Where build_day() records a build with o (NULL: the day's own): the
+ * day's "build", or its configuration's under "configs"; and the log's
+ * name in the day directory (the caller frees it).
+ */
+struct day_build **build_day_slot(struct day *day, const struct build_day_opts *o);
+char *build_day_log_name(const struct build_day_opts *o);
 
 /*
  * A build's ccache and distcc lines (its "ccache_stats", "distcc" and

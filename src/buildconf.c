@@ -257,7 +257,7 @@ static int check_tool(const struct build_config *c, const char *name, const char
 			      "(Debian package %s)", c->name, name, package);
 }
 
-int build_config_check(const struct build_config *c)
+int build_config_check_files(const struct build_config *c)
 {
 	size_t i;
 	int error;
@@ -267,6 +267,15 @@ int build_config_check(const struct build_config *c)
 	for (i = 0; i < c->nfragments; i++)
 		if ((error = check_file(c, "fragment", &c->fragments[i])) < 0)
 			return error;
+	return 0;
+}
+
+int build_config_check(const struct build_config *c)
+{
+	int error;
+
+	if ((error = build_config_check_files(c)) < 0)
+		return error;
 	if (c->arch->cross_compile[0]) {
 		char *cc = xasprintf("%sgcc", c->arch->cross_compile);
 

@@ -75,6 +75,8 @@ void build_config_default(struct build_config *c);
  * naming the configuration.
  */
 int build_config_check(const struct build_config *c);
+/* Only the files of build_config_check(): what a build reads. */
+int build_config_check_files(const struct build_config *c);
 
 /* "tinyconfig", or the base file as written. */
 const char *build_config_base(const struct build_config *c);

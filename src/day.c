@@ -131,8 +131,37 @@ void day_free(struct day *day)
 	day_build_free(day->build);
 	day_boot_free(day->boot);
 	day_bisect_free(day->bisect);
+	for (i = 0; i < day->nconfigs; i++) {
+		free(day->configs[i].name);
+		day_build_free(day->configs[i].build);
+		day_boot_free(day->configs[i].boot);
+	}
+	free(day->configs);
 	json_decref(day->extra);
 	free(day);
+}
+
+const struct day_config *day_find_config(const struct day *day, const char *name)
+{
+	size_t i;
+
+	for (i = 0; day && i < day->nconfigs; i++)
+		if (!strcmp(day->configs[i].name, name))
+			return &day->configs[i];
+	return NULL;
+}
+
+struct day_config *day_config_get(struct day *day, const char *name)
+{
+	struct day_config *c = (struct day_config *)day_find_config(day, name);
+
+	if (c)
+		return c;
+	day->configs = xrealloc(day->configs, (day->nconfigs + 1) * sizeof(*day->configs));
+	c = &day->configs[day->nconfigs++];
+	memset(c, 0, sizeof(*c));
+	c->name = xstrdup(name);
+	return c;
 }
 
 struct day_tree *day_add_tree(struct day *day)
@@ -337,6 +366,21 @@ int day_to_json(json_t **out, const struct day *day)
 		json_object_set_new(obj, "build", day_build_to_json(day->build));
 	if (day->boot)
 		json_object_set_new(obj, "boot", day_boot_to_json(day->boot));
+	if (day->nconfigs) {
+		json_t *configs = json_array();
+
+		for (i = 0; i < day->nconfigs; i++) {
+			const struct day_config *c = &day->configs[i];
+			json_t *o = json_pack("{s:s}", "name", c->name);
+
+			if (c->build)
+				json_object_set_new(o, "build", day_build_to_json(c->build));
+			if (c->boot)
+				json_object_set_new(o, "boot", day_boot_to_json(c->boot));
+			json_array_append_new(configs, o);
+		}
+		json_object_set_new(obj, "configs", configs);
+	}
 	if (day->bisect)
 		json_object_set_new(obj, "bisect", day_bisect_to_json(day->bisect));
 	*out = obj;
@@ -397,7 +441,7 @@ static const char *const tree_keys[] = {
 
 static const char *const day_keys[] = {
 	"version", "date", "tag", "status", "started", "finished", "base",
-	"commit", "trees", "project", "build", "boot", "bisect",
+	"commit", "trees", "project", "build", "boot", "configs", "bisect",
 };
 
 /* A copy of obj without the keys this module reads itself. */
@@ -413,6 +457,34 @@ static json_t *extra_keys(const json_t *obj, const char *const *known, size_t nk
 		return NULL;
 	}
 	return extra;
+}
+
+/* "configs": [{name, build?, boot?}], each name once. */
+static int configs_from_json(struct day *day, const json_t *arr, const char *what)
+{
+	size_t i;
+	json_t *v;
+	int err;
+
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return tide_error_set(TIDE_EINVAL, "%s: \"configs\" is not a list", what);
+	json_array_foreach(arr, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+		struct day_config *c;
+
+		if (!name || !*name)
+			return tide_error_set(TIDE_EINVAL, "%s: configs[%zu] has no name", what, i);
+		if (day_find_config(day, name))
+			return tide_error_set(TIDE_EINVAL, "%s: configuration '%s' recorded twice",
+					      what, name);
+		c = day_config_get(day, name);
+		if ((err = day_build_from_json(&c->build, json_object_get(v, "build"), what)) < 0 ||
+		    (err = day_boot_from_json(&c->boot, json_object_get(v, "boot"), what)) < 0)
+			return err;
+	}
+	return 0;
 }
 
 static void strings_from_json(char ***list, size_t *n, const json_t *arr)
@@ -505,7 +577,8 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 			goto fail;
 	if ((err = day_build_from_json(&day->build, json_object_get(json, "build"), what)) < 0 ||
 	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
-	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0)
+	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0 ||
+	    (err = configs_from_json(day, json_object_get(json, "configs"), what)) < 0)
 		goto fail;
 	*out = day;
 	return 0;

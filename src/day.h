@@ -69,6 +69,13 @@ struct day_tree {
 	json_t *extra;		/* other keys of the tree object, or NULL */
 };
 
+/* One more build configuration of the day (trees.conf's second and later). */
+struct day_config {
+	char *name;
+	struct day_build *build;	/* or NULL */
+	struct day_boot *boot;		/* or NULL */
+};
+
 struct day {
 	char *date;		/* YYYY-MM-DD */
 	char *tag;		/* next-YYYYMMDD */
@@ -81,6 +88,9 @@ struct day {
 	char *project;		/* the project name KCIDB exports use, or NULL */
 	struct day_build *build;	/* the day's build (build.c), or NULL */
 	struct day_boot *boot;		/* its boot (boot.c), or NULL */
+	/* The other configurations' builds and boots, in trees.conf's order ("configs"). */
+	struct day_config *configs;
+	size_t nconfigs;
 	struct day_bisect *bisect;	/* the last bisect of the day (bisect.c), or NULL */
 	json_t *extra;		/* keys of a newer tide, or NULL */
 };
@@ -97,6 +107,10 @@ struct day_resolution *day_handling_add_resolution(struct day_handling *h);
 /* Append a copy of text to *list (resolution_errors, fixups). */
 void day_strings_add(char ***list, size_t *n, const char *text);
 void day_handling_clear(struct day_handling *h);
+/* The configuration name's entry, added (zeroed) when the day has none. */
+struct day_config *day_config_get(struct day *day, const char *name);
+/* The configuration name's entry, or NULL. */
+const struct day_config *day_find_config(const struct day *day, const char *name);
 const struct day_tree *day_find_tree(const struct day *day, const char *name);
 /*
  * The trees whose commits are on the ours side of t's conflicts (who t

@@ -31,6 +31,8 @@ static const struct field build_fields[] = {
 	B(status, F_STR, F_ALWAYS),
 	B(failure, F_STR, 0),
 	B(commit, F_STR, 0),
+	B(config, F_STR, 0),
+	B(arch, F_STR, 0),
 	B(seconds, F_REAL, F_ALWAYS),
 	B(checkout_seconds, F_REAL, F_ALWAYS),
 	B(config_seconds, F_REAL, F_ALWAYS),

@@ -28,6 +28,7 @@ struct day_build {
 	char *status;		/* "ok", "failed" */
 	char *failure;		/* why it failed, or NULL */
 	char *commit;		/* hex */
+	char *config, *arch;	/* a declared configuration's name and arch, or NULL */
 	double seconds, checkout_seconds, config_seconds, make_seconds;
 	json_t *checkout;	/* {full, written, removed} */
 	int config_regenerated;

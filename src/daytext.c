@@ -40,7 +40,10 @@ char *day_build_text(const struct day_build *rec)
 
 	if (!rec)
 		return NULL;
-	buf_printf(&b, "build   %s", rec->status ? rec->status : "?");
+	buf_puts(&b, "build   ");
+	if (rec->config)
+		buf_printf(&b, "[%s %s] ", rec->config, rec->arch ? rec->arch : "?");
+	buf_printf(&b, "%s", rec->status ? rec->status : "?");
 	if (rec->failure)
 		buf_printf(&b, ": %s", rec->failure);
 	if (day_build_has(rec, "seconds"))

@@ -25,6 +25,7 @@
 #include "conf.h"
 #include "boot.h"
 #include "build.h"
+#include "buildconf.h"
 #include "day.h"
 #include "event.h"
 #include "error.h"
@@ -352,32 +353,59 @@ static int run_final_commit(struct run *r)
 /* ---- later stages ---- */
 
 /*
- * HOOK: the build stage (src/build.h).  Runs on the day's final commit
- * (r->state) before the day is installed; records its results as the
- * r->day->build and its logs in r->tmp_dir.  A failed build
- * sets r->sum->stage_failed; it does not stop the day.
+ * One configuration's build.  tide itself failing (no fragment, I/O) is
+ * that configuration's record: the merges and the other configurations
+ * still count.
  */
-static int run_stage_build(struct run *r)
+static void run_build_config(struct run *r, const struct day *prev,
+			     const struct build_day_opts *o)
 {
-	struct build_day_opts o = { .nice = 10 };
+	const char *name = o->config ? o->config->name : BUILD_CONFIG_DEFAULT;
 	struct build_result res;
-	struct day *prev;
 
-	if (r->opts->no_build)
-		return 0;
-	event_emitf(&r->sink, EVENT_BUILD, EVENT_PROGRESS, NULL, "building %s", r->sum->tag);
-	prev = build_previous_day(r->days_dir, r->sum->date);
-	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, &o, &res) < 0) {
-		/* tide could not build (no fragment, I/O): the merges still count */
-		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build: %s", tide_error_last());
-		build_record_failure(&r->day->build, "failed");
+	if (r->conf->nconfigs > 1)
+		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROGRESS, NULL, "building %s (%s)",
+			    r->sum->tag, name);
+	else
+		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROGRESS, NULL, "building %s", r->sum->tag);
+	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, o, &res) < 0) {
+		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build%s%s: %s",
+			    o->extra ? " " : "", o->extra ? name : "", tide_error_last());
+		build_record_failure(build_day_slot(r->day, o), "failed");
 		r->sum->stage_failed = 1;
 	} else {
-		event_emitf(&r->sink, EVENT_BUILD, res.ok ? EVENT_INFO : EVENT_PROBLEM, NULL, "build %s in %.0f s%s%s", res.ok ? "ok" : "failed", res.seconds,
-			  res.ok ? "" : ": ", res.ok ? "" : res.failure);
+		event_emitf(&r->sink, EVENT_BUILD, res.ok ? EVENT_INFO : EVENT_PROBLEM, NULL,
+			    "build%s%s %s in %.0f s%s%s", o->extra ? " " : "", o->extra ? name : "",
+			    res.ok ? "ok" : "failed", res.seconds,
+			    res.ok ? "" : ": ", res.ok ? "" : res.failure);
 		r->sum->stage_failed |= !res.ok;
 	}
 	build_result_release(&res);
+}
+
+/*
+ * HOOK: the build stage (src/build.h).  Runs on the day's final commit
+ * (r->state) before the day is installed, once per configuration of
+ * trees.conf, one after another: the first is r->day->build, the others
+ * go to r->day->configs; the logs in r->tmp_dir.  A failed build sets
+ * r->sum->stage_failed; it does not stop the day.
+ */
+static int run_stage_build(struct run *r)
+{
+	struct day *prev;
+	size_t i;
+
+	if (r->opts->no_build)
+		return 0;
+	prev = build_previous_day(r->days_dir, r->sum->date);
+	for (i = 0; i < r->conf->nconfigs; i++) {
+		const struct build_config *c = &r->conf->configs[i];
+		/* The default configuration (none declared) builds as tide always has. */
+		struct build_day_opts o = { .config = c->line ? c : NULL, .extra = i > 0,
+					    .nice = 10 };
+
+		run_build_config(r, prev, &o);
+	}
 	day_free(prev);
 	return 0;
 }
@@ -396,6 +424,14 @@ static int run_stage_boot(struct run *r)
 		return 0;
 	if (!r->day->build || !r->day->build->kernel) {
 		tide_error_set(TIDE_ERROR, "no kernel: the build failed");
+		boot_record_day_failure(r->day, "skipped");
+		return 0;
+	}
+	if (!r->conf->configs[0].boot || strcmp(r->conf->configs[0].arch->name, "x86_64")) {
+		/* tide boot runs x86_64 kernels only so far: say so rather than boot it wrong */
+		tide_error_set(TIDE_ERROR, "configuration '%s' (%s) is not booted%s",
+			       r->conf->configs[0].name, r->conf->configs[0].arch->name,
+			       r->conf->configs[0].boot ? ": only x86_64 boots yet" : " (boot=no)");
 		boot_record_day_failure(r->day, "skipped");
 		return 0;
 	}

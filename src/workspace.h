@@ -55,6 +55,8 @@ char *workspace_tide_log(const char *dir);		/* DIR/tide.log */
 char *workspace_build_dir(const char *dir);		/* DIR/build */
 char *workspace_build_src(const char *dir);		/* DIR/build/src */
 char *workspace_build_out(const char *dir);		/* DIR/build/out */
+/* DIR/build/out-NAME: a declared configuration's O=, the default's is build/out */
+char *workspace_build_out_config(const char *dir, const char *name);
 char *workspace_build_state(const char *dir);		/* DIR/build/src.tree */
 char *workspace_build_log(const char *dir);		/* DIR/build/build.log */
 char *workspace_build_initramfs(const char *dir);	/* DIR/build/initramfs */

@@ -13,22 +13,27 @@ make_mainline() {
 }
 
 # fake_kernel_source DIR [RECIPE]: a Makefile that "builds" a kernel the
-# way tide's build stage drives Kbuild (O=, tinyconfig, olddefconfig,
-# scripts/kconfig/merge_config.sh), so the build stage runs with no real
+# way tide's build stage drives Kbuild (O=, tinyconfig, defconfig,
+# olddefconfig, scripts/kconfig/merge_config.sh with any number of
+# fragments, ARCH=arm64's Image), so the build stage runs with no real
 # kernel: every *.c is compiled by RECIPE (make syntax, compiles $< to
-# $@; default with -Wall) and the objects are cat into the bzImage.
+# $@; default with -Wall) and the objects are cat into the image.  Each
+# build writes O/make-vars: the ARCH, CROSS_COMPILE, W, C and CC it got.
 fake_kernel_source() {
 	mkdir -p "$1/scripts/kconfig" &&
 	{
 		printf '%s\n' '.RECIPEPREFIX = >' 'O ?= .' 'SRCS = $(wildcard *.c)' \
-			'all: $(O)/arch/x86/boot/bzImage' '$(O)/%.o: %.c'
+			'IMAGE = $(if $(filter arm64,$(ARCH)),arch/arm64/boot/Image,arch/x86/boot/bzImage)' \
+			'all: $(O)/$(IMAGE)' '$(O)/%.o: %.c'
 		printf '> %s\n' "${2:-\$(CC) -Wall -c \$(CURDIR)/\$< -o \$@}"
-		printf '%s\n' '$(O)/arch/x86/boot/bzImage: $(SRCS:%.c=$(O)/%.o)' \
+		printf '%s\n' '$(O)/$(IMAGE): $(SRCS:%.c=$(O)/%.o)' \
 			'> mkdir -p $(dir $@) && cat $^ > $@' \
+			'> echo "ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=$(W) C=$(C) CC=$(CC)" > $(O)/make-vars' \
 			'tinyconfig:' '> mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config' \
-			'olddefconfig:' '> @true'
+			'defconfig:' '> mkdir -p $(O) && echo CONFIG_DEFCONFIG=y > $(O)/.config' \
+			'olddefconfig:' '> sed -i /CONFIG_DROPPED/d $(O)/.config'
 	} > "$1/Makefile" &&
-	printf '#!/bin/sh\ncat "$5" >> "$4"\n' > "$1/scripts/kconfig/merge_config.sh" &&
+	printf '#!/bin/sh\nc=$4; shift 4; cat "$@" >> "$c"\n' > "$1/scripts/kconfig/merge_config.sh" &&
 	chmod +x "$1/scripts/kconfig/merge_config.sh"
 }
 

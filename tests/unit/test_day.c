@@ -166,6 +166,65 @@ TEST(day__tree_build_record)
 	day_free(d);
 }
 
+/* The other configurations' records: typed, in order, written back as read; bad ones refused. */
+TEST(day__config_records)
+{
+	static const char *const bad[] = {
+		"\"configs\":{}",
+		"\"configs\":[{\"build\":{}}]",
+		"\"configs\":[{\"name\":\"up\"},{\"name\":\"up\"}]",
+		"\"configs\":[{\"name\":\"up\",\"build\":{\"arch\":1}}]",
+	};
+	static const char *const want[] = {
+		"t.json: \"configs\" is not a list",
+		"t.json: configs[0] has no name",
+		"t.json: configuration 'up' recorded twice",
+		"t.json: \"build\": \"arch\" is not a string",
+	};
+	json_error_t jerr;
+	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[],"
+				"\"build\":{\"status\":\"ok\",\"config\":\"smoke\",\"arch\":\"x86_64\"},"
+				"\"configs\":[{\"name\":\"up\",\"build\":{\"status\":\"ok\","
+				"\"config\":\"up\",\"arch\":\"x86_64\"}},"
+				"{\"name\":\"arm64\",\"build\":{\"status\":\"failed\",\"failure\":\"no gcc\"},"
+				"\"boot\":{\"status\":\"skipped\"}}]}", 0, &jerr), *out = NULL;
+	struct day *d = NULL;
+	size_t i;
+
+	REQUIRE(in && day_from_json(&d, in, "t.json") == 0);
+	CHECK_STR(d->build->config, "smoke");
+	REQUIRE(d->nconfigs == 2);
+	CHECK_STR(d->configs[0].name, "up");
+	CHECK_STR(d->configs[0].build->arch, "x86_64");
+	CHECK(d->configs[0].boot == NULL);
+	CHECK_STR(d->configs[1].build->failure, "no gcc");
+	CHECK_STR(d->configs[1].boot->status, "skipped");
+	CHECK(day_find_config(d, "arm64") == &d->configs[1]);
+	CHECK(day_find_config(d, "smoke") == NULL);
+	CHECK(d->extra == NULL);
+	day_to_json(&out, d);
+	CHECK(json_equal(json_object_get(out, "configs"), json_object_get(in, "configs")));
+	CHECK(day_config_get(d, "up") == &d->configs[0]);
+	CHECK_STR(day_config_get(d, "defmod")->name, "defmod");
+	CHECK_INT((int)d->nconfigs, 3);
+	json_decref(in);
+	json_decref(out);
+	day_free(d);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *text = xasprintf("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[],%s}", bad[i]);
+
+		in = json_loads(text, 0, &jerr);
+		d = (struct day *)1;
+		REQUIRE(in != NULL);
+		CHECK_INT(day_from_json(&d, in, "t.json"), TIDE_EINVAL);
+		CHECK(d == NULL);
+		CHECK_STR(tide_error_last(), want[i]);
+		tide_error_clear();
+		json_decref(in);
+		free(text);
+	}
+}
+
 /* The handling keys are typed: read into struct day_handling, written back under their names, only when set. */
 TEST(day__handling_is_typed_and_written_back)
 {
@@ -410,7 +469,7 @@ TEST(day__counts_by_outcome)
 }
 
 TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
-      day__stage_records_are_typed, day__tree_build_record,
+      day__stage_records_are_typed, day__tree_build_record, day__config_records,
       day__handling_is_typed_and_written_back, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
       day__install_replaces_atomically, day__conflicts_with_names_each_tree_once,

@@ -1,0 +1,148 @@
+#!/bin/sh
+# The build matrix on a fake kernel (lib-world.sh): every configuration
+# trees.conf declares is built one after another, each in its own O=
+# directory with its own log and record (the first is the day's "build",
+# the others are under "configs"), warnings are new per configuration,
+# and a configuration that cannot build (a missing cross compiler, a
+# missing fragment) is a record of its own that leaves the others alone.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-world.sh"
+
+export TIDE_KERNEL_TESTS=$TRASH/kt
+
+# The build lines of tide show, durations as N.
+show_builds() {
+	tide -C ws show "$1" >show &&
+	sed -n "s/ in [0-9]* s,/ in N s,/; /^build/p" show
+}
+
+matrix_conf() {
+	conf "gpio git gpio#for-next" &&
+	printf "%s\n" \
+		"#tide	config	smoke	base=tinyconfig	fragment=../kt/smoke.config	boot=yes" \
+		"#tide	config	up	base=tinyconfig	fragment=../kt/smoke.config	fragment=up.config" \
+		"#tide	config	defmod	base=defconfig	fragment=mod.config	w1=yes" \
+		"#tide	config	arm64	arch=arm64	base=defconfig	fragment=../kt/smoke.config	sparse=yes" \
+		>>world/trees.conf
+}
+
+test_expect_success 'setup: a fake kernel, a tree with a warning, fragments, a fake cross compiler' '
+	mkdir -p kt bin &&
+	printf "CONFIG_GPIO=y\n" >kt/smoke.config &&
+	fake_kernel_source world/mainline &&
+	echo "int m(void) { return 0; }" >world/mainline/m.c &&
+	git init -q -b master world/mainline &&
+	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&
+	git -C world/mainline tag v1.0 &&
+	make_tree gpio gpio.c "int g(void) { int unused; return 0; }" &&
+	printf "# CONFIG_SMP is not set\nCONFIG_DROPPED=y\n" >world/up.config &&
+	printf "CONFIG_MODULES=y\n" >world/mod.config &&
+	printf "#!/bin/sh\nexec gcc \"\$@\"\n" >bin/aarch64-linux-gnu-gcc &&
+	printf "#!/bin/sh\nexit 0\n" >bin/sparse &&
+	chmod 755 bin/aarch64-linux-gnu-gcc bin/sparse &&
+	matrix_conf
+'
+
+test_expect_success 'run builds every configuration, each in its own O= and log' '
+	PATH="$TRASH/bin:$PATH" tide -C ws -f world/trees.conf run --no-boot --date 2026-01-01 >out 2>err &&
+	test "$(day_field 2026-01-01 "d[\"build\"][\"config\"]+\"/\"+d[\"build\"][\"arch\"]+\"/\"+d[\"build\"][\"status\"]")" = smoke/x86_64/ok &&
+	day_field 2026-01-01 "\" \".join(c[\"name\"]+\"/\"+c[\"build\"][\"arch\"]+\"/\"+c[\"build\"][\"status\"]+\"/\"+c[\"build\"][\"log\"] for c in d[\"configs\"])" >actual &&
+	echo "up/x86_64/ok/build.up.log defmod/x86_64/ok/build.defmod.log arm64/arm64/ok/build.arm64.log" >expect &&
+	test_cmp expect actual &&
+	for f in build.log build.up.log build.defmod.log build.arm64.log; do
+		test -s ws/days/2026-01-01/$f || exit 1
+	done &&
+	test -f ws/build/out/arch/x86/boot/bzImage &&
+	test -f ws/build/out-up/arch/x86/boot/bzImage &&
+	test -f ws/build/out-defmod/arch/x86/boot/bzImage &&
+	test -f ws/build/out-arm64/arch/arm64/boot/Image &&
+	test "$(day_field 2026-01-01 "d[\"configs\"][2][\"build\"][\"kernel\"]")" = \
+		"$TRASH/ws/build/out-arm64/arch/arm64/boot/Image"
+'
+
+test_expect_success 'each configuration gets its base, its fragments in order, its make variables' '
+	printf "CONFIG_TINY=y\nCONFIG_GPIO=y\n# CONFIG_SMP is not set\n" >expect &&
+	test_cmp expect ws/build/out-up/.config &&
+	printf "CONFIG_DEFCONFIG=y\nCONFIG_MODULES=y\n" >expect &&
+	test_cmp expect ws/build/out-defmod/.config &&
+	echo "ARCH= CROSS_COMPILE= W= C= CC=ccache gcc" >expect &&
+	sed "s/CC=gcc$/CC=ccache gcc/" ws/build/out/make-vars >actual &&
+	test_cmp expect actual &&
+	echo "ARCH= CROSS_COMPILE= W=1 C= CC=ccache gcc" >expect &&
+	sed "s/CC=gcc$/CC=ccache gcc/" ws/build/out-defmod/make-vars >actual &&
+	test_cmp expect actual &&
+	echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W= C=1 CC=ccache aarch64-linux-gnu-gcc" >expect &&
+	sed "s/CC=aarch64/CC=ccache aarch64/" ws/build/out-arm64/make-vars >actual &&
+	test_cmp expect actual &&
+	day_field 2026-01-01 "d[\"configs\"][2][\"build\"][\"make_command\"][5:]" >actual &&
+	grep -q "ARCH=arm64.*CROSS_COMPILE=aarch64-linux-gnu-.*C=1" actual
+'
+
+test_expect_success 'an option olddefconfig drops is a warning naming the fragment and line' '
+	day_field 2026-01-01 "[(w[\"file\"], w[\"line\"], w[\"message\"]) for w in d[\"configs\"][0][\"build\"][\"warnings\"] if w[\"kind\"] == \"kconfig\"]" >actual &&
+	echo "[('"'"'up.config'"'"', 2, '"'"'CONFIG_DROPPED=y requested by the fragment is not in the final .config'"'"')]" >expect &&
+	test_cmp expect actual &&
+	test "$(day_field 2026-01-01 "[w for w in d[\"build\"][\"warnings\"] if w[\"kind\"] == \"kconfig\"]")" = "[]"
+'
+
+test_expect_success 'tide show has a line per configuration' '
+	show_builds 2026-01-01 >actual &&
+	cat >expect <<-\END &&
+	build   [smoke x86_64] ok in N s, 1 warnings, 1 new
+	build   [up x86_64] ok in N s, 2 warnings, 2 new
+	build   [defmod x86_64] ok in N s, 1 warnings, 1 new
+	build   [arm64 arm64] ok in N s, 1 warnings, 1 new
+	END
+	test_cmp expect actual &&
+	test "$(grep -c "new warning: gpio.c:1: unused variable .* (gpio)" show)" = 4
+'
+
+test_expect_success 'warnings are new per configuration: the next day has none new in any' '
+	PATH="$TRASH/bin:$PATH" tide -C ws -f world/trees.conf run --no-boot --date 2026-01-02 >out 2>err &&
+	day_field 2026-01-02 "[len(d[\"build\"][\"new_warnings\"])] + [len(c[\"build\"][\"new_warnings\"]) for c in d[\"configs\"]]" >actual &&
+	echo "[0, 0, 0, 0]" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a configuration that cannot build is its own failed record; the others still build' '
+	rm world/mod.config &&
+	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-boot --date 2026-01-03 >out 2>err &&
+	day_field 2026-01-03 "[(c[\"name\"], c[\"build\"][\"status\"], c[\"build\"].get(\"failure\")) for c in d[\"configs\"]]" >actual &&
+	cat >expect <<-END &&
+	[('"'"'up'"'"', '"'"'ok'"'"', None), ('"'"'defmod'"'"', '"'"'failed'"'"', "config '"'"'defmod'"'"': fragment '"'"'mod.config'"'"': no such file"), ('"'"'arm64'"'"', '"'"'failed'"'"', "compiler '"'"'aarch64-linux-gnu-gcc'"'"' not found in PATH (Debian package gcc-aarch64-linux-gnu)")]
+	END
+	test_cmp expect actual &&
+	test "$(day_field 2026-01-03 "d[\"build\"][\"status\"]")" = ok &&
+	grep -q "build defmod: config .defmod.: fragment .mod.config.: no such file" err &&
+	grep -q "build arm64 failed in [0-9]* s: compiler .aarch64-linux-gnu-gcc. not found" err
+'
+
+test_expect_success 'a missing sparse is named with its package' '
+	mkdir -p bin2 && cp bin/aarch64-linux-gnu-gcc bin2/ &&
+	printf "CONFIG_MODULES=y\n" >world/mod.config &&
+	test_must_fail --status=1 env PATH="$TRASH/bin2:$PATH" "$TIDE_BIN" -C ws -f world/trees.conf run --no-boot --date 2026-01-04 >out 2>err &&
+	test "$(day_field 2026-01-04 "d[\"configs\"][2][\"build\"][\"failure\"]")" = \
+		"'"'"'sparse'"'"' not found in PATH (Debian package sparse)"
+'
+
+test_expect_success 'tide build --config NAME rebuilds one configuration of a day' '
+	PATH="$TRASH/bin:$PATH" tide -C ws -f world/trees.conf build --config arm64 2026-01-04 >out 2>err &&
+	head -2 out | sed "s/(.*s:.*), /(T), /" >actual &&
+	cat >expect <<-\END &&
+	config: arm64 (arm64)
+	build: ok (T), 1 warnings, 0 new
+	END
+	test_cmp expect actual &&
+	test "$(day_field 2026-01-04 "d[\"configs\"][2][\"build\"][\"status\"]")" = ok &&
+	test "$(day_field 2026-01-04 "d[\"configs\"][1][\"build\"][\"status\"]")" = ok &&
+	grep -q "^log: .*/days/2026-01-04/build.arm64.log$" out
+'
+
+test_expect_success 'tide build --config: an unknown name, and --fragment with it, are errors' '
+	test_must_fail --status=3 tide -C ws -f world/trees.conf build --config nosuch 2026-01-04 >out 2>err &&
+	grep -q "no configuration .nosuch. in .*trees.conf (it declares: smoke, up, defmod, arm64)" err &&
+	test_must_fail --status=2 tide -C ws -f world/trees.conf build --config up --fragment kt/smoke.config >out 2>err &&
+	grep -q "exclude each other" err
+'
+
+test_done

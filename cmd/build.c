@@ -8,6 +8,7 @@
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
+#include "../src/event.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -198,6 +199,8 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 		{ OPT_SWITCH, "no-ccache", 0, &o.no_ccache, 1, 0, NULL, "compile without ccache" },
 		{ 0 },
 	};
+	struct cmd_progress p = { ctx->progress, 0 };
+	struct event_sink sink = { cmd_on_event, &p };
 	char *date = NULL, *end;
 	int status;
 
@@ -218,14 +221,19 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 	/* DIR/config's build settings, before anything is looked up or built. */
 	if (build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
-	if (arg && !day_date_is_valid(arg))
-		return build_one_rev(ctx, arg, &o);
+	o.events = &sink;
+	if (arg && !day_date_is_valid(arg)) {
+		status = build_one_rev(ctx, arg, &o);
+		cmd_progress_end(&p);
+		return status;
+	}
 	date = arg ? xstrdup(arg) : cmd_newest_day(ctx->ws);
 	if (!date) {
 		cmd_error("no day to build yet; run 'tide run' or name a revision");
 		return EXIT_BADINPUT;
 	}
 	status = build_one_day(ctx, date, &o);
+	cmd_progress_end(&p);
 	free(date);
 	return status;
 }

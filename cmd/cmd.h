@@ -64,6 +64,15 @@ const struct cmd *cmd_find(const char *name);
 void cmd_print_help(FILE *fp);
 
 /* Implemented in cmd/common.c. */
+struct event;
+struct cmd_progress {
+	int tty;	/* stderr is a terminal */
+	int drawn;	/* a status line is on the screen */
+};
+/* An event_sink's fn (data: a struct cmd_progress): lines, or a status line on a terminal. */
+void cmd_on_event(void *data, const struct event *ev);
+/* Clear a status line left on the terminal. */
+void cmd_progress_end(struct cmd_progress *p);
 int cmd_open(struct cmd_ctx *ctx, unsigned flags);
 void cmd_close(struct cmd_ctx *ctx);
 /* Load trees.conf as NEED_CONF does, for a command that needs it only sometimes. */

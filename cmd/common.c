@@ -7,11 +7,14 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
+#include "../src/event.h"
 #include "../src/settings.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
@@ -214,4 +217,44 @@ done:
 	day_list_free(dates, n < 0 ? 0 : n);
 	free(days);
 	return error;
+}
+
+/*
+ * A terminal keeps warnings and problems on screen and redraws one status
+ * line for the rest; a log (cron) gets every message as a line, except
+ * the redraws of a count.
+ */
+void cmd_on_event(void *arg, const struct event *ev)
+{
+	struct cmd_progress *p = arg;
+	int stays = event_stays(ev->severity);
+
+	if (!p->tty) {
+		if (!ev->redraw)
+			fprintf(stderr, "tide: %s\n", ev->message);
+		return;
+	}
+	if (stays) {
+		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", ev->done, ev->total, ev->message);
+	} else {
+		/* A status line longer than the terminal would wrap and not redraw. */
+		struct winsize ws;
+		int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ?
+			ws.ws_col - 12 : 68;
+
+		if (ev->total)
+			fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", ev->done, ev->total, width,
+				ev->message);
+		else
+			fprintf(stderr, "\r\033[K%.*s", width, ev->message);
+	}
+	p->drawn = !stays;
+	fflush(stderr);
+}
+
+void cmd_progress_end(struct cmd_progress *p)
+{
+	if (p->tty && p->drawn)
+		fputs("\r\033[K", stderr);
+	p->drawn = 0;
 }

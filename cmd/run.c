@@ -1,7 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -14,38 +13,6 @@
 #include "../src/event.h"
 #include "../src/run.h"
 #include "../src/workspace.h"
-
-struct progress {
-	int tty;
-	int drawn;	/* a status line is on the screen */
-};
-
-/*
- * A terminal keeps warnings and problems on screen and redraws one status
- * line for the rest; a log (cron) gets every message as a line.
- */
-static void on_event(void *arg, const struct event *ev)
-{
-	struct progress *p = arg;
-	int stays = event_stays(ev->severity);
-
-	if (!p->tty) {
-		fprintf(stderr, "tide: %s\n", ev->message);
-		return;
-	}
-	if (stays) {
-		fprintf(stderr, "\r\033[K[%zu/%zu] %s\n", ev->done, ev->total, ev->message);
-	} else {
-		/* A status line longer than the terminal would wrap and not redraw. */
-		struct winsize ws;
-		int width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ?
-			ws.ws_col - 12 : 68;
-
-		fprintf(stderr, "\r\033[K[%zu/%zu] %.*s", ev->done, ev->total, width, ev->message);
-	}
-	p->drawn = !stays;
-	fflush(stderr);
-}
 
 static int parse_args(struct run_opts *opts, int argc, char **argv)
 {
@@ -94,14 +61,14 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct run_opts opts = RUN_OPTS_INIT;
 	struct run_summary sum;
-	struct progress p = { ctx->progress, 0 };
+	struct cmd_progress p = { ctx->progress, 0 };
 	int status, error;
 
 	if ((status = parse_args(&opts, argc, argv)) != 0)
 		return status < 0 ? EXIT_OK : status;
 	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
 		return status;
-	opts.events.fn = on_event;
+	opts.events.fn = cmd_on_event;
 	opts.events.data = &p;
 	/* DIR/config's build settings are checked before the day starts. */
 	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
@@ -109,8 +76,7 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK)
 		return status;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
-	if (p.drawn)
-		fputs("\r\033[K", stderr);
+	cmd_progress_end(&p);
 	if (error < 0)
 		return cmd_fail(NULL);
 	printf("%s: %zu of %zu trees merged", sum.tag, sum.merged, sum.ntrees);

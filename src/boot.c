@@ -798,10 +798,10 @@ void boot_opts_use_paths(struct boot_opts *opts, const struct boot_ws_paths *p,
 	opts->console_path = console_path;
 }
 
-int boot_day_kernel(const char **out, const struct day *day, const struct boot_ws_paths *p)
+/* The image a build record b names, checked; p's when b names none. */
+static int record_kernel(const char **out, const struct day_build *b, const char *date,
+			 const struct boot_ws_paths *p)
 {
-	const struct day_build *b = day->build;
-	const char *date = day->date ? day->date : "the day";
 	char hex[65];
 
 	*out = NULL;
@@ -825,15 +825,26 @@ int boot_day_kernel(const char **out, const struct day *day, const struct boot_w
 	return 0;
 }
 
-void boot_record_day(struct day *day, const struct boot_result *res)
+int boot_day_kernel(const char **out, const struct day *day, const struct boot_ws_paths *p)
 {
-	json_t *j = boot_result_json(res, "console.log");
+	return record_kernel(out, day->build, day->date ? day->date : "the day", p);
+}
 
-	day_boot_free(day->boot);
+static void record_boot(struct day_boot **slot, const struct boot_result *res,
+			const char *console_name)
+{
+	json_t *j = boot_result_json(res, console_name);
+
+	day_boot_free(*slot);
 	/* boot_result_json() writes every key with its table's type. */
-	if (day_boot_from_json(&day->boot, j, "boot") < 0)
+	if (day_boot_from_json(slot, j, "boot") < 0)
 		abort();
 	json_decref(j);
+}
+
+void boot_record_day(struct day *day, const struct boot_result *res)
+{
+	record_boot(&day->boot, res, "console.log");
 }
 
 void boot_record_day_failure(struct day *day, const char *status)
@@ -841,6 +852,33 @@ void boot_record_day_failure(struct day *day, const char *status)
 	day_boot_free(day->boot);
 	day->boot = day_boot_failed(status, tide_error_last());
 	tide_error_clear();
+}
+
+int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c)
+{
+	struct boot_opts opts = { 0 };
+	struct boot_result res;
+	struct boot_ws_paths paths;
+	int error;
+
+	*passed = 0;
+	boot_ws_paths_init(&paths, c->wsdir);
+	free(paths.kernel);
+	free(paths.config);
+	/* The configuration's own O=: its kernel and the .config the guest tests read. */
+	paths.kernel = path_join(c->outdir, "arch/x86/boot/bzImage");
+	paths.config = path_join(c->outdir, ".config");
+	boot_opts_use_paths(&opts, &paths, c->console_path);
+	opts.smp = c->smp;
+	if ((error = record_kernel(&opts.kernel, c->build, c->date, &paths)) == 0) {
+		if ((error = boot_run(&res, &opts)) == 0) {
+			record_boot(slot, &res, c->console_name);
+			*passed = res.verdict.status == BOOT_PASSED;
+		}
+		boot_result_release(&res);
+	}
+	boot_ws_paths_release(&paths);
+	return error;
 }
 
 int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path)

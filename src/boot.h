@@ -156,4 +156,24 @@ void boot_record_day_failure(struct day *day, const char *status);
  */
 int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path);
 
+struct day_boot;
+struct day_build;
+
+/* A configuration other than the day's first, for boot_workspace_config(). */
+struct boot_config_run {
+	const char *wsdir;
+	const char *outdir;		/* its O=: arch/x86/boot/bzImage and .config */
+	const struct day_build *build;	/* its build record: the image and its hash */
+	const char *date;		/* for messages */
+	int smp;			/* 0: boot_opts' default */
+	const char *console_path;	/* where the console goes */
+	const char *console_name;	/* the record's "console": its name in the day */
+};
+
+/*
+ * boot_workspace() for c, the result into *slot (a day's configs[i].boot).
+ * Returns like boot_run(), with boot_day_kernel()'s errors.
+ */
+int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c);
+
 #endif

@@ -9,12 +9,14 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "build.h"
 #include "buildconf.h"
 #include "day.h"
 #include "error.h"
+#include "event.h"
 #include "history.h"
 #include "fsck.h"
 #include "safefs.h"
@@ -872,6 +874,8 @@ json_t *build_result_json(const struct build_result *res, const char *log_name)
 	json_object_set_new(o, "checkout_seconds", json_real(res->checkout_seconds));
 	json_object_set_new(o, "config_seconds", json_real(res->config_seconds));
 	json_object_set_new(o, "make_seconds", json_real(res->make_seconds));
+	if (res->objects)
+		json_object_set_new(o, "objects", json_integer(res->objects));
 	json_object_set_new(o, "checkout", json_pack("{s:b, s:I, s:I}",
 		"full", res->checkout.full,
 		"written", (json_int_t)res->checkout.written,
@@ -1008,8 +1012,18 @@ static char **make_env(char *const *over)
  * exit status, 128+N for a signal, or a negative code if it could not be
  * started at all.
  */
+static int run_logged_watch(char *const *argv, const char *cwd, char **env,
+			    int logfd, int niceness, void (*tick)(void *), void *arg);
+
 static int run_logged(char *const *argv, const char *cwd, char **env,
 		      int logfd, int niceness)
+{
+	return run_logged_watch(argv, cwd, env, logfd, niceness, NULL, NULL);
+}
+
+/* run_logged() calling tick(arg) about four times a second while argv runs, and once after. */
+static int run_logged_watch(char *const *argv, const char *cwd, char **env,
+			    int logfd, int niceness, void (*tick)(void *), void *arg)
 {
 	pid_t pid;
 	int status;
@@ -1040,9 +1054,21 @@ static int run_logged(char *const *argv, const char *cwd, char **env,
 		log_printf(2, "# tide: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	for (;;) {
+		pid_t got = waitpid(pid, &status, tick ? WNOHANG : 0);
+		struct timespec pause = { 0, 250 * 1000 * 1000 };
+
+		if (got == pid)
+			break;
+		if (got < 0 && errno != EINTR)
 			return tide_error_errno(TIDE_ERROR, "cannot wait for '%s'", argv[0]);
+		if (got == 0) {
+			tick(arg);
+			nanosleep(&pause, NULL);
+		}
+	}
+	if (tick)
+		tick(arg);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
@@ -1077,6 +1103,14 @@ struct build_ctx {
 	char *distcc_dir;	/* DISTCC_DIR: distcc's locks and host backoff */
 	int logfd;
 	int make_ran;
+	/* Watching make's log while it runs (progress_tick()). */
+	char *label;		/* "build" or "build NAME", for the events */
+	int watch_fd;		/* the log, read from watch_off on; -1: not watching */
+	off_t watch_off;
+	struct buf watch_line;	/* the last line, not complete yet */
+	long objects;		/* CC and AS lines so far */
+	long last_objects;	/* the last build's count of this O=, -1: unknown */
+	double compile_start, link_start, last_redraw;
 	json_t *old_warnings;	/* the last build's, read before make starts */
 };
 
@@ -1265,6 +1299,147 @@ static int run_make(struct build_ctx *b, const char *target, int jobs)
 	char **args = make_argv(b, target, jobs);
 	int rc = run_logged(args, NULL, b->env, b->logfd, b->opts->nice);
 
+	argv_free(args);
+	return rc;
+}
+
+/* ---- progress while make runs ---- */
+
+/* A step done or started: a plain line in a log, the status line on a terminal. */
+static void step_event(struct build_ctx *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void step_event(struct build_ctx *b, const char *fmt, ...)
+{
+	struct buf msg = BUF_INIT;
+	va_list ap;
+
+	if (!b->opts->events)
+		return;
+	va_start(ap, fmt);
+	buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	event_emitf(b->opts->events, EVENT_BUILD, EVENT_PROGRESS, NULL, "%s: %s", b->label,
+		    buf_cstr(&msg));
+	buf_release(&msg);
+}
+
+/* Kbuild's "  CC      kernel/fork.o", "  CC [M]  ...", "  AS      ...": one object. */
+static int kbuild_compiles(const char *line)
+{
+	return str_starts_with(line, "  CC ") || str_starts_with(line, "  AS ");
+}
+
+/* "  LD      vmlinux.o" (or .tmp_vmlinux.kallsyms1, vmlinux): the kernel's link. */
+static int kbuild_links(const char *line)
+{
+	if (!str_starts_with(line, "  LD "))
+		return 0;
+	line += 5;
+	while (*line == ' ')
+		line++;
+	return str_starts_with(line, "vmlinux") || str_starts_with(line, ".tmp_vmlinux");
+}
+
+static void watch_line(struct build_ctx *b, const char *line)
+{
+	if (kbuild_compiles(line))
+		b->objects++;
+	else if (!b->link_start && kbuild_links(line))
+		b->link_start = time_now();
+}
+
+/*
+ * Read what make wrote since the last call (a bounded amount each time)
+ * and count the objects; redraw the status line at most once a second.
+ */
+static void watch_make(void *arg)
+{
+	struct build_ctx *b = arg;
+	char chunk[65536];
+	ssize_t n;
+	int rounds;
+	double now;
+
+	for (rounds = 0; rounds < 64; rounds++) {
+		if ((n = pread(b->watch_fd, chunk, sizeof(chunk), b->watch_off)) <= 0)
+			break;
+		b->watch_off += n;
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] == '\n') {
+				watch_line(b, buf_cstr(&b->watch_line));
+				buf_clear(&b->watch_line);
+			} else if (b->watch_line.len < 4096) {
+				buf_putc(&b->watch_line, chunk[i]);
+			}
+		}
+	}
+	now = time_now();
+	if (!b->opts->events || now - b->last_redraw < 1.0)
+		return;
+	b->last_redraw = now;
+	if (b->link_start)
+		event_redrawf(b->opts->events, EVENT_BUILD, "%s: linking (%ld objects compiled in %.0f s)",
+			      b->label, b->objects, b->link_start - b->compile_start);
+	else if (b->last_objects > 0)
+		event_redrawf(b->opts->events, EVENT_BUILD,
+			      "%s: compiling, %ld of ~%ld objects (estimate) in %.0f s",
+			      b->label, b->objects, b->last_objects, now - b->compile_start);
+	else
+		event_redrawf(b->opts->events, EVENT_BUILD, "%s: compiling, %ld objects in %.0f s",
+			      b->label, b->objects, now - b->compile_start);
+}
+
+static char *objects_path(struct build_ctx *b)
+{
+	return path_join(b->opts->outdir, ".tide-objects");
+}
+
+/*
+ * make's run, watched.  The estimate is the most objects one build in
+ * this O= has compiled since its .config was last made (a full build,
+ * once there has been one): an incremental build compiles fewer.
+ */
+static int run_make_watched(struct build_ctx *b, const char *target, int jobs)
+{
+	char **args = make_argv(b, target, jobs);
+	char *counts = objects_path(b);
+	struct buf text = BUF_INIT;
+	char *end;
+	int rc;
+
+	b->last_objects = -1;
+	if (file_read(&text, counts) == 0 && text.len) {
+		long v = strtol(text.ptr, &end, 10);
+
+		if (v >= 0 && (*end == '\n' || !*end))
+			b->last_objects = v;
+	}
+	tide_error_clear();
+	b->watch_off = lseek(b->logfd, 0, SEEK_END);
+	b->watch_fd = open(b->opts->log_path, O_RDONLY | O_CLOEXEC);
+	b->compile_start = time_now();
+	if (b->res->config_regenerated || b->last_objects <= 0) {
+		b->last_objects = -1;
+		step_event(b, "compiling");
+	} else {
+		step_event(b, "compiling (a full build here compiles about %ld objects)",
+			   b->last_objects);
+	}
+	rc = b->watch_fd >= 0 ? run_logged_watch(args, NULL, b->env, b->logfd, b->opts->nice,
+						 watch_make, b)
+			      : run_logged(args, NULL, b->env, b->logfd, b->opts->nice);
+	if (b->watch_fd >= 0)
+		close(b->watch_fd);
+	b->watch_fd = -1;
+	b->res->objects = b->objects;
+	if (rc == 0 && b->objects > b->last_objects) {
+		buf_clear(&text);
+		buf_printf(&text, "%ld\n", b->objects);
+		if (file_write_atomic(counts, text.ptr, text.len) < 0)
+			tide_error_clear();	/* only the next estimate is lost */
+	}
+	buf_release(&text);
+	free(counts);
 	argv_free(args);
 	return rc;
 }
@@ -1508,6 +1683,8 @@ static void ctx_release(struct build_ctx *b)
 	free(b->base_file);
 	buf_release(&b->base_text);
 	json_decref(b->old_warnings);
+	buf_release(&b->watch_line);
+	free(b->label);
 	git_tree_free(b->tree);
 	if (b->logfd >= 0)
 		close(b->logfd);
@@ -1775,6 +1952,8 @@ static int build_steps(struct build_ctx *b)
 	t = time_now();
 	rc = make_config(b);
 	res->config_seconds = time_now() - t;
+	step_event(b, "config in %.1f s (%s)", res->config_seconds,
+		   res->config_regenerated ? "made" : "unchanged, kept");
 	if (rc)
 		return rc < 0 ? rc : 0;
 	t = time_now();
@@ -1782,8 +1961,12 @@ static int build_steps(struct build_ctx *b)
 	unlink_warnings(b);
 	res->make_command = make_command_json(b, b->opts->target, res->jobs);
 	probe_toolchain(b);
-	rc = step_failed(b, run_make(b, b->opts->target, res->jobs), "make");
+	rc = step_failed(b, run_make_watched(b, b->opts->target, res->jobs), "make");
 	res->make_seconds = time_now() - t;
+	step_event(b, "compiled %ld object%s in %.1f s", b->objects, b->objects == 1 ? "" : "s",
+		   (b->link_start ? b->link_start : time_now()) - t);
+	if (b->link_start)
+		step_event(b, "linked in %.1f s", time_now() - b->link_start);
 	farm_finish(b);
 	if (rc < 0)
 		return rc;
@@ -1812,7 +1995,8 @@ static int build_jobs(const struct build_opts *opts, int cpus)
 int build_run(struct build_result *res, git_repository *repo,
 	      const git_oid *commit, const struct build_opts *opts)
 {
-	struct build_ctx b = { .opts = opts, .res = res, .repo = repo, .logfd = -1 };
+	struct build_ctx b = { .opts = opts, .res = res, .repo = repo, .logfd = -1,
+			       .watch_fd = -1 };
 	double t0 = time_now();
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int error;
@@ -1821,6 +2005,7 @@ int build_run(struct build_result *res, git_repository *repo,
 	if (opts->farm_error)
 		return tide_error_set(TIDE_EINVAL, "%s", opts->farm_error);
 	res->commit = xstrdup(git_oid_tostr_s(commit));
+	b.label = opts->config ? xasprintf("build %s", opts->config->name) : xstrdup("build");
 	if (opts->config) {
 		res->config = xstrdup(opts->config->name);
 		res->arch = xstrdup(opts->config->arch->name);
@@ -1834,10 +2019,13 @@ int build_run(struct build_result *res, git_repository *repo,
 	set_env(&b);
 	if ((error = start(&b, commit)) < 0 || (error = farm_start(&b)) < 0)
 		goto done;
+	step_event(&b, "checkout of %.12s", res->commit);
 	error = build_checkout(&res->checkout, repo, commit, opts->srcdir, opts->state_path);
 	res->checkout_seconds = res->checkout.seconds;
 	if (error < 0)
 		goto done;
+	step_event(&b, "checkout in %.1f s (%zu files written, %zu removed)",
+		   res->checkout_seconds, res->checkout.written, res->checkout.removed);
 	if ((error = build_steps(&b)) < 0)
 		goto done;
 	if ((error = parse_build_log(&b)) == 0 && b.make_ran)
@@ -1898,6 +2086,7 @@ void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log
 	opts->jobs = o ? o->jobs : 0;
 	opts->no_ccache = o ? o->no_ccache : 0;
 	opts->nice = o ? o->nice : 0;
+	opts->events = o ? o->events : NULL;
 	if (build_farm_load(&opts->farm, abs) < 0) {
 		opts->farm_error = xstrdup(tide_error_last());
 		tide_error_clear();

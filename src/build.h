@@ -8,6 +8,7 @@
 #include "buf.h"
 
 struct build_config;
+struct event_sink;
 
 /*
  * Building a day's kernel: an incremental checkout of the commit into
@@ -187,6 +188,8 @@ struct build_opts {
 	 * tinyconfig plus fragment, the host's compiler.
 	 */
 	const struct build_config *config;
+	/* Each step with its time, and the objects compiled so far (redraws); NULL: quiet. */
+	const struct event_sink *events;
 	int jobs;		/* 0: the number of online CPUs */
 	int no_ccache;
 	int nice;		/* niceness added to make and its children */
@@ -204,6 +207,7 @@ struct build_result {
 	char *failure;			/* a one-line reason when !ok */
 	double seconds;			/* all of it */
 	double checkout_seconds, config_seconds, make_seconds;
+	long objects;			/* Kbuild's CC and AS lines: objects compiled */
 	struct build_checkout_stats checkout;
 	int config_regenerated;
 	int jobs;
@@ -276,9 +280,10 @@ struct build_day_opts {
 	/*
 	 * config is one of the day's other configurations (not trees.conf's
 	 * first): its record goes to the day's "configs", its log to
-	 * build-NAME.log.
+	 * build.NAME.log.
 	 */
 	int extra;
+	const struct event_sink *events;	/* as build_opts' */
 	int jobs;
 	int no_ccache;
 	int nice;

@@ -30,6 +30,7 @@ struct day_build {
 	char *commit;		/* hex */
 	char *config, *arch;	/* a declared configuration's name and arch, or NULL */
 	double seconds, checkout_seconds, config_seconds, make_seconds;
+	long long objects;	/* compiled (Kbuild's CC and AS lines); 0 when not counted */
 	json_t *checkout;	/* {full, written, removed} */
 	int config_regenerated;
 	long long jobs;

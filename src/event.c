@@ -11,23 +11,41 @@ void event_emit(const struct event_sink *sink, const struct event *ev)
 		sink->fn(sink->data, ev);
 }
 
-void event_emitf(const struct event_sink *sink, enum event_kind kind,
-		 enum event_severity severity, const char *tree, const char *fmt, ...)
+static void emit_v(const struct event_sink *sink, struct event *ev, const char *fmt, va_list ap)
 {
 	struct buf raw = BUF_INIT, line = BUF_INIT;
-	struct event ev = { kind, severity, tree, 0, 0, NULL };
+
+	buf_vprintf(&raw, fmt, ap);
+	text_redact(&line, buf_cstr(&raw));
+	ev->message = buf_cstr(&line);
+	event_emit(sink, ev);
+	buf_release(&raw);
+	buf_release(&line);
+}
+
+void event_redrawf(const struct event_sink *sink, enum event_kind kind, const char *fmt, ...)
+{
+	struct event ev = { kind, EVENT_PROGRESS, NULL, 0, 0, NULL, 1 };
 	va_list ap;
 
 	if (!sink || !sink->fn)
 		return;
 	va_start(ap, fmt);
-	buf_vprintf(&raw, fmt, ap);
+	emit_v(sink, &ev, fmt, ap);
 	va_end(ap);
-	text_redact(&line, buf_cstr(&raw));
-	ev.message = buf_cstr(&line);
-	event_emit(sink, &ev);
-	buf_release(&raw);
-	buf_release(&line);
+}
+
+void event_emitf(const struct event_sink *sink, enum event_kind kind,
+		 enum event_severity severity, const char *tree, const char *fmt, ...)
+{
+	struct event ev = { kind, severity, tree, 0, 0, NULL, 0 };
+	va_list ap;
+
+	if (!sink || !sink->fn)
+		return;
+	va_start(ap, fmt);
+	emit_v(sink, &ev, fmt, ap);
+	va_end(ap);
 }
 
 const char *event_kind_name(enum event_kind kind)

@@ -35,6 +35,11 @@ struct event {
 	const char *tree;	/* the tree it is about, or NULL */
 	size_t done, total;	/* trees done so far, of total */
 	const char *message;
+	/*
+	 * A redraw of the status line only (a count going up while a kernel
+	 * compiles): a terminal shows it, a log and tide.log leave it out.
+	 */
+	int redraw;
 };
 
 /* Where a stage sends its events; fn NULL: nowhere. */
@@ -55,6 +60,10 @@ void event_emit(const struct event_sink *sink, const struct event *ev);
 void event_emitf(const struct event_sink *sink, enum event_kind kind,
 		 enum event_severity severity, const char *tree, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+/* event_emitf() of an EVENT_PROGRESS event that only redraws the status line. */
+void event_redrawf(const struct event_sink *sink, enum event_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* "fetch", "merge", ...; "warning", "problem", ...: for logs and JSON. */
 const char *event_kind_name(enum event_kind kind);

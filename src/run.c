@@ -69,7 +69,8 @@ static void run_relay(void *data, const struct event *ev)
 	struct run *r = data;
 	struct event counted = *ev;
 
-	workspace_log(r->ws, "%s", ev->message);
+	if (!ev->redraw)
+		workspace_log(r->ws, "%s", ev->message);
 	counted.done = r->md.ndone;
 	counted.total = r->conf->ntrees;
 	event_emit(&r->opts->events, &counted);
@@ -402,7 +403,7 @@ static int run_stage_build(struct run *r)
 		const struct build_config *c = &r->conf->configs[i];
 		/* The default configuration (none declared) builds as tide always has. */
 		struct build_day_opts o = { .config = c->line ? c : NULL, .extra = i > 0,
-					    .nice = 10 };
+					    .events = &r->sink, .nice = 10 };
 
 		run_build_config(r, prev, &o);
 	}
@@ -415,7 +416,7 @@ static int run_stage_build(struct run *r)
  * kernel in QEMU, records r->day->boot, console.log in
  * r->tmp_dir.
  */
-static int run_stage_boot(struct run *r)
+static int run_boot_first(struct run *r)
 {
 	char *console;
 	int passed;
@@ -447,6 +448,74 @@ static int run_stage_boot(struct run *r)
 	}
 	r->sum->stage_failed |= !passed;
 	free(console);
+	return 0;
+}
+
+/*
+ * The boots of trees.conf's second and later configurations that ask for
+ * one (boot=yes), after the day's own: x86_64 only so far, each with its
+ * O='s kernel and .config, its smp=, its console.NAME.log, its record in
+ * r->day->configs.  Another arch, or no kernel, is a "skipped" record
+ * saying why.
+ */
+static void run_boot_configs(struct run *r)
+{
+	size_t i;
+
+	for (i = 1; i < r->conf->nconfigs; i++) {
+		const struct build_config *c = &r->conf->configs[i];
+		struct day_config *dc;
+		struct boot_config_run in = { 0 };
+		char *name, *console;
+		int passed = 0;
+
+		if (!c->boot)
+			continue;
+		dc = day_config_get(r->day, c->name);
+		if (strcmp(c->arch->name, "x86_64") || !dc->build || !dc->build->kernel) {
+			day_boot_free(dc->boot);
+			dc->boot = day_boot_failed("skipped", strcmp(c->arch->name, "x86_64") ?
+						   "only x86_64 kernels boot yet" :
+						   "no kernel: the build failed");
+			event_emitf(&r->sink, EVENT_BOOT, EVENT_INFO, NULL, "boot %s skipped: %s",
+				    c->name, dc->boot->failure);
+			continue;
+		}
+		name = xasprintf("console.%s.log", c->name);
+		console = path_join(r->tmp_dir, name);
+		in.wsdir = r->ws->dir;
+		in.outdir = strcmp(c->name, BUILD_CONFIG_DEFAULT) ?
+			workspace_build_out_config(r->ws->dir, c->name) : workspace_build_out(r->ws->dir);
+		in.build = dc->build;
+		in.date = r->day->date;
+		in.smp = c->smp;
+		in.console_path = console;
+		in.console_name = name;
+		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s (%s)",
+			    r->sum->tag, c->name);
+		if (boot_workspace_config(&dc->boot, &passed, &in) < 0) {
+			event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot %s: %s", c->name,
+				    tide_error_last());
+			day_boot_free(dc->boot);
+			dc->boot = day_boot_failed("error", tide_error_last());
+			tide_error_clear();
+		} else {
+			event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL,
+				    "boot %s %s in %.1f s", c->name, dc->boot->status, dc->boot->seconds);
+		}
+		r->sum->stage_failed |= !passed;
+		free((char *)in.outdir);
+		free(console);
+		free(name);
+	}
+}
+
+static int run_stage_boot(struct run *r)
+{
+	if (r->opts->no_boot || r->opts->no_build)
+		return 0;
+	run_boot_first(r);
+	run_boot_configs(r);
 	return 0;
 }
 

@@ -17,16 +17,18 @@ make_mainline() {
 # olddefconfig, scripts/kconfig/merge_config.sh with any number of
 # fragments, ARCH=arm64's Image), so the build stage runs with no real
 # kernel: every *.c is compiled by RECIPE (make syntax, compiles $< to
-# $@; default with -Wall) and the objects are cat into the image.  Each
+# $@; default with -Wall) and the objects are cat into the image, with
+# Kbuild's "  CC      x.o" and "  LD      vmlinux" lines.  Each
 # build writes O/make-vars: the ARCH, CROSS_COMPILE, W, C and CC it got.
 fake_kernel_source() {
 	mkdir -p "$1/scripts/kconfig" &&
 	{
 		printf '%s\n' '.RECIPEPREFIX = >' 'O ?= .' 'SRCS = $(wildcard *.c)' \
 			'IMAGE = $(if $(filter arm64,$(ARCH)),arch/arm64/boot/Image,arch/x86/boot/bzImage)' \
-			'all: $(O)/$(IMAGE)' '$(O)/%.o: %.c'
+			'all: $(O)/$(IMAGE)' '$(O)/%.o: %.c' '> @echo "  CC      $(notdir $@)"'
 		printf '> %s\n' "${2:-\$(CC) -Wall -c \$(CURDIR)/\$< -o \$@}"
 		printf '%s\n' '$(O)/$(IMAGE): $(SRCS:%.c=$(O)/%.o)' \
+			'> @echo "  LD      vmlinux"' \
 			'> mkdir -p $(dir $@) && cat $^ > $@' \
 			'> echo "ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=$(W) C=$(C) CC=$(CC)" > $(O)/make-vars' \
 			'tinyconfig:' '> mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config' \

@@ -60,6 +60,23 @@ test_expect_success 'run builds every configuration, each in its own O= and log'
 		"$TRASH/ws/build/out-arm64/arch/arm64/boot/Image"
 '
 
+test_expect_success 'without a terminal, each step is one line with its time' '
+	sed -n "s/[0-9][0-9]*\.[0-9] s/T s/; s/of [0-9a-f]\{12\}$/of C/; /^tide: build up: /p" err >actual &&
+	cat >expect <<-\END &&
+	tide: build up: checkout of C
+	tide: build up: checkout in T s (0 files written, 0 removed)
+	tide: build up: config in T s (made)
+	tide: build up: compiling
+	tide: build up: compiled 2 objects in T s
+	tide: build up: linked in T s
+	END
+	test_cmp expect actual &&
+	! grep "compiling, " err &&
+	test "$(day_field 2026-01-01 "d[\"configs\"][0][\"build\"][\"objects\"]")" = 2 &&
+	grep -q "build up: linked in" ws/tide.log &&
+	! grep -q "compiling, " ws/tide.log
+'
+
 test_expect_success 'each configuration gets its base, its fragments in order, its make variables' '
 	printf "CONFIG_TINY=y\nCONFIG_GPIO=y\n# CONFIG_SMP is not set\n" >expect &&
 	test_cmp expect ws/build/out-up/.config &&
@@ -99,6 +116,8 @@ test_expect_success 'tide show has a line per configuration' '
 
 test_expect_success 'warnings are new per configuration: the next day has none new in any' '
 	PATH="$TRASH/bin:$PATH" tide -C ws -f world/trees.conf run --no-boot --date 2026-01-02 >out 2>err &&
+	grep -q "^tide: build arm64: compiling (a full build here compiles about 2 objects)$" err &&
+	grep -q "^tide: build arm64: config in [0-9.]* s (unchanged, kept)$" err &&
 	day_field 2026-01-02 "[len(d[\"build\"][\"new_warnings\"])] + [len(c[\"build\"][\"new_warnings\"]) for c in d[\"configs\"]]" >actual &&
 	echo "[0, 0, 0, 0]" >expect &&
 	test_cmp expect actual
@@ -136,6 +155,33 @@ test_expect_success 'tide build --config NAME rebuilds one configuration of a da
 	test "$(day_field 2026-01-04 "d[\"configs\"][2][\"build\"][\"status\"]")" = ok &&
 	test "$(day_field 2026-01-04 "d[\"configs\"][1][\"build\"][\"status\"]")" = ok &&
 	grep -q "^log: .*/days/2026-01-04/build.arm64.log$" out
+'
+
+test_expect_success 'on a terminal, the status line counts objects against the last build' '
+	printf "%s\n" "int more(void) { return 0; }" >world/gpio/more.c &&
+	git -C world/gpio add more.c && git -C world/gpio commit -qm "gpio: one more file" &&
+	PATH="$TRASH/bin:$PATH" script -qec "$TIDE_BIN -C ws -f world/trees.conf run --no-boot --date 2026-01-05" typescript >/dev/null &&
+	tr "\r" "\n" <typescript >lines &&
+	grep -q "build defmod: compiling, [0-9]* of ~2 objects (estimate) in [0-9]* s" lines &&
+	! grep -q "^tide: " lines
+'
+
+test_expect_success 'boot=yes boots each x86_64 configuration with its own kernel, smp and console' '
+	sed -i "s/^\(#tide	config	up	.*\)$/\1	boot=yes	smp=1/; s/^\(#tide	config	arm64	.*\)$/\1	boot=yes/" world/trees.conf &&
+	grep -q "config	up	.*boot=yes	smp=1$" world/trees.conf &&
+	PATH="$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err;
+	day_field 2026-01-06 "d[\"configs\"][0][\"boot\"][\"console\"], d[\"configs\"][0][\"boot\"][\"smp\"]" >actual &&
+	echo "console.up.log 1" >expect &&
+	test_cmp expect actual &&
+	test -f ws/days/2026-01-06/console.up.log &&
+	day_field 2026-01-06 "d[\"configs\"][0][\"boot\"][\"qemu_command\"]" >cmd &&
+	grep -q "out-up/arch/x86/boot/bzImage" cmd &&
+	day_field 2026-01-06 "d[\"configs\"][2][\"boot\"]" >actual &&
+	echo "{'"'"'status'"'"': '"'"'skipped'"'"', '"'"'failure'"'"': '"'"'only x86_64 kernels boot yet'"'"'}" >expect &&
+	test_cmp expect actual &&
+	test "$(day_field 2026-01-06 "\"boot\" in d[\"configs\"][1]")" = False &&
+	tide -C ws show 2026-01-06 >show &&
+	grep -q "^boot .*skipped.*only x86_64 kernels boot yet" show
 '
 
 test_expect_success 'tide build --config: an unknown name, and --fragment with it, are errors' '

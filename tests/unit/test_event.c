@@ -21,7 +21,7 @@ TEST(event__emit_reaches_the_sink_unchanged)
 	struct seen s = { 0 };
 	struct event_sink sink = { record, &s };
 	struct event ev = { EVENT_MERGE, EVENT_PROGRESS, "conflict-fixes", 2, 5,
-			    "conflict-fixes: merged" };
+			    "conflict-fixes: merged", 0 };
 
 	event_emit(&sink, &ev);
 	CHECK_INT(s.n, 1);
@@ -35,10 +35,27 @@ TEST(event__emit_reaches_the_sink_unchanged)
 TEST(event__no_sink_is_nowhere)
 {
 	struct event_sink none = EVENT_SINK_INIT;
-	struct event ev = { EVENT_FETCH, EVENT_PROBLEM, NULL, 0, 0, "fetch x failed" };
+	struct event ev = { EVENT_FETCH, EVENT_PROBLEM, NULL, 0, 0, "fetch x failed", 0 };
 
 	event_emit(&none, &ev);
 	event_emit(NULL, &ev);
+}
+
+/* A redraw is a progress event marked so, its message redacted like any other. */
+TEST(event__redraw_is_marked)
+{
+	struct seen s = { 0 };
+	struct event_sink sink = { record, &s };
+
+	event_redrawf(&sink, EVENT_BUILD, "smoke: compiling, %d objects", 12);
+	CHECK_INT(s.n, 1);
+	CHECK_INT(s.last.redraw, 1);
+	CHECK_INT(s.last.severity, EVENT_PROGRESS);
+	CHECK_INT(s.last.kind, EVENT_BUILD);
+	event_emitf(&sink, EVENT_BUILD, EVENT_PROGRESS, NULL, "smoke: linked");
+	CHECK_INT(s.last.redraw, 0);
+	event_redrawf(NULL, EVENT_BUILD, "nowhere");
+	CHECK_INT(s.n, 2);
 }
 
 TEST(event__severity_not_words_decides_what_stays)
@@ -59,4 +76,4 @@ TEST(event__names)
 }
 
 TESTS(event__emit_reaches_the_sink_unchanged, event__no_sink_is_nowhere,
-      event__severity_not_words_decides_what_stays, event__names)
+      event__redraw_is_marked, event__severity_not_words_decides_what_stays, event__names)

@@ -876,6 +876,10 @@ json_t *build_result_json(const struct build_result *res, const char *log_name)
 	json_object_set_new(o, "make_seconds", json_real(res->make_seconds));
 	if (res->objects)
 		json_object_set_new(o, "objects", json_integer(res->objects));
+	if (res->checked) {
+		json_object_set_new(o, "checked", json_integer(res->checked));
+		json_object_set_new(o, "check_seconds", json_real(res->check_seconds));
+	}
 	json_object_set_new(o, "checkout", json_pack("{s:b, s:I, s:I}",
 		"full", res->checkout.full,
 		"written", (json_int_t)res->checkout.written,
@@ -1105,6 +1109,7 @@ struct build_ctx {
 	int make_ran;
 	/* Watching make's log while it runs (progress_tick()). */
 	char *label;		/* "build" or "build NAME", for the events */
+	int extra_checks;	/* make_argv(): W=1 and C=1, as the configuration asks */
 	int watch_fd;		/* the log, read from watch_off on; -1: not watching */
 	off_t watch_off;
 	struct buf watch_line;	/* the last line, not complete yet */
@@ -1257,7 +1262,8 @@ static char *config_key(struct build_ctx *b)
 
 /*
  * make -C SRC O=OUT CC=... HOSTCC=... [ARCH= CROSS_COMPILE=] [W=1] [C=1]
- * [-jN] [target]; free with argv_free().
+ * [-jN] [target]; free with argv_free().  W=1 and C=1 only for the pass
+ * over the day's objects (b->extra_checks).
  */
 static char **make_argv(struct build_ctx *b, const char *target, int jobs)
 {
@@ -1274,9 +1280,9 @@ static char **make_argv(struct build_ctx *b, const char *target, int jobs)
 		args[n++] = xasprintf("ARCH=%s", b->arch);
 	if (b->cross)
 		args[n++] = xasprintf("CROSS_COMPILE=%s", b->cross);
-	if (b->opts->config && b->opts->config->w1)
+	if (b->extra_checks && b->opts->config->w1)
 		args[n++] = xstrdup("W=1");
-	if (b->opts->config && b->opts->config->sparse)
+	if (b->extra_checks && b->opts->config->sparse)
 		args[n++] = xstrdup("C=1");
 	if (jobs)
 		args[n++] = xasprintf("-j%d", jobs);
@@ -1940,6 +1946,119 @@ static void config_hash(struct build_ctx *b)
 	free(config);
 }
 
+/* At most this many objects get the W=1 / sparse pass: a day that touched more is a tree-wide change. */
+#define BUILD_MAX_CHECKED 400
+
+struct touched {
+	struct build_ctx *b;
+	char **objs;
+	size_t n, alloc;
+	size_t skipped;		/* beyond BUILD_MAX_CHECKED */
+};
+
+/* A .c file the diff adds or changes whose object this build made: a target. */
+static int touched_cb(const git_diff_delta *d, float progress, void *payload)
+{
+	struct touched *t = payload;
+	const char *path = d->new_file.path;
+	size_t len = path ? strlen(path) : 0;
+	char *obj, *built;
+
+	(void)progress;
+	if (d->status == GIT_DELTA_DELETED || len < 3 || strcmp(path + len - 2, ".c"))
+		return 0;
+	obj = xstrdup(path);
+	obj[len - 1] = 'o';
+	built = path_join(t->b->opts->outdir, obj);
+	if (!path_exists(built)) {
+		free(obj);
+	} else if (t->n >= BUILD_MAX_CHECKED) {
+		t->skipped++;
+		free(obj);
+	} else {
+		array_grow(&t->objs, &t->alloc, t->n + 2, sizeof(*t->objs));
+		t->objs[t->n++] = obj;
+		t->objs[t->n] = NULL;
+	}
+	free(built);
+	return 0;
+}
+
+/*
+ * The configuration's W=1 and sparse: the objects of the .c files that
+ * changed between the day's base and this commit, made once more with
+ * W=1 / C=1 (Kbuild rebuilds them: the command line changed), their
+ * warnings read back with the build's.  Returns 0 or a TIDE_E* code.
+ */
+static int extra_checks(struct build_ctx *b)
+{
+	const struct build_config *c = b->opts->config;
+	struct touched t = { .b = b };
+	git_commit *bc = NULL;
+	git_tree *base_tree = NULL;
+	git_diff *diff = NULL;
+	double t0 = time_now();
+	char **args, **all;
+	size_t n, i;
+	int rc = 0;
+
+	if (!c || (!c->w1 && !c->sparse) || !b->opts->touched_base || b->opts->target)
+		return 0;
+	if (git_commit_lookup(&bc, b->repo, b->opts->touched_base) < 0 ||
+	    git_commit_tree(&base_tree, bc) < 0 ||
+	    git_diff_tree_to_tree(&diff, b->repo, base_tree, b->tree, NULL) < 0 ||
+	    git_diff_foreach(diff, touched_cb, NULL, NULL, NULL, &t) < 0) {
+		rc = tide_error_git(TIDE_ERROR, "cannot list the files changed since the base");
+		goto done;
+	}
+	if (t.skipped)
+		log_printf(b->logfd, "# tide: %zu more changed objects not checked (at most %d)\n",
+			   t.skipped, BUILD_MAX_CHECKED);
+	if (!t.n) {
+		step_event(b, "no changed object to check with%s%s", c->w1 ? " W=1" : "",
+			   c->sparse ? " C=1" : "");
+		goto done;
+	}
+	step_event(b, "checking %zu changed object%s with%s%s", t.n, t.n == 1 ? "" : "s",
+		   c->w1 ? " W=1" : "", c->sparse ? " C=1" : "");
+	b->extra_checks = 1;
+	args = make_argv(b, NULL, b->res->jobs);
+	b->extra_checks = 0;
+	for (n = 0; args[n]; n++)
+		;
+	all = xcalloc(n + t.n + 1, sizeof(*all));
+	memcpy(all, args, n * sizeof(*all));
+	for (i = 0; i < t.n; i++)
+		all[n + i] = t.objs[i];
+	/* The kernel is built: a check pass that stops (CONFIG_WERROR) is a warning, not a failure. */
+	rc = run_logged(all, NULL, b->env, b->logfd, b->opts->nice);
+	if (rc > 0) {
+		char *msg = xasprintf("the%s%s pass over the changed objects failed (exit status %d)",
+				      c->w1 ? " W=1" : "", c->sparse ? " C=1" : "", rc);
+
+		add_unique(&b->res->log.warnings, BUILD_DIAG_MAKE, NULL, 0, 0, msg);
+		log_printf(b->logfd, "# tide: %s\n", msg);
+		free(msg);
+		rc = 0;
+	}
+	free(all);
+	for (i = 0; args[i]; i++)
+		free(args[i]);
+	free(args);
+	b->res->checked = (long)t.n;
+	b->res->check_seconds = time_now() - t0;
+	step_event(b, "checked %zu object%s in %.1f s", t.n, t.n == 1 ? "" : "s",
+		   b->res->check_seconds);
+done:
+	for (i = 0; i < t.n; i++)
+		free(t.objs[i]);
+	free(t.objs);
+	git_diff_free(diff);
+	git_tree_free(base_tree);
+	git_commit_free(bc);
+	return rc;
+}
+
 static int build_steps(struct build_ctx *b)
 {
 	struct build_result *res = b->res;
@@ -1978,6 +2097,8 @@ static int build_steps(struct build_ctx *b)
 		res->kernel_sha256 = xstrdup(hex);
 	tide_error_clear();
 	res->ok = !res->failure;
+	if (res->ok && (rc = extra_checks(b)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -2235,6 +2356,7 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 		goto done;
 	have_base = oid_from_hex(&base, day->base_commit, "base commit") == 0;
 	tide_error_clear();
+	opts.touched_base = have_base ? &base : NULL;
 	if ((error = build_run(res, repo, &commit, &opts)) < 0)
 		goto done;
 	build_new_warnings(&res->new_warnings, &res->log.warnings,

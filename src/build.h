@@ -190,6 +190,13 @@ struct build_opts {
 	const struct build_config *config;
 	/* Each step with its time, and the objects compiled so far (redraws); NULL: quiet. */
 	const struct event_sink *events;
+	/*
+	 * The day's base: with a configuration's w1= or sparse=, the objects
+	 * of the .c files changed since base are rebuilt once more with W=1
+	 * and C=1 after the build (NULL: every file counts as changed only
+	 * when there is no base; then the extra pass is skipped).
+	 */
+	const git_oid *touched_base;
 	int jobs;		/* 0: the number of online CPUs */
 	int no_ccache;
 	int nice;		/* niceness added to make and its children */
@@ -208,6 +215,8 @@ struct build_result {
 	double seconds;			/* all of it */
 	double checkout_seconds, config_seconds, make_seconds;
 	long objects;			/* Kbuild's CC and AS lines: objects compiled */
+	long checked;			/* objects rebuilt with W=1 / C=1 (the day's files) */
+	double check_seconds;
 	struct build_checkout_stats checkout;
 	int config_regenerated;
 	int jobs;

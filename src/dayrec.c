@@ -38,6 +38,8 @@ static const struct field build_fields[] = {
 	B(config_seconds, F_REAL, F_ALWAYS),
 	B(make_seconds, F_REAL, F_ALWAYS),
 	B(objects, F_INT, 0),
+	B(checked, F_INT, 0),
+	B(check_seconds, F_REAL, 0),
 	B(checkout, F_OBJECT, F_ALWAYS),
 	B(config_regenerated, F_BOOL, F_ALWAYS),
 	B(jobs, F_INT, F_ALWAYS),

@@ -31,6 +31,8 @@ struct day_build {
 	char *config, *arch;	/* a declared configuration's name and arch, or NULL */
 	double seconds, checkout_seconds, config_seconds, make_seconds;
 	long long objects;	/* compiled (Kbuild's CC and AS lines); 0 when not counted */
+	long long checked;	/* objects rebuilt with W=1 / C=1 (the day's changed files) */
+	double check_seconds;
 	json_t *checkout;	/* {full, written, removed} */
 	int config_regenerated;
 	long long jobs;

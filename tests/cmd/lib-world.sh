@@ -18,7 +18,9 @@ make_mainline() {
 # fragments, ARCH=arm64's Image), so the build stage runs with no real
 # kernel: every *.c is compiled by RECIPE (make syntax, compiles $< to
 # $@; default with -Wall) and the objects are cat into the image, with
-# Kbuild's "  CC      x.o" and "  LD      vmlinux" lines.  Each
+# Kbuild's "  CC      x.o" and "  LD      vmlinux" lines.  "make x.o"
+# (the W=1 / C=1 pass over a day's objects) prints a warning for each
+# of W=1 and C=1 given.  Each
 # build writes O/make-vars: the ARCH, CROSS_COMPILE, W, C and CC it got.
 fake_kernel_source() {
 	mkdir -p "$1/scripts/kconfig" &&
@@ -31,6 +33,11 @@ fake_kernel_source() {
 			'> @echo "  LD      vmlinux"' \
 			'> mkdir -p $(dir $@) && cat $^ > $@' \
 			'> echo "ARCH=$(ARCH) CROSS_COMPILE=$(CROSS_COMPILE) W=$(W) C=$(C) CC=$(CC)" > $(O)/make-vars' \
+			'%.o: %.c FORCE' '> @echo "  CC      $@"' \
+			'> $(CC) -c $(CURDIR)/$*.c -o $(O)/$@' \
+			'> $(if $(W),@echo "$*.c:1:1: warning: W=1 looked at $*")' \
+			'> $(if $(C),@echo "$*.c:1:2: warning: sparse looked at $*")' \
+			'.PHONY: FORCE' 'FORCE:' \
 			'tinyconfig:' '> mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config' \
 			'defconfig:' '> mkdir -p $(O) && echo CONFIG_DEFCONFIG=y > $(O)/.config' \
 			'olddefconfig:' '> sed -i /CONFIG_DROPPED/d $(O)/.config'

@@ -85,14 +85,15 @@ test_expect_success 'each configuration gets its base, its fragments in order, i
 	echo "ARCH= CROSS_COMPILE= W= C= CC=ccache gcc" >expect &&
 	sed "s/CC=gcc$/CC=ccache gcc/" ws/build/out/make-vars >actual &&
 	test_cmp expect actual &&
-	echo "ARCH= CROSS_COMPILE= W=1 C= CC=ccache gcc" >expect &&
+	echo "ARCH= CROSS_COMPILE= W= C= CC=ccache gcc" >expect &&
 	sed "s/CC=gcc$/CC=ccache gcc/" ws/build/out-defmod/make-vars >actual &&
 	test_cmp expect actual &&
-	echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W= C=1 CC=ccache aarch64-linux-gnu-gcc" >expect &&
+	echo "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- W= C= CC=ccache aarch64-linux-gnu-gcc" >expect &&
 	sed "s/CC=aarch64/CC=ccache aarch64/" ws/build/out-arm64/make-vars >actual &&
 	test_cmp expect actual &&
 	day_field 2026-01-01 "d[\"configs\"][2][\"build\"][\"make_command\"][5:]" >actual &&
-	grep -q "ARCH=arm64.*CROSS_COMPILE=aarch64-linux-gnu-.*C=1" actual
+	grep -q "ARCH=arm64.*CROSS_COMPILE=aarch64-linux-gnu-" actual &&
+	! grep -q "W=1\|C=1" actual
 '
 
 test_expect_success 'an option olddefconfig drops is a warning naming the fragment and line' '
@@ -107,11 +108,26 @@ test_expect_success 'tide show has a line per configuration' '
 	cat >expect <<-\END &&
 	build   [smoke x86_64] ok in N s, 1 warnings, 1 new
 	build   [up x86_64] ok in N s, 2 warnings, 2 new
-	build   [defmod x86_64] ok in N s, 1 warnings, 1 new
-	build   [arm64 arm64] ok in N s, 1 warnings, 1 new
+	build   [defmod x86_64] ok in N s, 2 warnings, 2 new
+	build   [arm64 arm64] ok in N s, 2 warnings, 2 new
 	END
 	test_cmp expect actual &&
 	test "$(grep -c "new warning: gpio.c:1: unused variable .* (gpio)" show)" = 4
+'
+
+test_expect_success 'W=1 and sparse run on the objects the day changed, their warnings attributed' '
+	grep "W=1 looked\|sparse looked" show >actual &&
+	cat >expect <<-\END &&
+	        new warning: gpio.c:1: W=1 looked at gpio (gpio)
+	        new warning: gpio.c:1: sparse looked at gpio (gpio)
+	END
+	test_cmp expect actual &&
+	day_field 2026-01-01 "[(c[\"name\"], c[\"build\"].get(\"checked\")) for c in d[\"configs\"]]" >actual &&
+	echo "[('"'"'up'"'"', None), ('"'"'defmod'"'"', 1), ('"'"'arm64'"'"', 1)]" >expect &&
+	test_cmp expect actual &&
+	grep -q "^# tide: make .* W=1 .*gpio.o$" ws/days/2026-01-01/build.defmod.log &&
+	grep -q "^tide: build defmod: checking 1 changed object with W=1$" err &&
+	grep -q "^tide: build arm64: checking 1 changed object with C=1$" err
 '
 
 test_expect_success 'warnings are new per configuration: the next day has none new in any' '
@@ -149,7 +165,7 @@ test_expect_success 'tide build --config NAME rebuilds one configuration of a da
 	head -2 out | sed "s/(.*s:.*), /(T), /" >actual &&
 	cat >expect <<-\END &&
 	config: arm64 (arm64)
-	build: ok (T), 1 warnings, 0 new
+	build: ok (T), 2 warnings, 0 new
 	END
 	test_cmp expect actual &&
 	test "$(day_field 2026-01-04 "d[\"configs\"][2][\"build\"][\"status\"]")" = ok &&

@@ -31,6 +31,14 @@ static void print_day(const struct day *d)
 		printf("  build: %s", s);
 	if (d->boot && (s = d->boot->status))
 		printf("  boot: %s", s);
+	/* The other configurations, each "NAME: build[/boot]" (man/tide-build.1, CONFIGURATIONS). */
+	for (size_t i = 0; i < d->nconfigs; i++) {
+		const struct day_config *dc = &d->configs[i];
+
+		printf("  %s: %s", dc->name, dc->build && dc->build->status ? dc->build->status : "-");
+		if (dc->boot && dc->boot->status)
+			printf("/%s", dc->boot->status);
+	}
 	putchar('\n');
 }
 

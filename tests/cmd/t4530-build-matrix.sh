@@ -197,7 +197,14 @@ test_expect_success 'boot=yes boots each x86_64 configuration with its own kerne
 	test_cmp expect actual &&
 	test "$(day_field 2026-01-06 "\"boot\" in d[\"configs\"][1]")" = False &&
 	tide -C ws show 2026-01-06 >show &&
-	grep -q "^boot .*skipped.*only x86_64 kernels boot yet" show
+	grep -q "^boot .*skipped.*only x86_64 kernels boot yet" show &&
+	tide -C ws log >log &&
+	grep "^2026-01-06" log | sed "s/  boot: [a-z-]*//; s/  up: ok\/[a-z-]*/  up: ok\/B/" >actual &&
+	echo "2026-01-06  next-20260106  1/1 merged  build: ok  up: ok/B  defmod: ok  arm64: ok/skipped" >expect &&
+	test_cmp expect actual &&
+	grep "^2026-01-03" log >actual &&
+	echo "2026-01-03  next-20260103  1/1 merged  build: ok  up: ok  defmod: failed  arm64: failed" >expect &&
+	test_cmp expect actual
 '
 
 test_expect_success 'tide build --config: an unknown name, and --fragment with it, are errors' '

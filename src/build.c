@@ -1181,6 +1181,24 @@ static int check_fragments(struct build_ctx *b)
 	return 1;
 }
 
+/* Does a fragment after f set name (NAME=... or "# NAME is not set")? Then it decides. */
+static int set_later(const struct build_ctx *b, const struct build_frag *f, const char *name)
+{
+	char *set = xasprintf("\n%s=", name), *unset = xasprintf("\n# %s is not set", name);
+	const struct build_frag *g;
+	int found = 0;
+
+	for (g = f + 1; g < b->frags + b->nfrags && !found; g++) {
+		char *text = xasprintf("\n%s", buf_cstr(&g->text));
+
+		found = strstr(text, set) || strstr(text, unset);
+		free(text);
+	}
+	free(set);
+	free(unset);
+	return found;
+}
+
 /* Options the fragment asks for that the final .config does not have. */
 static void check_config_result(struct build_ctx *b, const struct build_frag *f,
 				const char *config)
@@ -1207,7 +1225,7 @@ static void check_config_result(struct build_ctx *b, const struct build_frag *f,
 		int have = strstr(config, set) != NULL;
 		int good = want_unset ? !have : strstr(config, exact) != NULL;
 
-		if (!good) {
+		if (!good && !set_later(b, f, name)) {
 			char *msg = xasprintf("%s requested by the fragment is not in the final .config",
 					      want_unset ? name : line);
 			add_unique(&b->res->log.warnings, BUILD_DIAG_KCONFIG,

@@ -42,7 +42,15 @@ fake_kernel_source() {
 			'defconfig:' '> mkdir -p $(O) && echo CONFIG_DEFCONFIG=y > $(O)/.config' \
 			'olddefconfig:' '> sed -i /CONFIG_DROPPED/d $(O)/.config'
 	} > "$1/Makefile" &&
-	printf '#!/bin/sh\nc=$4; shift 4; cat "$@" >> "$c"\n' > "$1/scripts/kconfig/merge_config.sh" &&
+	cat > "$1/scripts/kconfig/merge_config.sh" <<-\EOF &&
+	#!/bin/sh
+	# -m -O DIR CONFIG FRAGMENT...: a later value of an option replaces the
+	# earlier one in its place, as the real script does.
+	c=$4; shift 4
+	cat "$c" "$@" | awk '{ k = $0; sub(/^# /, "", k); sub(/[= ].*/, "", k);
+		if (!(k in v)) o[n++] = k; v[k] = $0 }
+		END { for (i = 0; i < n; i++) print v[o[i]] }' >"$c.new" && mv "$c.new" "$c"
+	EOF
 	chmod +x "$1/scripts/kconfig/merge_config.sh"
 }
 

@@ -422,6 +422,8 @@ const char *build_diag_kind_name(enum build_diag_kind kind)
 		return "make";
 	case BUILD_DIAG_TOOL:
 		return "tool";
+	case BUILD_DIAG_MODPOST:
+		return "modpost";
 	}
 	return "unknown";
 }
@@ -644,6 +646,65 @@ static void parse_link_error(struct build_log *log, const char *line,
 	free(file);
 }
 
+/*
+ * The source file a modpost message names, for attribution: the object
+ * of "[drivers/x/y.ko]", "... in drivers/x/y.o" or "drivers/x/y.o: ..."
+ * as its .c (a guess for a module of several objects); none for
+ * vmlinux.o, whose message names the symbols instead.
+ */
+static void modpost_file(struct buf *file, const char *msg)
+{
+	const char *start = NULL, *end = NULL, *p;
+
+	buf_clear(file);
+	if ((p = strchr(msg, '[')) && (end = strchr(p, ']'))) {
+		start = p + 1;
+	} else if ((p = strstr(msg, " in ")) && str_ends_with(msg, ".o")) {
+		start = p + 4;
+		end = msg + strlen(msg);
+	} else if ((p = strstr(msg, ".o: "))) {
+		start = msg;
+		end = p + 2;
+	}
+	if (!start || end <= start || memchr(start, ' ', (size_t)(end - start)))
+		return;
+	buf_put(file, start, (size_t)(end - start));
+	if (str_ends_with(buf_cstr(file), ".ko"))
+		buf_truncate(file, file->len - 3);
+	else if (str_ends_with(buf_cstr(file), ".o"))
+		buf_truncate(file, file->len - 2);
+	else {
+		buf_clear(file);
+		return;
+	}
+	if (!strcmp(buf_cstr(file), "vmlinux")) {
+		buf_clear(file);
+		return;
+	}
+	buf_puts(file, ".c");
+}
+
+/* "WARNING: modpost: ..." (section mismatches, missing licenses) and "ERROR: modpost: ...". */
+static int parse_modpost(struct build_log *log, const char *line, struct buf *file)
+{
+	const char *msg;
+	int error;
+
+	if (str_starts_with(line, "WARNING: modpost: "))
+		msg = line + 18, error = 0;
+	else if (str_starts_with(line, "ERROR: modpost: "))
+		msg = line + 16, error = 1;
+	else
+		return 0;
+	modpost_file(file, msg);
+	if (error)
+		add_error(log, BUILD_DIAG_MODPOST, file->len ? buf_cstr(file) : NULL, 0, 0, msg);
+	else
+		add_unique(&log->warnings, BUILD_DIAG_MODPOST, file->len ? buf_cstr(file) : NULL,
+			   0, 0, msg);
+	return 1;
+}
+
 static void parse_line(struct build_log *log, const char *line,
 		       const char *const *prefixes, struct buf *file)
 {
@@ -651,6 +712,8 @@ static void parse_line(struct build_log *log, const char *line,
 	int lno, col;
 
 	if (line[0] == '#' || line[0] == ' ' || line[0] == '\0')
+		return;
+	if (parse_modpost(log, line, file))
 		return;
 	if (is_make_error(line, &rest)) {
 		add_error(log, BUILD_DIAG_MAKE, NULL, 0, 0, rest);

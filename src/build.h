@@ -54,6 +54,7 @@ enum build_diag_kind {
 	BUILD_DIAG_KCONFIG,	/* Kconfig syntax, config fragment checks */
 	BUILD_DIAG_MAKE,	/* make: *** ... Error N */
 	BUILD_DIAG_TOOL,	/* a missing tool (compiler, make) */
+	BUILD_DIAG_MODPOST,	/* modpost: section mismatches, undefined module symbols */
 };
 
 struct build_diag {

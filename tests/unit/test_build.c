@@ -101,6 +101,34 @@ TEST(build__parses_linker_errors)
 	build_log_release(&log);
 }
 
+/* modpost's warnings and errors, with the object they name as its source file. */
+TEST(build__parses_modpost_messages)
+{
+	static const char text[] =
+		"  MODPOST modules-only.symvers\n"
+		"WARNING: modpost: vmlinux.o: section mismatch in reference: gpio_sim_probe (section: .text) -> gpio_sim_setup (section: .init.text)\n"
+		"WARNING: modpost: drivers/gpio/gpio-sim.o: section mismatch in reference: a (section: .text) -> b (section: .init.text)\n"
+		"WARNING: modpost: missing MODULE_LICENSE() in drivers/gpio/gpio-mockup.o\n"
+		"ERROR: modpost: \"cpumask_weight_andnot\" [lib/test_cpumask.ko] undefined!\n"
+		"WARNING: modpost: vmlinux.o: section mismatch in reference: gpio_sim_probe (section: .text) -> gpio_sim_setup (section: .init.text)\n";
+	struct build_log log = { 0 };
+
+	build_log_parse(&log, text, sizeof(text) - 1, NULL);
+	REQUIRE(log.errors.n == 1);
+	CHECK_INT(log.errors.v[0].kind, BUILD_DIAG_MODPOST);
+	CHECK_STR(log.errors.v[0].file, "lib/test_cpumask.c");
+	CHECK_STR(log.errors.v[0].message, "\"cpumask_weight_andnot\" [lib/test_cpumask.ko] undefined!");
+	REQUIRE(log.warnings.n == 3);
+	CHECK(log.warnings.v[0].file == NULL);
+	CHECK(strstr(log.warnings.v[0].message, "section mismatch in reference: gpio_sim_probe") != NULL);
+	CHECK_STR(log.warnings.v[1].file, "drivers/gpio/gpio-sim.c");
+	CHECK_STR(log.warnings.v[2].file, "drivers/gpio/gpio-mockup.c");
+	CHECK_STR(log.warnings.v[2].message, "missing MODULE_LICENSE() in drivers/gpio/gpio-mockup.o");
+	CHECK_INT(log.warnings.v[2].kind, BUILD_DIAG_MODPOST);
+	CHECK_STR(build_diag_kind_name(BUILD_DIAG_MODPOST), "modpost");
+	build_log_release(&log);
+}
+
 TEST(build__parses_kconfig_and_tool_errors)
 {
 	static const char text[] =
@@ -657,6 +685,7 @@ TEST(build__run_names_bad_input)
 }
 
 TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
+      build__parses_modpost_messages,
       build__parses_kconfig_and_tool_errors, build__keeps_the_first_errors_and_counts_all,
       build__new_warnings_ignore_line_moves, build__attributes_warnings_to_the_merging_tree,
       build__checkout_rewrites_only_changed_files, build__interrupted_checkout_is_redone_in_full,

@@ -767,15 +767,21 @@ char *boot_find_init(void)
 	return NULL;
 }
 
-void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir)
+/* The workspace's caches, and the kernel and .config of the O= directory out. */
+static void paths_init(struct boot_ws_paths *p, const char *wsdir, const char *out)
 {
-	char *out = workspace_build_out(wsdir);
-
 	/* Kbuild's names inside the O= directory. */
 	p->kernel = path_join(out, "arch/x86/boot/bzImage");
 	p->config = path_join(out, ".config");
 	p->initramfs_dir = workspace_build_initramfs(wsdir);
 	p->kvm_cache = workspace_build_kvm_probe(wsdir);
+}
+
+void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir)
+{
+	char *out = workspace_build_out(wsdir);
+
+	paths_init(p, wsdir, out);
 	free(out);
 }
 
@@ -862,15 +868,12 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 	int error;
 
 	*passed = 0;
-	boot_ws_paths_init(&paths, c->wsdir);
-	free(paths.kernel);
-	free(paths.config);
 	/* The configuration's own O=: its kernel and the .config the guest tests read. */
-	paths.kernel = path_join(c->outdir, "arch/x86/boot/bzImage");
-	paths.config = path_join(c->outdir, ".config");
+	paths_init(&paths, c->wsdir, c->outdir);
 	boot_opts_use_paths(&opts, &paths, c->console_path);
 	opts.smp = c->smp;
-	if ((error = record_kernel(&opts.kernel, c->build, c->date, &paths)) == 0) {
+	if ((error = record_kernel(&opts.kernel, c->build, c->date ? c->date : "the day",
+				   &paths)) == 0) {
 		if ((error = boot_run(&res, &opts)) == 0) {
 			record_boot(slot, &res, c->console_name);
 			*passed = res.verdict.status == BOOT_PASSED;
@@ -883,23 +886,11 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 
 int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path)
 {
-	struct boot_opts opts = { 0 };
-	struct boot_result res;
-	struct boot_ws_paths paths;
-	int error;
+	char *out = workspace_build_out(wsdir);
+	struct boot_config_run c = { wsdir, out, day->build, day->date, 0, console_path,
+				     "console.log" };
+	int error = boot_workspace_config(&day->boot, passed, &c);
 
-	*passed = 0;
-	boot_ws_paths_init(&paths, wsdir);
-	boot_opts_use_paths(&opts, &paths, console_path);
-	if ((error = boot_day_kernel(&opts.kernel, day, &paths)) < 0) {
-		boot_ws_paths_release(&paths);
-		return error;
-	}
-	if ((error = boot_run(&res, &opts)) == 0) {
-		boot_record_day(day, &res);
-		*passed = res.verdict.status == BOOT_PASSED;
-	}
-	boot_result_release(&res);
-	boot_ws_paths_release(&paths);
+	free(out);
 	return error;
 }

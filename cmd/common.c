@@ -19,8 +19,11 @@
 #include "../src/util.h"
 #include "../src/workspace.h"
 
-/* DIR/config (tide-config(5)); a workspace that does not exist yet has none. */
-static int open_settings(struct cmd_ctx *ctx)
+/*
+ * DIR/config (tide-config(5)); a workspace that does not exist yet has
+ * none.  A TIDE_E* code with the error set; open_settings() says it.
+ */
+static int load_settings(struct cmd_ctx *ctx)
 {
 	char *path;
 	int error;
@@ -30,7 +33,12 @@ static int open_settings(struct cmd_ctx *ctx)
 	path = workspace_config(ctx->wsdir);
 	error = settings_load(&ctx->settings, path);
 	free(path);
-	return error < 0 ? cmd_fail(NULL) : 0;
+	return error;
+}
+
+static int open_settings(struct cmd_ctx *ctx)
+{
+	return load_settings(ctx) < 0 ? cmd_fail(NULL) : 0;
 }
 
 /*
@@ -51,7 +59,8 @@ static char *conf_path(const struct cmd_ctx *ctx)
 	return xstrdup("trees.conf");
 }
 
-static int open_conf(struct cmd_ctx *ctx)
+/* trees.conf (conf_path()); a TIDE_E* code with the error set; open_conf() says it. */
+static int load_conf(struct cmd_ctx *ctx)
 {
 	char *path;
 	int error;
@@ -61,7 +70,12 @@ static int open_conf(struct cmd_ctx *ctx)
 	path = conf_path(ctx);
 	error = trees_conf_load(&ctx->conf, path);
 	free(path);
-	return error < 0 ? cmd_fail(NULL) : 0;
+	return error;
+}
+
+static int open_conf(struct cmd_ctx *ctx)
+{
+	return load_conf(ctx) < 0 ? cmd_fail(NULL) : 0;
 }
 
 /*
@@ -125,22 +139,11 @@ int cmd_open(struct cmd_ctx *ctx, unsigned flags)
 
 int cmd_try_conf(struct cmd_ctx *ctx)
 {
-	char *path;
-	int error = 0;
+	int error;
 
-	if (ctx->conf)
-		return 0;
-	if (!ctx->settings && ctx->wsdir) {
-		path = workspace_config(ctx->wsdir);
-		error = settings_load(&ctx->settings, path);
-		free(path);
-	}
-	if (error < 0)
+	if ((error = load_settings(ctx)) < 0)
 		return error;
-	path = conf_path(ctx);
-	error = trees_conf_load(&ctx->conf, path);
-	free(path);
-	return error;
+	return load_conf(ctx);
 }
 
 int cmd_load_conf(struct cmd_ctx *ctx)

@@ -1170,9 +1170,8 @@ struct build_ctx {
 	char *distcc_dir;	/* DISTCC_DIR: distcc's locks and host backoff */
 	int logfd;
 	int make_ran;
-	/* Watching make's log while it runs (progress_tick()). */
+	/* Watching make's log while it runs (watch_make()). */
 	char *label;		/* "build" or "build NAME", for the events */
-	int extra_checks;	/* make_argv(): W=1 and C=1, as the configuration asks */
 	int watch_fd;		/* the log, read from watch_off on; -1: not watching */
 	off_t watch_off;
 	struct buf watch_line;	/* the last line, not complete yet */
@@ -1319,8 +1318,9 @@ static int kconfig_walk_cb(const char *root, const git_tree_entry *e, void *payl
 
 /*
  * What the generated .config depends on: the base, the fragments, the
- * compiler and arch, the Kconfig files and the tiny configs.  The same key means the .config of
- * the last build is still right and 11 s of config can be skipped.
+ * compiler and arch, the Kconfig files and the tiny configs.  The same
+ * key means the .config of the last build is still right and 11 s of
+ * config can be skipped.
  */
 static char *config_key(struct build_ctx *b)
 {
@@ -1341,14 +1341,10 @@ static char *config_key(struct build_ctx *b)
 	return xstrdup(git_oid_tostr(hex, sizeof(hex), &id));
 }
 
-/*
- * make -C SRC O=OUT CC=... HOSTCC=... [ARCH= CROSS_COMPILE=] [W=1] [C=1]
- * [-jN] [target]; free with argv_free().  W=1 and C=1 only for the pass
- * over the day's objects (b->extra_checks).
- */
+/* make -C SRC O=OUT CC=... HOSTCC=... [ARCH= CROSS_COMPILE=] [-jN] [target]; free with argv_free(). */
 static char **make_argv(struct build_ctx *b, const char *target, int jobs)
 {
-	char **args = xcalloc(14, sizeof(*args));
+	char **args = xcalloc(12, sizeof(*args));
 	size_t n = 0;
 
 	args[n++] = xstrdup("make");
@@ -1361,10 +1357,6 @@ static char **make_argv(struct build_ctx *b, const char *target, int jobs)
 		args[n++] = xasprintf("ARCH=%s", b->arch);
 	if (b->cross)
 		args[n++] = xasprintf("CROSS_COMPILE=%s", b->cross);
-	if (b->extra_checks && b->opts->config->w1)
-		args[n++] = xstrdup("W=1");
-	if (b->extra_checks && b->opts->config->sparse)
-		args[n++] = xstrdup("C=1");
 	if (jobs)
 		args[n++] = xasprintf("-j%d", jobs);
 	if (target)
@@ -2102,13 +2094,16 @@ static int extra_checks(struct build_ctx *b)
 	}
 	step_event(b, "checking %zu changed object%s with%s%s", t.n, t.n == 1 ? "" : "s",
 		   c->w1 ? " W=1" : "", c->sparse ? " C=1" : "");
-	b->extra_checks = 1;
+	/* The build's make command, then W=1 / C=1 and the objects as its targets. */
 	args = make_argv(b, NULL, b->res->jobs);
-	b->extra_checks = 0;
 	for (n = 0; args[n]; n++)
 		;
-	all = xcalloc(n + t.n + 1, sizeof(*all));
+	all = xcalloc(n + 2 + t.n + 1, sizeof(*all));
 	memcpy(all, args, n * sizeof(*all));
+	if (c->w1)
+		all[n++] = "W=1";
+	if (c->sparse)
+		all[n++] = "C=1";
 	for (i = 0; i < t.n; i++)
 		all[n + i] = t.objs[i];
 	/* The kernel is built: a check pass that stops (CONFIG_WERROR) is a warning, not a failure. */
@@ -2123,9 +2118,7 @@ static int extra_checks(struct build_ctx *b)
 		rc = 0;
 	}
 	free(all);
-	for (i = 0; args[i]; i++)
-		free(args[i]);
-	free(args);
+	argv_free(args);
 	b->res->checked = (long)t.n;
 	b->res->check_seconds = time_now() - t0;
 	step_event(b, "checked %zu object%s in %.1f s", t.n, t.n == 1 ? "" : "s",

@@ -12,6 +12,14 @@ make_mainline() {
 	git -C world/mainline tag v1.0
 }
 
+# commit_fake_mainline: world/mainline, already filled (fake_kernel_source
+# and sources), made a repository of one commit tagged v1.0.
+commit_fake_mainline() {
+	git init -q -b master world/mainline &&
+	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&
+	git -C world/mainline tag v1.0
+}
+
 # fake_kernel_source DIR [RECIPE]: a Makefile that "builds" a kernel the
 # way tide's build stage drives Kbuild (O=, tinyconfig, defconfig,
 # olddefconfig, scripts/kconfig/merge_config.sh with any number of

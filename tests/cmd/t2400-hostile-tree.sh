@@ -94,9 +94,7 @@ test_expect_success 'setup: a fake kernel, a good tree, a canary above the works
 	printf "CONFIG_GPIO=y\n" > kt/smoke.config &&
 	fake_kernel_source world/mainline "\$(CC) -c \$(CURDIR)/\$< -o \$@" &&
 	echo "int m(void) { return 0; }" > world/mainline/m.c &&
-	git init -q -b master world/mainline &&
-	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&
-	git -C world/mainline tag v1.0 &&
+	commit_fake_mainline &&
 	make_tree gpio gpio.c "int g(void) { return 0; }" &&
 	make_tree prev prev.c "int p(void) { return 0; }" &&
 	conf "gpio git gpio#for-next" "prev git prev#for-next" &&

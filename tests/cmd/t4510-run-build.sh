@@ -13,9 +13,7 @@ test_expect_success 'setup: a fake kernel mainline and two trees' '
 	printf "CONFIG_GPIO=y\n" > kt/smoke.config &&
 	fake_kernel_source world/mainline &&
 	echo "int m(void) { return 0; }" > world/mainline/m.c &&
-	git init -q -b master world/mainline &&
-	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&
-	git -C world/mainline tag v1.0 &&
+	commit_fake_mainline &&
 	make_tree gpio gpio.c "int g(void) { int unused; return 0; }" &&
 	make_tree cpumask cpumask.c "int c(void) { return 0; }" &&
 	conf "gpio git gpio#for-next" "cpumask git cpumask#for-next" &&

@@ -33,9 +33,7 @@ test_expect_success 'setup: a fake kernel, a tree with a warning, fragments, a f
 	printf "CONFIG_GPIO=y\n" >kt/smoke.config &&
 	fake_kernel_source world/mainline &&
 	echo "int m(void) { return 0; }" >world/mainline/m.c &&
-	git init -q -b master world/mainline &&
-	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&
-	git -C world/mainline tag v1.0 &&
+	commit_fake_mainline &&
 	make_tree gpio gpio.c "int g(void) { int unused; return 0; }" &&
 	printf "# CONFIG_SMP is not set\nCONFIG_DROPPED=y\nCONFIG_GPIO=m\n" >world/up.config &&
 	printf "CONFIG_MODULES=y\n" >world/mod.config &&

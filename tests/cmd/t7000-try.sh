@@ -28,9 +28,7 @@ test_expect_success 'setup: mainline, gpio and cpumask trees, a day with a fake 
 	seq 1 10 > world/mainline/a &&
 	printf "int m(void) { return 0; }\n" > world/mainline/m.c &&
 	printf "int g(void) { return 0; }\n" > world/mainline/g.c &&
-	git init -q -b master world/mainline &&
-	git -C world/mainline add . && git -C world/mainline commit -qm mainline &&
-	git -C world/mainline tag v1.0 &&
+	commit_fake_mainline &&
 	git clone -q world/mainline world/gpio &&
 	git -C world/gpio checkout -q -b for-next &&
 	sed -i "s/^2\$/2 gpio/" world/gpio/a &&

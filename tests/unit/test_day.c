@@ -115,6 +115,23 @@ TEST(day__unknown_keys_survive)
 }
 
 /* The later stages' records are typed: a key of the wrong type is an error naming it. */
+/* A day record with the keys bad is refused as t.json with the error want. */
+static void check_refused(const char *bad, const char *want)
+{
+	char *text = xasprintf("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[],%s}", bad);
+	json_error_t jerr;
+	json_t *in = json_loads(text, 0, &jerr);
+	struct day *d = (struct day *)1;
+
+	free(text);
+	REQUIRE(in != NULL);
+	CHECK_INT(day_from_json(&d, in, "t.json"), TIDE_EINVAL);
+	CHECK(d == NULL);
+	CHECK_STR(tide_error_last(), want);
+	tide_error_clear();
+	json_decref(in);
+}
+
 TEST(day__stage_records_are_typed)
 {
 	static const char *const bad[] = {
@@ -127,22 +144,10 @@ TEST(day__stage_records_are_typed)
 		"t.json: \"boot\": \"smp\" is not an integer",
 		"t.json: \"bisect\" is not an object",
 	};
-	json_error_t jerr;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		char *text = xasprintf("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[],%s}", bad[i]);
-		json_t *in = json_loads(text, 0, &jerr);
-		struct day *d = (struct day *)1;
-
-		REQUIRE(in != NULL);
-		CHECK_INT(day_from_json(&d, in, "t.json"), TIDE_EINVAL);
-		CHECK(d == NULL);
-		CHECK_STR(tide_error_last(), want[i]);
-		tide_error_clear();
-		json_decref(in);
-		free(text);
-	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		check_refused(bad[i], want[i]);
 }
 
 /* A tree's build after its merge (build-each-merge) is typed too. */
@@ -210,19 +215,8 @@ TEST(day__config_records)
 	json_decref(in);
 	json_decref(out);
 	day_free(d);
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		char *text = xasprintf("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[],%s}", bad[i]);
-
-		in = json_loads(text, 0, &jerr);
-		d = (struct day *)1;
-		REQUIRE(in != NULL);
-		CHECK_INT(day_from_json(&d, in, "t.json"), TIDE_EINVAL);
-		CHECK(d == NULL);
-		CHECK_STR(tide_error_last(), want[i]);
-		tide_error_clear();
-		json_decref(in);
-		free(text);
-	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		check_refused(bad[i], want[i]);
 }
 
 /* The handling keys are typed: read into struct day_handling, written back under their names, only when set. */

@@ -24,7 +24,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time \
 	clang libclang-rt-14-dev libgmime-3.0-dev strace zlib1g-dev patch \
 	man-db groff-base redis-server distcc python3-jsonschema python3-rfc3987 \
-	chromium gcc-aarch64-linux-gnu sparse
+	chromium gcc-aarch64-linux-gnu sparse qemu-system-arm zlib1g-dev:arm64
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))
@@ -121,6 +121,14 @@ check-fuzz: fuzz-build
 
 # Install the Debian packages that are missing (needs root the first time).
 deps:
+	@# zlib1g-dev:arm64 (kernel-tests/init.arm64) needs dpkg to know arm64.
+	@if ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "tide: dpkg lacks the arm64 architecture (run 'make deps' as root)" >&2; exit 1; \
+		fi; \
+		echo "adding the arm64 architecture to dpkg (for zlib1g-dev:arm64)"; \
+		dpkg --add-architecture arm64 && apt-get update -q; \
+	fi
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; \
 	done); \

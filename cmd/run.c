@@ -14,7 +14,7 @@
 #include "../src/run.h"
 #include "../src/workspace.h"
 
-static int parse_args(struct run_opts *opts, int argc, char **argv)
+static int parse_args(struct run_opts *opts, const char **configs, int argc, char **argv)
 {
 	const char *jobs = NULL;
 	const struct opt_spec specs[] = {
@@ -23,6 +23,8 @@ static int parse_args(struct run_opts *opts, int argc, char **argv)
 		{ OPT_SWITCH, "no-build", 0, &opts->no_build, 1, 0, NULL, "do not build the kernel" },
 		{ OPT_SWITCH, "no-boot", 0, &opts->no_boot, 1, 0, NULL, "do not boot the kernel" },
 		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "fetch N trees at a time (1 to 64)" },
+		{ OPT_VALUE, "configs", 0, configs, 0, 0, "NAME[,NAME...]",
+		  "build only these of trees.conf's configurations" },
 		{ 0 },
 	};
 	char *end;
@@ -62,12 +64,15 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	struct run_opts opts = RUN_OPTS_INIT;
 	struct run_summary sum;
 	struct cmd_progress p = { ctx->progress, 0 };
+	const char *configs = NULL;
 	int status, error;
 
-	if ((status = parse_args(&opts, argc, argv)) != 0)
+	if ((status = parse_args(&opts, &configs, argc, argv)) != 0)
 		return status < 0 ? EXIT_OK : status;
 	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
 		return status;
+	if (configs && trees_conf_select_configs(ctx->conf, configs) < 0)
+		return cmd_fail("--configs");
 	opts.events.fn = cmd_on_event;
 	opts.events.data = &p;
 	/* DIR/config's build settings are checked before the day starts. */

@@ -85,12 +85,12 @@ static void print_day(const struct day *d)
 	for (i = 0; i < d->ntrees; i++)
 		print_tree(&d->trees[i], width);
 	print_stage(day_build_text(d->build));
-	print_stage(day_boot_text(d->boot));
+	print_stage(day_boot_text(d->boot, NULL));
 	for (i = 0; i < d->nconfigs; i++) {
 		if (!d->configs[i].build)
 			printf("build   [%s] not built\n", d->configs[i].name);
 		print_stage(day_build_text(d->configs[i].build));
-		print_stage(day_boot_text(d->configs[i].boot));
+		print_stage(day_boot_text(d->configs[i].boot, d->configs[i].name));
 	}
 	bisect = day_bisect_text(d->bisect);
 	if (bisect)

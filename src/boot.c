@@ -12,6 +12,7 @@
 
 #include "boot.h"
 #include "build.h"
+#include "buildconf.h"
 #include "cpio.h"
 #include "day.h"
 #include "error.h"
@@ -19,8 +20,6 @@
 #include "util.h"
 #include "workspace.h"
 
-#define QEMU_DEFAULT "qemu-system-x86_64"
-#define QEMU_PACKAGE "qemu-system-x86"
 #define CONSOLE_MAX (32u << 20)	/* keep at most this much console in memory */
 
 const char *boot_status_name(enum boot_status s)
@@ -320,21 +319,40 @@ static void argv_free(char **argv)
 	free(argv);
 }
 
-/* The QEMU command line; initrd may be NULL (the KVM probe). */
-static char **qemu_argv(const char *qemu, const char *kernel, const char *initrd,
+/* The guest's arch: the host's unless opts name another. */
+static const struct build_arch *guest_arch(const struct boot_opts *opts)
+{
+	return opts->arch ? opts->arch : build_arch_find(BUILD_ARCH_HOST);
+}
+
+static int foreign_guest(const struct boot_opts *opts)
+{
+	return strcmp(guest_arch(opts)->name, BUILD_ARCH_HOST) != 0;
+}
+
+/*
+ * The QEMU command line; initrd may be NULL (the KVM probe).  -M and
+ * -cpu only when opts name them (KVM takes the host's CPU).
+ */
+static char **qemu_argv(const char *qemu, const struct boot_opts *opts, const char *initrd,
 			const char *cmdline, int smp, int mem, int kvm)
 {
 	char **argv = NULL, *num;
 	size_t n = 0, alloc = 0;
+	const char *cpu = kvm ? "host" : opts->cpu;
 
 	argv_push(&argv, &n, &alloc, qemu);
 	argv_push(&argv, &n, &alloc, "-nographic");
 	argv_push(&argv, &n, &alloc, "-no-reboot");
+	if (opts->machine) {
+		argv_push(&argv, &n, &alloc, "-M");
+		argv_push(&argv, &n, &alloc, opts->machine);
+	}
 	argv_push(&argv, &n, &alloc, "-accel");
 	argv_push(&argv, &n, &alloc, kvm ? "kvm" : "tcg");
-	if (kvm) {
+	if (cpu) {
 		argv_push(&argv, &n, &alloc, "-cpu");
-		argv_push(&argv, &n, &alloc, "host");
+		argv_push(&argv, &n, &alloc, cpu);
 	}
 	argv_push(&argv, &n, &alloc, "-m");
 	argv_push(&argv, &n, &alloc, (num = xasprintf("%d", mem)));
@@ -343,7 +361,7 @@ static char **qemu_argv(const char *qemu, const char *kernel, const char *initrd
 	argv_push(&argv, &n, &alloc, (num = xasprintf("%d", smp)));
 	free(num);
 	argv_push(&argv, &n, &alloc, "-kernel");
-	argv_push(&argv, &n, &alloc, kernel);
+	argv_push(&argv, &n, &alloc, opts->kernel);
 	if (initrd) {
 		argv_push(&argv, &n, &alloc, "-initrd");
 		argv_push(&argv, &n, &alloc, initrd);
@@ -355,14 +373,15 @@ static char **qemu_argv(const char *qemu, const char *kernel, const char *initrd
 
 static char *find_qemu(const struct boot_opts *opts)
 {
-	const char *name = opts->qemu ? opts->qemu : QEMU_DEFAULT;
+	const struct build_arch *arch = guest_arch(opts);
+	const char *name = opts->qemu ? opts->qemu : arch->qemu;
 	char *path = build_which(name);
 
 	/* A missing tool is tide's failure (exit 4), not bad input. */
 	if (!path)
 		tide_error_set(TIDE_ERROR,
 			       "'%s' not found: install the Debian package %s",
-			       name, QEMU_PACKAGE);
+			       name, arch->qemu_package);
 	return path;
 }
 
@@ -398,7 +417,7 @@ static int kvm_probe(int *usable, char **note, const struct boot_opts *opts,
 	double limit = opts->kvm_probe_timeout > 0 ? opts->kvm_probe_timeout
 						   : BOOT_KVM_PROBE_TIMEOUT;
 	struct qemu_run q = { &console, &err, -1, limit, "Linux version", 0, 0, 0, 0 };
-	char **argv = qemu_argv(qemu, opts->kernel, NULL,
+	char **argv = qemu_argv(qemu, opts, NULL,
 				"console=ttyS0 panic=-1 init=/tide-kvm-probe", 1, 128, 1);
 	int error = qemu_run(&q, argv);
 
@@ -457,12 +476,23 @@ static int choose_accel(struct boot_result *res, const struct boot_opts *opts)
 	const char *accel = opts->accel ? opts->accel : "auto";
 	int usable = 0, error;
 
+	if (strcmp(accel, "auto") && strcmp(accel, "tcg") && strcmp(accel, "kvm"))
+		return tide_error_set(TIDE_EINVAL, "unknown accelerator '%s' (auto, tcg, kvm)", accel);
+	if (foreign_guest(opts)) {
+		/* KVM runs guests of the host's own arch only. */
+		if (!strcmp(accel, "kvm"))
+			return tide_error_set(TIDE_EINVAL, "an %s guest cannot use KVM on this %s host",
+					      guest_arch(opts)->name, BUILD_ARCH_HOST);
+		res->accel = xstrdup("tcg");
+		if (!strcmp(accel, "auto"))
+			res->accel_note = xasprintf("an %s guest on an %s host", guest_arch(opts)->name,
+						    BUILD_ARCH_HOST);
+		return 0;
+	}
 	if (!strcmp(accel, "tcg") || !strcmp(accel, "kvm")) {
 		res->accel = xstrdup(accel);
 		return 0;
 	}
-	if (strcmp(accel, "auto"))
-		return tide_error_set(TIDE_EINVAL, "unknown accelerator '%s' (auto, tcg, kvm)", accel);
 	if ((error = boot_kvm_usable(&usable, &res->accel_note, opts)) < 0)
 		return error;
 	res->accel = xstrdup(usable ? "kvm" : "tcg");
@@ -471,10 +501,14 @@ static int choose_accel(struct boot_result *res, const struct boot_opts *opts)
 
 static int make_initramfs(struct boot_result *res, const struct boot_opts *opts)
 {
-	char *init = opts->init ? xstrdup(opts->init) : boot_find_init();
+	char *init = opts->init ? xstrdup(opts->init) : boot_find_init(opts->arch);
 	double start = time_now();
 	int error;
 
+	if (!init && foreign_guest(opts))
+		return tide_error_set(TIDE_ERROR, "no %s guest program (kernel-tests/%s): build "
+				      "kernel-tests (make deps, make)", guest_arch(opts)->name,
+				      guest_arch(opts)->init);
 	if (!init)
 		return tide_error_set(TIDE_ERROR,
 				      "no guest program: build kernel-tests (make) or set TIDE_GUEST_INIT");
@@ -618,9 +652,9 @@ int boot_run(struct boot_result *res, const struct boot_opts *opts)
 	}
 	if ((error = make_initramfs(res, opts)) < 0 || (error = choose_accel(res, opts)) < 0)
 		goto done;
-	res->cmdline = xasprintf("console=ttyS0 panic=-1 tide.smp=%d%s%s", res->smp,
-				 opts->append ? " " : "", opts->append ? opts->append : "");
-	argv = qemu_argv(qemu, opts->kernel, res->initramfs, res->cmdline, res->smp,
+	res->cmdline = xasprintf("console=%s panic=-1 tide.smp=%d%s%s", guest_arch(opts)->console,
+				 res->smp, opts->append ? " " : "", opts->append ? opts->append : "");
+	argv = qemu_argv(qemu, opts, res->initramfs, res->cmdline, res->smp,
 			 opts->memory_mb > 0 ? opts->memory_mb : 256,
 			 !strcmp(res->accel, "kvm"));
 	if (opts->console_path && (log_fd = open_console_log(opts->console_path, &tmp_log)) < 0) {
@@ -735,16 +769,17 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 
 /* ---- paths ---- */
 
-char *boot_find_init(void)
+char *boot_find_init(const struct build_arch *arch)
 {
 	const char *env = getenv("TIDE_GUEST_INIT");
-	char *exe, *dir, *cand, *slash;
+	const char *name = arch ? arch->init : "init";
+	char *exe, *dir, *cand, *slash, *rel;
 	int up;
 
-	if (env && *env)
+	if (env && *env && (!arch || !strcmp(arch->name, BUILD_ARCH_HOST)))
 		return path_exists(env) ? xstrdup(env) : NULL;
 	if ((env = getenv("TIDE_KERNEL_TESTS")) && *env) {
-		cand = path_join(env, "init");
+		cand = path_join(env, name);
 		if (access(cand, X_OK) == 0)
 			return cand;
 		free(cand);
@@ -754,24 +789,28 @@ char *boot_find_init(void)
 	if (!(exe = realpath("/proc/self/exe", NULL)))
 		return NULL;
 	dir = exe;
+	rel = path_join("kernel-tests", name);
 	for (up = 0; up < 4 && (slash = strrchr(dir, '/')) && slash != dir; up++) {
 		*slash = '\0';
-		cand = path_join(dir, "kernel-tests/init");
+		cand = path_join(dir, rel);
 		if (access(cand, X_OK) == 0) {
+			free(rel);
 			free(exe);
 			return cand;
 		}
 		free(cand);
 	}
+	free(rel);
 	free(exe);
 	return NULL;
 }
 
-/* The workspace's caches, and the kernel and .config of the O= directory out. */
-static void paths_init(struct boot_ws_paths *p, const char *wsdir, const char *out)
+/* The workspace's caches, and the kernel (arch's image) and .config of the O= directory out. */
+static void paths_init(struct boot_ws_paths *p, const char *wsdir, const char *out,
+		       const struct build_arch *arch)
 {
 	/* Kbuild's names inside the O= directory. */
-	p->kernel = path_join(out, "arch/x86/boot/bzImage");
+	p->kernel = path_join(out, arch ? arch->image : "arch/x86/boot/bzImage");
 	p->config = path_join(out, ".config");
 	p->initramfs_dir = workspace_build_initramfs(wsdir);
 	p->kvm_cache = workspace_build_kvm_probe(wsdir);
@@ -781,7 +820,7 @@ void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir)
 {
 	char *out = workspace_build_out(wsdir);
 
-	paths_init(p, wsdir, out);
+	paths_init(p, wsdir, out, NULL);
 	free(out);
 }
 
@@ -853,11 +892,18 @@ void boot_record_day(struct day *day, const struct boot_result *res)
 	record_boot(&day->boot, res, "console.log");
 }
 
-void boot_record_day_failure(struct day *day, const char *status)
+/*
+ * The arch, QEMU machine and CPU of configuration c.  The host's own
+ * machine ("pc") is QEMU's default, so it is left off the command line
+ * as it always was.
+ */
+static void config_machine(struct boot_opts *opts, const struct build_config *c)
 {
-	day_boot_free(day->boot);
-	day->boot = day_boot_failed(status, tide_error_last());
-	tide_error_clear();
+	int host = !strcmp(c->arch->name, BUILD_ARCH_HOST);
+
+	opts->arch = c->arch;
+	opts->machine = host && !strcmp(c->machine, c->arch->machine) ? NULL : c->machine;
+	opts->cpu = c->cpu;
 }
 
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c)
@@ -869,9 +915,11 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 
 	*passed = 0;
 	/* The configuration's own O=: its kernel and the .config the guest tests read. */
-	paths_init(&paths, c->wsdir, c->outdir);
+	paths_init(&paths, c->wsdir, c->outdir, c->config ? c->config->arch : NULL);
 	boot_opts_use_paths(&opts, &paths, c->console_path);
 	opts.smp = c->smp;
+	if (c->config)
+		config_machine(&opts, c->config);
 	if ((error = record_kernel(&opts.kernel, c->build, c->date ? c->date : "the day",
 				   &paths)) == 0) {
 		if ((error = boot_run(&res, &opts)) == 0) {
@@ -881,16 +929,5 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 		boot_result_release(&res);
 	}
 	boot_ws_paths_release(&paths);
-	return error;
-}
-
-int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path)
-{
-	char *out = workspace_build_out(wsdir);
-	struct boot_config_run c = { wsdir, out, day->build, day->date, 0, console_path,
-				     "console.log" };
-	int error = boot_workspace_config(&day->boot, passed, &c);
-
-	free(out);
 	return error;
 }

@@ -39,6 +39,9 @@ void boot_classify(struct boot_verdict *out, const char *console, size_t len,
 		   int timed_out);
 void boot_verdict_release(struct boot_verdict *v);
 
+struct build_arch;
+struct build_config;
+
 struct boot_opts {
 	const char *kernel;		/* bzImage */
 	const char *config;		/* its .config (the guest's /config), or NULL */
@@ -46,7 +49,10 @@ struct boot_opts {
 	const char *initramfs_dir;	/* image cache (DIR/build/initramfs) */
 	const char *console_path;	/* the console log, or NULL */
 	const char *kvm_cache;		/* KVM probe verdict file, or NULL */
-	const char *qemu;		/* NULL: qemu-system-x86_64 from PATH */
+	const char *qemu;		/* NULL: the arch's QEMU from PATH */
+	const struct build_arch *arch;	/* the guest's; NULL: the host's (x86_64) */
+	const char *machine;		/* QEMU -M; NULL: QEMU's default */
+	const char *cpu;		/* QEMU -cpu under TCG; NULL: QEMU's default */
 	const char *accel;		/* "auto" (NULL), "tcg" or "kvm" */
 	const char *append;		/* more kernel command line, or NULL */
 	int smp;			/* 0: 4 */
@@ -109,11 +115,13 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 int boot_kvm_usable(int *usable, char **note, const struct boot_opts *opts);
 
 /*
- * The guest program: $TIDE_GUEST_INIT, else $TIDE_KERNEL_TESTS/init, else
- * kernel-tests/init in a directory above the running tide binary (the
- * source tree it was built in).  NULL if none exists.
+ * The guest program for arch (NULL: the host's): $TIDE_GUEST_INIT (the
+ * host's only), else $TIDE_KERNEL_TESTS/NAME, else kernel-tests/NAME in a
+ * directory above the running tide binary (the source tree it was built
+ * in), NAME being the arch's (build_arch.init: "init", "init.arm64").
+ * NULL if none exists.
  */
-char *boot_find_init(void);
+char *boot_find_init(const struct build_arch *arch);
 
 /* Where a workspace keeps the day's kernel and the boot caches. */
 struct boot_ws_paths {
@@ -141,28 +149,20 @@ struct day;
 int boot_day_kernel(const char **out, const struct day *day, const struct boot_ws_paths *p);
 
 /*
- * The only writers of a day's "boot" record: res as day.json keeps it
- * (console named "console.log"), or, when the boot could not run, status
- * ("skipped", "error") with the last error as its failure (cleared).
+ * The writer of a day's "boot" record for `tide boot`: res as day.json
+ * keeps it (console named "console.log").  `tide run` writes it through
+ * boot_workspace_config(), or day_boot_failed() when the boot could not run.
  */
 void boot_record_day(struct day *day, const struct boot_result *res);
-void boot_record_day_failure(struct day *day, const char *status);
-
-/*
- * The day's boot stage for `tide run`: boot the workspace's built kernel
- * (boot_ws_paths) with the defaults, the console to console_path, and
- * record it in day; *passed whether the outcome is BOOT_PASSED.  Returns
- * like boot_run() (nothing recorded on an error).
- */
-int boot_workspace(struct day *day, int *passed, const char *wsdir, const char *console_path);
 
 struct day_boot;
 struct day_build;
 
-/* A configuration other than the day's first, for boot_workspace_config(). */
+/* A configuration of the day (trees.conf's), for boot_workspace_config(). */
 struct boot_config_run {
+	const struct build_config *config;	/* its arch, QEMU machine and CPU; NULL: the host's */
 	const char *wsdir;
-	const char *outdir;		/* its O=: arch/x86/boot/bzImage and .config */
+	const char *outdir;		/* its O=: the arch's image and .config */
 	const struct day_build *build;	/* its build record: the image and its hash */
 	const char *date;		/* for messages */
 	int smp;			/* 0: boot_opts' default */
@@ -171,8 +171,11 @@ struct boot_config_run {
 };
 
 /*
- * boot_workspace() for c, the result into *slot (a day's configs[i].boot).
- * Returns like boot_run(), with boot_day_kernel()'s errors.
+ * The boot stage of `tide run` for configuration c: boot its O='s kernel
+ * with its arch's QEMU and guest program, the console to c->console_path,
+ * the result into *slot (the day's boot, or its configs[i].boot); *passed
+ * whether the outcome is BOOT_PASSED.  Returns like boot_run(), with
+ * boot_day_kernel()'s errors (nothing recorded on an error).
  */
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c);
 

@@ -13,13 +13,16 @@
 /*
  * x86_64 is the host tide runs on: no cross compiler, and no -M, which
  * is QEMU's "pc", as tide boot runs it today.  QEMU's default CPU for
- * arm64's "virt" is a 32-bit cortex-a15, so arm64 names one.
+ * arm64's "virt" is a 32-bit cortex-a15, so arm64 names one; its console
+ * is the PL011 UART, and its guest program is kernel-tests' cross-built
+ * init.arm64.
  */
 static const struct build_arch arches[] = {
 	{ "x86_64", "", NULL, "qemu-system-x86_64", "qemu-system-x86", "pc", NULL,
-	  "arch/x86/boot/bzImage" },
+	  "arch/x86/boot/bzImage", "ttyS0", "init" },
 	{ "arm64", "aarch64-linux-gnu-", "gcc-aarch64-linux-gnu", "qemu-system-aarch64",
-	  "qemu-system-arm", "virt", "cortex-a57", "arch/arm64/boot/Image" },
+	  "qemu-system-arm", "virt", "cortex-a57", "arch/arm64/boot/Image", "ttyAMA0",
+	  "init.arm64" },
 };
 
 static const char *const targets[] = { "tinyconfig", "defconfig", "allnoconfig" };

@@ -21,7 +21,12 @@ struct build_arch {
 	const char *machine;		/* default machine= */
 	const char *cpu;		/* default cpu=, NULL: QEMU's */
 	const char *image;		/* the boot image under O= */
+	const char *console;		/* the machine's serial console, for console= */
+	const char *init;		/* the guest program's name in kernel-tests/ */
 };
+
+/* The arch tide runs on: its guests may use KVM and take TIDE_GUEST_INIT. */
+#define BUILD_ARCH_HOST "x86_64"
 
 /* A base config given as a make target rather than a file. */
 #define BUILD_CONFIG_TARGETS "tinyconfig, defconfig or allnoconfig"

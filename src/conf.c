@@ -596,6 +596,58 @@ const struct build_config *trees_conf_find_config(const struct trees_conf *conf,
 	return NULL;
 }
 
+/* Is name one of list's comma-separated names? */
+static int list_has(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, len))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+int trees_conf_select_configs(struct trees_conf *conf, const char *list)
+{
+	struct buf names = BUF_INIT;
+	const char *p = list;
+	size_t i, kept = 0;
+	int error = 0;
+
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		char *name = xstrndup(p, n);
+
+		if (!n || !trees_conf_find_config(conf, name)) {
+			for (i = 0; i < conf->nconfigs; i++)
+				buf_printf(&names, "%s%s", i ? ", " : "", conf->configs[i].name);
+			error = n ? tide_error_set(TIDE_EINVAL, "no configuration '%s' in %s (it declares: %s)",
+						   name, conf->path, buf_cstr(&names))
+				  : tide_error_set(TIDE_EINVAL, "an empty configuration name in '%s'", list);
+		}
+		free(name);
+		if (error || !p[n])
+			break;
+		p += n + 1;
+	}
+	buf_release(&names);
+	if (error)
+		return error;
+	for (i = 0; i < conf->nconfigs; i++) {
+		if (list_has(list, conf->configs[i].name))
+			conf->configs[kept++] = conf->configs[i];
+		else
+			build_config_release(&conf->configs[i]);
+	}
+	conf->nconfigs = kept;
+	return 0;
+}
+
 const char *tree_opt(const struct tree *t, const char *key)
 {
 	size_t i;

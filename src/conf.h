@@ -62,6 +62,12 @@ const char *tree_opt(const struct tree *t, const char *key);
 const char *tree_type_name(enum tree_type type);
 const struct build_config *trees_conf_find_config(const struct trees_conf *conf,
 						  const char *name);
+/*
+ * Keep only the configurations list names ("NAME[,NAME...]"), in
+ * trees.conf's order: `tide run --configs`.  TIDE_EINVAL, conf unchanged,
+ * when a name is not declared (the message lists those that are).
+ */
+int trees_conf_select_configs(struct trees_conf *conf, const char *list);
 
 /*
  * The values of the checked options (timeout=, stall=, max-size=), or

@@ -121,10 +121,11 @@ int day_bisect_has(const struct day_bisect *b, const char *key);
  * The records as tide show prints them (daytext.c; NULL when rec is NULL;
  * the caller frees): the build and the boot as lines (each
  * "        "-indented after the first, ending in a newline), the bisect as
- * one line: the check, the outcome, the tree and commit, the cost.
+ * one line: the check, the outcome, the tree and commit, the cost.  A
+ * configuration's boot (config not NULL) says "boot    [NAME] ...".
  */
 char *day_build_text(const struct day_build *rec);
-char *day_boot_text(const struct day_boot *rec);
+char *day_boot_text(const struct day_boot *rec, const char *config);
 char *day_bisect_text(const struct day_bisect *rec);
 
 /* Copies through JSON (NULL gives NULL). */

@@ -59,7 +59,7 @@ char *day_build_text(const struct day_build *rec)
 	return buf_detach(&b);
 }
 
-char *day_boot_text(const struct day_boot *rec)
+char *day_boot_text(const struct day_boot *rec, const char *config)
 {
 	const char *why;
 	const json_t *t;
@@ -69,7 +69,10 @@ char *day_boot_text(const struct day_boot *rec)
 	if (!rec)
 		return NULL;
 	why = rec->reason ? rec->reason : rec->failure;
-	buf_printf(&b, "boot    %s", rec->status ? rec->status : "?");
+	buf_puts(&b, "boot    ");
+	if (config)
+		buf_printf(&b, "[%s] ", config);
+	buf_printf(&b, "%s", rec->status ? rec->status : "?");
 	if (why)
 		buf_printf(&b, ": %s", why);
 	if (day_boot_has(rec, "seconds"))

@@ -416,106 +416,90 @@ static int run_stage_build(struct run *r)
  * kernel in QEMU, records r->day->boot, console.log in
  * r->tmp_dir.
  */
-static int run_boot_first(struct run *r)
+/* The O= directory of configuration c (build.c's choice). */
+static char *config_outdir(const struct run *r, const struct build_config *c)
 {
-	char *console;
-	int passed;
-
-	if (r->opts->no_boot || r->opts->no_build)
-		return 0;
-	if (!r->day->build || !r->day->build->kernel) {
-		tide_error_set(TIDE_ERROR, "no kernel: the build failed");
-		boot_record_day_failure(r->day, "skipped");
-		return 0;
-	}
-	if (!r->conf->configs[0].boot || strcmp(r->conf->configs[0].arch->name, "x86_64")) {
-		/* tide boot runs x86_64 kernels only so far: say so rather than boot it wrong */
-		tide_error_set(TIDE_ERROR, "configuration '%s' (%s) is not booted%s",
-			       r->conf->configs[0].name, r->conf->configs[0].arch->name,
-			       r->conf->configs[0].boot ? ": only x86_64 boots yet" : " (boot=no)");
-		boot_record_day_failure(r->day, "skipped");
-		return 0;
-	}
-	console = workspace_daydir_console_log(r->tmp_dir);
-	event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
-	if (boot_workspace(r->day, &passed, r->ws->dir, console) < 0) {
-		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot: %s", tide_error_last());
-		boot_record_day_failure(r->day, "error");
-		passed = 0;
-	} else {
-		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL, "boot %s in %.1f s",
-			  r->day->boot->status, r->day->boot->seconds);
-	}
-	r->sum->stage_failed |= !passed;
-	free(console);
-	return 0;
+	return strcmp(c->name, BUILD_CONFIG_DEFAULT) ? workspace_build_out_config(r->ws->dir, c->name)
+						     : workspace_build_out(r->ws->dir);
 }
 
 /*
- * The boots of trees.conf's second and later configurations that ask for
- * one (boot=yes), after the day's own: x86_64 only so far, each with its
- * O='s kernel and .config, its smp=, its console.NAME.log, its record in
- * r->day->configs.  Another arch, or no kernel, is a "skipped" record
- * saying why.
+ * The boot of trees.conf's configuration i, if it asks for one (boot=yes):
+ * its O='s kernel and .config, its arch's QEMU, machine and CPU, its
+ * smp=.  The first configuration's is the day's boot (console.log), the
+ * others' are in r->day->configs (console.NAME.log).  No kernel, or a
+ * first configuration with boot=no, is a "skipped" record saying why.
  */
-static void run_boot_configs(struct run *r)
+static void run_boot_config(struct run *r, size_t i)
 {
-	size_t i;
+	const struct build_config *c = &r->conf->configs[i];
+	struct day_boot **slot;
+	const struct day_build *build;
+	struct boot_config_run in = { 0 };
+	char *name, *console, *label;
+	int passed = 0;
 
-	for (i = 1; i < r->conf->nconfigs; i++) {
-		const struct build_config *c = &r->conf->configs[i];
-		struct day_config *dc;
-		struct boot_config_run in = { 0 };
-		char *name, *console;
-		int passed = 0;
+	if (i > 0 && !c->boot)
+		return;		/* a configuration only built has no boot record */
+	if (i == 0) {
+		slot = &r->day->boot;
+		build = r->day->build;
+		name = xstrdup("console.log");
+		label = xstrdup("");
+	} else {
+		struct day_config *dc = day_config_get(r->day, c->name);
 
-		if (!c->boot)
-			continue;
-		dc = day_config_get(r->day, c->name);
-		if (strcmp(c->arch->name, "x86_64") || !dc->build || !dc->build->kernel) {
-			day_boot_free(dc->boot);
-			dc->boot = day_boot_failed("skipped", strcmp(c->arch->name, "x86_64") ?
-						   "only x86_64 kernels boot yet" :
-						   "no kernel: the build failed");
-			event_emitf(&r->sink, EVENT_BOOT, EVENT_INFO, NULL, "boot %s skipped: %s",
-				    c->name, dc->boot->failure);
-			continue;
-		}
+		slot = &dc->boot;
+		build = dc->build;
 		name = xasprintf("console.%s.log", c->name);
-		console = path_join(r->tmp_dir, name);
-		in.wsdir = r->ws->dir;
-		in.outdir = strcmp(c->name, BUILD_CONFIG_DEFAULT) ?
-			workspace_build_out_config(r->ws->dir, c->name) : workspace_build_out(r->ws->dir);
-		in.build = dc->build;
-		in.date = r->day->date;
-		in.smp = c->smp;
-		in.console_path = console;
-		in.console_name = name;
+		label = xasprintf(" %s", c->name);
+	}
+	if (!c->boot || !build || !build->kernel) {
+		day_boot_free(*slot);
+		*slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
+						       : "no kernel: the build failed");
+		event_emitf(&r->sink, EVENT_BOOT, EVENT_INFO, NULL, "boot%s skipped: %s", label,
+			    (*slot)->failure);
+		goto done;
+	}
+	console = path_join(r->tmp_dir, name);
+	in.config = c;
+	in.wsdir = r->ws->dir;
+	in.outdir = config_outdir(r, c);
+	in.build = build;
+	in.date = r->day->date;
+	in.smp = c->smp;
+	in.console_path = console;
+	in.console_name = name;
+	if (i == 0)
+		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
+	else
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s (%s)",
 			    r->sum->tag, c->name);
-		if (boot_workspace_config(&dc->boot, &passed, &in) < 0) {
-			event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot %s: %s", c->name,
-				    tide_error_last());
-			day_boot_free(dc->boot);
-			dc->boot = day_boot_failed("error", tide_error_last());
-			tide_error_clear();
-		} else {
-			event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL,
-				    "boot %s %s in %.1f s", c->name, dc->boot->status, dc->boot->seconds);
-		}
-		r->sum->stage_failed |= !passed;
-		free((char *)in.outdir);
-		free(console);
-		free(name);
+	if (boot_workspace_config(slot, &passed, &in) < 0) {
+		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot%s: %s", label,
+			    tide_error_last());
+		day_boot_free(*slot);
+		*slot = day_boot_failed("error", tide_error_last());
+		tide_error_clear();
+	} else {
+		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL,
+			    "boot%s %s in %.1f s", label, (*slot)->status, (*slot)->seconds);
 	}
+	r->sum->stage_failed |= !passed;
+	free((char *)in.outdir);
+	free(console);
+done:
+	free(label);
+	free(name);
 }
 
 static int run_stage_boot(struct run *r)
 {
 	if (r->opts->no_boot || r->opts->no_build)
 		return 0;
-	run_boot_first(r);
-	run_boot_configs(r);
+	for (size_t i = 0; i < r->conf->nconfigs; i++)
+		run_boot_config(r, i);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 . "$(dirname "$0")/lib-world.sh"
 
 export TIDE_KERNEL_TESTS=$TRASH/kt
+SQ="'"
 
 # The build lines of tide show, durations as N.
 show_builds() {
@@ -190,29 +191,66 @@ test_expect_success 'on a terminal, the status line counts objects against the l
 	! grep -q "^tide: " lines
 '
 
-test_expect_success 'boot=yes boots each x86_64 configuration with its own kernel, smp and console' '
+test_expect_success 'boot=yes boots each configuration with its own kernel, arch, smp and console' '
 	sed -i "s/^\(#tide	config	up	.*\)$/\1	boot=yes	smp=1/; s/^\(#tide	config	arm64	.*\)$/\1	boot=yes/" world/trees.conf &&
 	grep -q "config	up	.*boot=yes	smp=1$" world/trees.conf &&
-	PATH="$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err;
+	mkdir -p fakeqemu &&
+	printf "#!/bin/sh\necho \"\$0\" >>\"$TRASH/fakeqemu/calls\"\necho \"fake QEMU: no such guest\" >&2\nexit 1\n" \
+		>fakeqemu/qemu-system-aarch64 &&
+	chmod 755 fakeqemu/qemu-system-aarch64 &&
+	printf "#!/bin/sh\n" >kt/init.arm64 && chmod 755 kt/init.arm64 &&
+	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err;
 	day_field 2026-01-06 "d[\"configs\"][0][\"boot\"][\"console\"], d[\"configs\"][0][\"boot\"][\"smp\"]" >actual &&
 	echo "console.up.log 1" >expect &&
 	test_cmp expect actual &&
 	test -f ws/days/2026-01-06/console.up.log &&
 	day_field 2026-01-06 "d[\"configs\"][0][\"boot\"][\"qemu_command\"]" >cmd &&
 	grep -q "out-up/arch/x86/boot/bzImage" cmd &&
-	day_field 2026-01-06 "d[\"configs\"][2][\"boot\"]" >actual &&
-	echo "{'"'"'status'"'"': '"'"'skipped'"'"', '"'"'failure'"'"': '"'"'only x86_64 kernels boot yet'"'"'}" >expect &&
+	! grep -q "${SQ}-M${SQ}" cmd &&
+	day_field 2026-01-06 "\" \".join(d[\"configs\"][2][\"boot\"][\"qemu_command\"])" >actual &&
+	echo "$TRASH/fakeqemu/qemu-system-aarch64 -nographic -no-reboot -M virt -accel tcg -cpu cortex-a57 -m 256 -smp 4 -kernel $TRASH/ws/build/out-arm64/arch/arm64/boot/Image -initrd $TRASH/ws/build/initramfs/INITRD -append console=ttyAMA0 panic=-1 tide.smp=4" >expect &&
+	sed -i "s|initramfs/[^ ]*|initramfs/INITRD|" actual &&
 	test_cmp expect actual &&
+	day_field 2026-01-06 "\" \".join(str(d[\"configs\"][2][\"boot\"][k]) for k in (\"status\", \"accel\", \"accel_note\", \"console\"))" >actual &&
+	echo "no-output tcg an arm64 guest on an x86_64 host console.arm64.log" >expect &&
+	test_cmp expect actual &&
+	day_field 2026-01-06 "d[\"configs\"][2][\"boot\"][\"reason\"]" | grep -q "QEMU exited 1: fake QEMU: no such guest" &&
 	test "$(day_field 2026-01-06 "\"boot\" in d[\"configs\"][1]")" = False &&
 	tide -C ws show 2026-01-06 >show &&
-	grep -q "^boot .*skipped.*only x86_64 kernels boot yet" show &&
+	grep -q "^boot    \[arm64\] no-output: .*QEMU exited 1" show &&
+	grep -q "^boot    \[up\] " show &&
 	tide -C ws log >log &&
 	grep "^2026-01-06" log | sed "s/  boot: [a-z-]*//; s/  up: ok\/[a-z-]*/  up: ok\/B/" >actual &&
-	echo "2026-01-06  next-20260106  1/1 merged  build: ok  up: ok/B  defmod: ok  arm64: ok/skipped" >expect &&
+	echo "2026-01-06  next-20260106  1/1 merged  build: ok  up: ok/B  defmod: ok  arm64: ok/no-output" >expect &&
 	test_cmp expect actual &&
 	grep "^2026-01-03" log >actual &&
 	echo "2026-01-03  next-20260103  1/1 merged  build: ok  up: ok  defmod: failed  arm64: failed" >expect &&
 	test_cmp expect actual
+'
+
+test_expect_success 'an arm64 configuration without its guest program is a boot error saying what to build' '
+	rm kt/init.arm64 &&
+	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-07 >out 2>err;
+	day_field 2026-01-07 "d[\"configs\"][2][\"boot\"]" >actual &&
+	echo "{${SQ}status${SQ}: ${SQ}error${SQ}, ${SQ}failure${SQ}: ${SQ}no arm64 guest program (kernel-tests/init.arm64): build kernel-tests (make deps, make)${SQ}}" >expect &&
+	test_cmp expect actual &&
+	test "$(day_field 2026-01-07 "d[\"configs\"][0][\"boot\"][\"console\"]")" = console.up.log &&
+	grep -q "boot arm64: no arm64 guest program" err
+'
+
+test_expect_success 'tide run --configs builds only the configurations named; an unknown name is exit 3' '
+	PATH="$TRASH/bin:$PATH" tide -C ws -f world/trees.conf run --no-boot --configs arm64,up --date 2026-01-08 >out 2>err &&
+	day_field 2026-01-08 "d[\"build\"][\"config\"], [c[\"name\"] for c in d[\"configs\"]]" >actual &&
+	echo "up [${SQ}arm64${SQ}]" >expect &&
+	test_cmp expect actual &&
+	test -f ws/days/2026-01-08/build.log &&
+	test -f ws/days/2026-01-08/build.arm64.log &&
+	test_must_fail --status=3 tide -C ws -f world/trees.conf run --configs up,nosuch --date 2026-01-09 >out 2>err &&
+	echo "tide: --configs: no configuration ${SQ}nosuch${SQ} in world/trees.conf (it declares: smoke, up, defmod, arm64)" >expect &&
+	test_cmp expect err &&
+	test_must_fail --status=3 tide -C ws -f world/trees.conf run --configs up, --date 2026-01-09 >out 2>err &&
+	grep -q "an empty configuration name in .up,." err &&
+	test ! -d ws/days/2026-01-09
 '
 
 test_expect_success 'tide build --config: an unknown name, and --fragment with it, are errors' '

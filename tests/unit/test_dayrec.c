@@ -197,7 +197,7 @@ TEST(dayrec__build_and_boot_text_for_show)
 			"        error: a.c:3: boom\n"
 			"        new warning: g.c: w (gpio)\n");
 	free(text);
-	text = day_boot_text(rt);
+	text = day_boot_text(rt, NULL);
 	CHECK_STR(text, "boot    tests-failed: 1 test failed in 3.3 s, 16 passed, 1 failed, 0 skipped\n"
 			"        not ok: gpio.edge_events\n");
 	free(text);

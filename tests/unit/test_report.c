@@ -309,6 +309,33 @@ TEST(report__build_subject_is_short_and_one_line)
 	day_free(d);
 }
 
+TEST(report__a_configuration_lists_at_most_twenty_of_each)
+{
+	struct day *d = make_day("2026-12-03", hunk, NULL);
+	struct buf text = BUF_INIT;
+	json_t *many = json_array(), *r = NULL;
+	char *p;
+	int i;
+
+	for (i = 1; i <= 25; i++)
+		json_array_append_new(many, json_pack("{s:s, s:i, s:s, s:s, s:s}", "file", "f.c",
+						      "line", i, "message", "w", "kind",
+						      "compiler", "tree", "fixes"));
+	d->build = make_build("smoke", "ok", "[]", "[]");
+	json_decref(d->build->new_warnings);
+	d->build->new_warnings = many;
+	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
+	report_text(&text, r);
+	CHECK(strstr(text.ptr, "  new warning: f.c:20: w\n  ... and 5 more\n\n-- \n") != NULL);
+	CHECK(!strstr(text.ptr, "f.c:21:"));
+	for (i = 0, p = text.ptr; (p = strstr(p, "new warning: ")); p++)
+		i++;
+	CHECK_INT(i, 20);
+	json_decref(r);
+	buf_release(&text);
+	day_free(d);
+}
+
 TESTS(report__bad_utf8_is_replaced_not_dropped, report__json_names_both_sides_and_the_conflict_id,
       report__text_follows_linux_next_mails,
       report__only_changed_conflicts_are_new,
@@ -316,4 +343,5 @@ TESTS(report__bad_utf8_is_replaced_not_dropped, report__json_names_both_sides_an
       report__write_day_writes_txt_and_json,
       report__configurations_follow_the_conflict,
       report__a_day_without_declared_configurations_reads_as_before,
-      report__build_subject_is_short_and_one_line)
+      report__build_subject_is_short_and_one_line,
+      report__a_configuration_lists_at_most_twenty_of_each)

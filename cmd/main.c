@@ -24,7 +24,7 @@ static const struct cmd commands[] = {
 	{ "apply-patch", cmd_apply_patch, 0, "apply a patch to a tree in memory (plumbing)" },
 	{ "build", cmd_build, NEED_WORKSPACE | TAKES_LOCK, "build a day's kernel" },
 	{ "boot", cmd_boot, 0, "boot a day's kernel in QEMU and run the smoke tests" },
-	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict reports of a day" },
+	{ "report", cmd_report, NEED_WORKSPACE, "per-tree conflict and build reports of a day" },
 	{ "resolve", cmd_resolve, NEED_WORKSPACE, "resolve a tree's conflict and record the resolution" },
 	/* bisect locks itself: --status reads a running bisect's state. */
 	{ "bisect", cmd_bisect, NEED_WORKSPACE, "find the tree and commit that broke a day" },

@@ -1,6 +1,8 @@
 /*
- * tide report [DATE] [--tree NAME] [--json]: the per-tree conflict
- * reports of a day; with --mail they go to the trees' contacts.
+ * tide report [DATE] [--tree NAME] [--json]: the per-tree reports of a
+ * day (conflicts, and the declared configurations' errors and new
+ * warnings in the tree's files); with --mail they go to the trees'
+ * contacts, one mail per tree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,7 @@ static int print_reports(const struct day *d, const struct day *prev,
 	for (i = 0; i < d->ntrees; i++) {
 		if (a->tree && strcmp(d->trees[i].name, a->tree))
 			continue;
-		if (!report_tree_has_conflict(&d->trees[i]))
+		if (!report_tree_has_report(d, &d->trees[i]))
 			continue;
 		report_tree_json(&r, d, &d->trees[i], prev);
 		if (!a->json) {
@@ -186,7 +188,7 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 	}
 	for (i = 0; i < d->ntrees; i++) {
 		if ((a->tree && strcmp(d->trees[i].name, a->tree)) ||
-		    !report_tree_has_conflict(&d->trees[i]))
+		    !report_tree_has_report(d, &d->trees[i]))
 			continue;
 		report_tree_json(&r, d, &d->trees[i], prev);
 		error = mail_one(ctx, &m, r, a);

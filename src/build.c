@@ -2436,7 +2436,9 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 	build_new_warnings(&res->new_warnings, &res->log.warnings,
 			   before ? before->warnings : NULL);
 	if ((error = build_attribute(repo, &commit, have_base ? &base : NULL,
-				     &res->new_warnings)) < 0)
+				     &res->new_warnings)) < 0 ||
+	    (error = build_attribute(repo, &commit, have_base ? &base : NULL,
+				     &res->log.errors)) < 0)
 		goto done;
 	if (rename(tmp, log) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot rename '%s'", tmp);

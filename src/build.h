@@ -104,7 +104,8 @@ void build_new_warnings(struct build_diags *out, const struct build_diags *now,
 			const json_t *prev);
 
 /*
- * Set diag->tree for each warning: the tree whose first-parent merge
+ * Set diag->tree for each diagnostic (a build's new warnings and its
+ * errors, so each tree's report can name them): the tree whose first-parent merge
  * between base and tip touched the file (the "Tide-Tree:" trailer of the
  * merge commit), else "mainline".
  */

@@ -46,6 +46,74 @@ int report_tree_has_conflict(const struct day_tree *dt)
 	return dt->nconflicts > 0;
 }
 
+/* The diagnostics of diags attributed to tree (build_attribute()). */
+static json_t *tree_diags(const json_t *diags, const char *tree)
+{
+	json_t *mine = json_array(), *d;
+	size_t i;
+
+	json_array_foreach(diags, i, d) {
+		const char *t = json_string_value(json_object_get(d, "tree"));
+
+		if (t && !strcmp(t, tree))
+			json_array_append(mine, d);
+	}
+	return mine;
+}
+
+/* What one configuration's build says about tree, or NULL when nothing. */
+static json_t *config_json(const char *name, const struct day_build *b, const char *tree)
+{
+	json_t *errors, *warnings;
+
+	if (!b)
+		return NULL;
+	errors = tree_diags(b->errors, tree);
+	warnings = tree_diags(b->new_warnings, tree);
+	if (!json_array_size(errors) && !json_array_size(warnings)) {
+		json_decref(errors);
+		json_decref(warnings);
+		return NULL;
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "name", json_text(name),
+			 "arch", json_text(b->arch ? b->arch : "?"),
+			 "status", json_text(b->status ? b->status : "?"),
+			 "errors", errors, "new_warnings", warnings);
+}
+
+/*
+ * The declared configurations whose build has errors or new warnings in
+ * tree's files, the day's own build first; a day without declared
+ * configurations (its build has no "config") has none.
+ */
+static json_t *configs_json(const struct day *day, const char *tree)
+{
+	json_t *all = json_array(), *c;
+	size_t i;
+
+	if (!day->build || !day->build->config)
+		return all;
+	if ((c = config_json(day->build->config, day->build, tree)))
+		json_array_append_new(all, c);
+	for (i = 0; i < day->nconfigs; i++)
+		if ((c = config_json(day->configs[i].name, day->configs[i].build, tree)))
+			json_array_append_new(all, c);
+	return all;
+}
+
+int report_tree_has_report(const struct day *day, const struct day_tree *dt)
+{
+	json_t *configs;
+	int has;
+
+	if (report_tree_has_conflict(dt))
+		return 1;
+	configs = configs_json(day, dt->name);
+	has = json_array_size(configs) > 0;
+	json_decref(configs);
+	return has;
+}
+
 static json_t *strings_json(char *const *v, size_t n)
 {
 	json_t *arr = json_array();
@@ -175,7 +243,7 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 		     const struct day *prev)
 {
 	const struct day_handling *h = &dt->handling;
-	json_t *r, *files = json_array(), *f;
+	json_t *r, *files = json_array(), *f, *configs;
 	const char *project;
 	int is_new = 0;
 	size_t i;
@@ -187,14 +255,25 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 		json_array_append_new(files, f);
 	}
 	project = day->project;
+	configs = configs_json(day, dt->name);
+	/* A failed build is mailed each day it fails; new warnings are new by definition. */
+	is_new |= json_array_size(configs) > 0;
 	r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "date", json_text(day->date),
 		      "tag", json_text(day->tag), "project", json_text(project ? project : "linux-next"),
 		      "tree", json_text(dt->name),
-		      "status", json_text(dt->status), "with", other_trees(dt),
+		      "status", json_text(dt->status),
+		      "with", dt->nconflicts ? other_trees(dt) : json_array(),
 		      "handled", json_text(handled(dt)), "new", is_new,
 		      "files", files);
-	if (!r)
+	if (!r) {
+		json_decref(configs);
 		return tide_error_set(TIDE_ERROR, "cannot build the report of '%s'", dt->name);
+	}
+	if (!dt->nconflicts)
+		json_object_del(r, "handled");
+	if (json_array_size(configs))
+		json_object_set(r, "configs", configs);
+	json_decref(configs);
 	if (h->version_from)
 		json_object_set_new(r, "version_from", json_text(h->version_from));
 	if (h->nresolution_errors)
@@ -426,11 +505,59 @@ static void handling_section(struct buf *out, const json_t *r)
 		buf_printf(out, "Fixup failed: %s\n", jstr(r, "fixup_error"));
 }
 
+/* At most this many errors and as many new warnings of a configuration are listed. */
+#define REPORT_MAX_DIAGS 20
+
+static void diag_lines(struct buf *out, const char *what, const json_t *diags)
+{
+	json_t *d;
+	size_t i, n = json_array_size(diags);
+
+	json_array_foreach(diags, i, d) {
+		json_int_t line = json_integer_value(json_object_get(d, "line"));
+
+		if (i == REPORT_MAX_DIAGS) {
+			buf_printf(out, "  ... and %zu more\n", n - i);
+			break;
+		}
+		buf_printf(out, "  %s: ", what);
+		if (*jstr(d, "file") && line)
+			buf_printf(out, "%s:%lld: ", jstr(d, "file"), (long long)line);
+		else if (*jstr(d, "file"))
+			buf_printf(out, "%s: ", jstr(d, "file"));
+		buf_printf(out, "%s\n", jstr(d, "message"));
+	}
+}
+
+/* One section per configuration with errors or new warnings in the tree's files. */
+static void config_sections(struct buf *out, const json_t *r)
+{
+	const json_t *configs = json_object_get(r, "configs");
+	json_t *c;
+	size_t i;
+
+	if (!json_array_size(configs))
+		return;
+	if (out->len > 1 && memcmp(out->ptr + out->len - 2, "\n\n", 2))
+		buf_putc(out, '\n');
+	buf_printf(out, "Today's %s build%s found problems in files of the %s tree:\n",
+		   jstr(r, "project"), json_array_size(configs) > 1 ? "s" : "", jstr(r, "tree"));
+	json_array_foreach(configs, i, c) {
+		buf_printf(out, "\nConfiguration %s (%s), build %s:\n\n", jstr(c, "name"),
+			   jstr(c, "arch"), jstr(c, "status"));
+		diag_lines(out, "error", json_object_get(c, "errors"));
+		diag_lines(out, "new warning", json_object_get(c, "new_warnings"));
+	}
+}
+
 void report_text(struct buf *out, const json_t *r)
 {
 	buf_printf(out, "Hi all,\n\n");
-	conflict_sections(out, r);
-	handling_section(out, r);
+	if (json_array_size(json_object_get(r, "files"))) {
+		conflict_sections(out, r);
+		handling_section(out, r);
+	}
+	config_sections(out, r);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
 }
 
@@ -467,7 +594,7 @@ int report_write_day(const struct day *day, const struct day *prev, const char *
 	int error = 0, count = 0;
 
 	for (i = 0; i < day->ntrees && !error; i++) {
-		if (!report_tree_has_conflict(&day->trees[i]))
+		if (!report_tree_has_report(day, &day->trees[i]))
 			continue;
 		if ((error = mkdir_p(dir, 0777)) < 0 ||
 		    (error = report_tree_json(&r, day, &day->trees[i], prev)) < 0)
@@ -498,6 +625,52 @@ static char *message_id(const json_t *r, const char *from)
 	return id;
 }
 
+/* Bounds a configuration's name in a subject line. */
+#define SUBJECT_MAX_NAME 32
+
+/*
+ * name for a header: printable ASCII only (a record may have been edited
+ * by hand, so trees.conf's check is not relied on), at most
+ * SUBJECT_MAX_NAME bytes, "..." for the rest.
+ */
+static void subject_name(struct buf *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i < SUBJECT_MAX_NAME; i++)
+		buf_putc(out, name[i] > ' ' && name[i] < 0x7f ? name[i] : '?');
+	if (name[i])
+		buf_puts(out, "...");
+}
+
+/*
+ * "linux-next: build failure in the gpio tree's files on up (x86_64)
+ * (next-20261203)", or "on 3 configurations": one configuration is
+ * named, more are counted, so the line stays short whatever trees.conf
+ * declares.
+ */
+static void build_subject(struct buf *out, const json_t *r)
+{
+	const json_t *configs = json_object_get(r, "configs"), *c;
+	int failed = 0;
+	size_t i;
+
+	json_array_foreach(configs, i, c)
+		failed |= json_array_size(json_object_get(c, "errors")) > 0;
+	buf_printf(out, "%s: build %s in the %s tree's files on ", jstr(r, "project"),
+		   failed ? "failure" : "warnings", jstr(r, "tree"));
+	c = json_array_get(configs, 0);
+	if (json_array_size(configs) == 1) {
+		subject_name(out, jstr(c, "name"));
+		buf_puts(out, " (");
+		subject_name(out, jstr(c, "arch"));
+		buf_putc(out, ')');
+	} else {
+		buf_printf(out, "%zu configurations", json_array_size(configs));
+	}
+	buf_printf(out, " (%s)", jstr(r, "tag"));
+}
+
 int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *conf,
 		const char *from)
 {
@@ -515,9 +688,14 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 		mail_msg_release(out);
 		return tide_error_set(TIDE_ENOTFOUND, "no contact address for tree '%s'", tree);
 	}
-	buf_printf(&subject, "%s: manual merge of the %s tree with ", jstr(r, "project"), tree);
-	with_phrase(&subject, json_object_get(r, "with"));
-	buf_printf(&subject, " (%s)", jstr(r, "tag"));
+	if (json_array_size(json_object_get(r, "files"))) {
+		buf_printf(&subject, "%s: manual merge of the %s tree with ", jstr(r, "project"),
+			   tree);
+		with_phrase(&subject, json_object_get(r, "with"));
+		buf_printf(&subject, " (%s)", jstr(r, "tag"));
+	} else {
+		build_subject(&subject, r);
+	}
 	report_text(&body, r);
 	out->from = xstrdup(from);
 	out->subject = buf_detach(&subject);

@@ -30,7 +30,17 @@ struct mail_msg;
  *       "errors": [...], "fixups": [...] }
  *
  * "conflict_id" is the git rerere id of the file's conflict; "new" says
- * whether some id was not in that tree's report of the previous day.
+ * whether some id was not in that tree's report of the previous day, or
+ * the report has configurations.  When the day declares configurations
+ * and some build has errors or new warnings in the tree's files, the
+ * report has
+ *
+ *     "configs": [ { "name", "arch", "status", "errors": [...],
+ *                    "new_warnings": [...] } ]
+ *
+ * in the day's order (its own build first), only the diagnostics
+ * attributed to the tree (the build record's objects).  A tree without
+ * a conflict has "files": [], "with": [] and no "handled".
  */
 
 /*
@@ -43,8 +53,16 @@ struct mail_msg;
 char *report_project_name(const struct trees_conf *conf, git_repository *repo,
 			  const git_oid *base, const char *wsdir);
 
-/* Does this tree of the day have a conflict report? */
+/* Does this tree of the day have a conflict? */
 int report_tree_has_conflict(const struct day_tree *dt);
+
+/*
+ * Does this tree of the day have a report: a conflict, or a declared
+ * configuration (trees.conf's "#tide config") whose build has errors or
+ * new warnings attributed to it (the diagnostics' "tree")?  Boots are
+ * not attributed to trees, so a failed boot makes no report.
+ */
+int report_tree_has_report(const struct day *day, const struct day_tree *dt);
 
 /* The report of one tree; prev (may be NULL) is the previous day's record. */
 int report_tree_json(json_t **out, const struct day *day, const struct day_tree *dt,

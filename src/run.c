@@ -538,7 +538,7 @@ static int update_ref(struct run *r, const char *name, const char *what)
 	return error;
 }
 
-/* Conflict reports into the day directory; a failure is logged, not fatal. */
+/* The trees' reports into the day directory; a failure is logged, not fatal. */
 static void run_write_reports(struct run *r)
 {
 	struct day *prev = NULL;
@@ -547,7 +547,7 @@ static void run_write_reports(struct run *r)
 	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) < 0)
 		prev = NULL;
 	if (report_write_day(r->day, prev, r->tmp_dir) < 0)
-		event_emitf(&r->sink, EVENT_RECORD, EVENT_PROBLEM, NULL, "cannot write conflict reports: %s", tide_error_last());
+		event_emitf(&r->sink, EVENT_RECORD, EVENT_PROBLEM, NULL, "cannot write the trees' reports: %s", tide_error_last());
 	tide_error_clear();
 	day_free(prev);
 }

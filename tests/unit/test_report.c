@@ -200,8 +200,148 @@ TEST(report__write_day_writes_txt_and_json)
 	day_free(d);
 }
 
+/* A build record: status, its configuration (NULL: none declared), errors and new warnings as JSON. */
+static struct day_build *make_build(const char *config, const char *status, const char *errors,
+				    const char *new_warnings)
+{
+	struct day_build *b = day_build_new();
+
+	b->config = config ? xstrdup(config) : NULL;
+	b->arch = config ? xstrdup("x86_64") : NULL;
+	b->status = xstrdup(status);
+	b->errors = json_loads(errors, 0, NULL);
+	b->new_warnings = json_loads(new_warnings, 0, NULL);
+	return b;
+}
+
+static const char *gpio_error =
+	"[{\"file\": \"gpio.c\", \"line\": 2, \"message\": \"broken\", \"kind\": \"compiler\", \"tree\": \"gpio\"},"
+	" {\"file\": \"fix.c\", \"line\": 1, \"message\": \"fixes broke\", \"kind\": \"compiler\", \"tree\": \"fixes\"}]";
+static const char *gpio_warning =
+	"[{\"file\": \"gpio.c\", \"line\": 3, \"message\": \"unused x\", \"kind\": \"compiler\", \"tree\": \"gpio\"}]";
+
+TEST(report__configurations_follow_the_conflict)
+{
+	struct day *d = make_day("2026-12-03", hunk, "recorded");
+	struct buf text = BUF_INIT;
+	json_t *r = NULL;
+
+	d->build = make_build("smoke", "ok", "[]", gpio_warning);
+	day_config_get(d, "up")->build = make_build("up", "failed", gpio_error, "[]");
+	day_config_get(d, "defmod")->build = make_build("defmod", "ok", "[]", "[]");
+	CHECK(report_tree_has_report(d, &d->trees[0]));
+	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
+	CHECK_INT(json_array_size(json_object_get(r, "configs")), 2);
+	report_text(&text, r);
+	CHECK(strstr(text.ptr, "+AB\n\nToday's linux-next builds found problems in files of the gpio tree:\n\n"
+			       "Configuration smoke (x86_64), build ok:\n\n"
+			       "  new warning: gpio.c:3: unused x\n\n"
+			       "Configuration up (x86_64), build failed:\n\n"
+			       "  error: gpio.c:2: broken\n\n-- \n") != NULL);
+	CHECK(!strstr(text.ptr, "fixes broke"));
+	CHECK(!strstr(text.ptr, "defmod"));
+	json_decref(r);
+	/* fixes has no conflict: only its configuration, no handling paragraph. */
+	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
+	buf_clear(&text);
+	report_text(&text, r);
+	CHECK_STR(text.ptr, "Hi all,\n\nToday's linux-next build found problems in files of the fixes tree:\n\n"
+			    "Configuration up (x86_64), build failed:\n\n"
+			    "  error: fix.c:1: fixes broke\n\n-- \nCheers,\ntide (next-20261203)\n");
+	CHECK(json_is_true(json_object_get(r, "new")));
+	CHECK(!json_object_get(r, "handled"));
+	json_decref(r);
+	buf_release(&text);
+	day_free(d);
+}
+
+TEST(report__a_day_without_declared_configurations_reads_as_before)
+{
+	struct day *d = make_day("2026-12-03", hunk, NULL), *plain = make_day("2026-12-03", hunk, NULL);
+	struct buf text = BUF_INIT, before = BUF_INIT;
+	json_t *r = NULL;
+
+	d->build = make_build(NULL, "failed", gpio_error, gpio_warning);
+	CHECK(!report_tree_has_report(d, &d->trees[0]));
+	CHECK(report_tree_has_report(d, &d->trees[1]));
+	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
+	CHECK(!json_object_get(r, "configs"));
+	report_text(&text, r);
+	json_decref(r);
+	CHECK_INT(report_tree_json(&r, plain, &plain->trees[1], NULL), 0);
+	report_text(&before, r);
+	CHECK_STR(text.ptr, before.ptr);
+	json_decref(r);
+	buf_release(&text);
+	buf_release(&before);
+	day_free(d);
+	day_free(plain);
+}
+
+TEST(report__build_subject_is_short_and_one_line)
+{
+	const char *text = "#tide\tbase\t/m#v1\nfixes\tgit\t/f#master\n"
+			   "#tide\tfixes\tcontact=fixes@ex.org\n";
+	struct trees_conf *conf = NULL;
+	struct day *d = make_day("2026-12-03", hunk, NULL);
+	struct mail_msg m;
+	json_t *r = NULL;
+
+	REQUIRE(trees_conf_parse(&conf, "/tmp/trees.conf", text) == 0);
+	/* A record edited by hand: the name is not what trees.conf allows. */
+	d->build = make_build("smoke\nBcc: x@evil.example-and-a-very-long-tail", "failed",
+			      gpio_error, "[]");
+	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
+	CHECK_INT(report_mail(&m, r, conf, "tide <t@ex.org>"), 0);
+	CHECK_STR(m.subject, "linux-next: build failure in the fixes tree's files on "
+			     "smoke?Bcc:?x@evil.example-and-a-... (x86_64) (next-20261203)");
+	CHECK_INT(m.ncc, 0);
+	mail_msg_release(&m);
+	json_decref(r);
+	day_config_get(d, "up")->build = make_build("up", "failed", gpio_error, "[]");
+	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
+	CHECK_INT(report_mail(&m, r, conf, "tide <t@ex.org>"), 0);
+	CHECK_STR(m.subject, "linux-next: build failure in the fixes tree's files on "
+			     "2 configurations (next-20261203)");
+	mail_msg_release(&m);
+	json_decref(r);
+	trees_conf_free(conf);
+	day_free(d);
+}
+
+TEST(report__a_configuration_lists_at_most_twenty_of_each)
+{
+	struct day *d = make_day("2026-12-03", hunk, NULL);
+	struct buf text = BUF_INIT;
+	json_t *many = json_array(), *r = NULL;
+	char *p;
+	int i;
+
+	for (i = 1; i <= 25; i++)
+		json_array_append_new(many, json_pack("{s:s, s:i, s:s, s:s, s:s}", "file", "f.c",
+						      "line", i, "message", "w", "kind",
+						      "compiler", "tree", "fixes"));
+	d->build = make_build("smoke", "ok", "[]", "[]");
+	json_decref(d->build->new_warnings);
+	d->build->new_warnings = many;
+	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
+	report_text(&text, r);
+	CHECK(strstr(text.ptr, "  new warning: f.c:20: w\n  ... and 5 more\n\n-- \n") != NULL);
+	CHECK(!strstr(text.ptr, "f.c:21:"));
+	for (i = 0, p = text.ptr; (p = strstr(p, "new warning: ")); p++)
+		i++;
+	CHECK_INT(i, 20);
+	json_decref(r);
+	buf_release(&text);
+	day_free(d);
+}
+
 TESTS(report__bad_utf8_is_replaced_not_dropped, report__json_names_both_sides_and_the_conflict_id,
       report__text_follows_linux_next_mails,
       report__only_changed_conflicts_are_new,
       report__mail_goes_to_the_tree_and_cc_the_other,
-      report__write_day_writes_txt_and_json)
+      report__write_day_writes_txt_and_json,
+      report__configurations_follow_the_conflict,
+      report__a_day_without_declared_configurations_reads_as_before,
+      report__build_subject_is_short_and_one_line,
+      report__a_configuration_lists_at_most_twenty_of_each)

@@ -182,6 +182,15 @@ test_expect_success 'tide build --config NAME rebuilds one configuration of a da
 	grep -q "^log: .*/days/2026-01-04/build.arm64.log$" out
 '
 
+test_expect_success 'tide build without --config rebuilds the first declared configuration' '
+	PATH="$TRASH/bin:$PATH" tide -C ws -f world/trees.conf build 2026-01-04 >out 2>err &&
+	head -1 out >actual &&
+	echo "config: smoke (x86_64)" >expect &&
+	test_cmp expect actual &&
+	test "$(day_field 2026-01-04 "d[\"build\"][\"config\"]")" = smoke &&
+	grep -q "^log: .*/days/2026-01-04/build.log$" out
+'
+
 test_expect_success 'on a terminal, the status line counts objects against the last build' '
 	printf "%s\n" "int more(void) { return 0; }" >world/gpio/more.c &&
 	git -C world/gpio add more.c && git -C world/gpio commit -qm "gpio: one more file" &&

@@ -151,8 +151,7 @@ static int pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char
 {
 	const struct build_config *c = NULL;
 	int is_file = path_exists(name) && !path_is_dir(name);
-	struct buf names = BUF_INIT;
-	size_t i;
+	char *names;
 
 	if (cmd_try_conf(ctx) < 0) {
 		if (!is_file) {
@@ -177,11 +176,10 @@ static int pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char
 		o->fragment = name;
 		return 0;
 	}
-	for (i = 0; i < ctx->conf->nconfigs; i++)
-		buf_printf(&names, "%s%s", i ? ", " : "", ctx->conf->configs[i].name);
+	names = cmd_config_names(ctx->conf);
 	cmd_error("no configuration '%s' in %s (it declares: %s), and no fragment file of that name",
-		  name, ctx->conf->path, buf_cstr(&names));
-	buf_release(&names);
+		  name, ctx->conf->path, names);
+	free(names);
 	return EXIT_BADINPUT;
 }
 

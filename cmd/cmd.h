@@ -79,6 +79,16 @@ void cmd_close(struct cmd_ctx *ctx);
 int cmd_load_conf(struct cmd_ctx *ctx);
 /* cmd_load_conf() that prints nothing: a TIDE_E* code with the error set. */
 int cmd_try_conf(struct cmd_ctx *ctx);
+struct build_config;
+/* "smoke, up, arm64": the configurations trees.conf declares (the caller frees). */
+char *cmd_config_names(const struct trees_conf *conf);
+/*
+ * --config NAME of boot and bisect: the configuration trees.conf
+ * declares by that name into *out (borrowed from ctx->conf), loading
+ * trees.conf first.  Otherwise an exit status, said on stderr: an
+ * unknown name is EXIT_BADINPUT listing the declared names.
+ */
+int cmd_find_config(const struct build_config **out, struct cmd_ctx *ctx, const char *name);
 /* The newest day of the workspace, or NULL with the error set (caller frees). */
 char *cmd_newest_day(struct workspace *ws);
 struct day;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../src/buf.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -163,6 +164,32 @@ void cmd_close(struct cmd_ctx *ctx)
 	ctx->ws = NULL;
 	trees_conf_free(ctx->conf);
 	ctx->conf = NULL;
+}
+
+char *cmd_config_names(const struct trees_conf *conf)
+{
+	struct buf names = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < conf->nconfigs; i++)
+		buf_printf(&names, "%s%s", i ? ", " : "", conf->configs[i].name);
+	return buf_detach(&names);
+}
+
+int cmd_find_config(const struct build_config **out, struct cmd_ctx *ctx, const char *name)
+{
+	char *names;
+	int status;
+
+	*out = NULL;
+	if ((status = cmd_load_conf(ctx)) != 0)
+		return status;
+	if ((*out = trees_conf_find_config(ctx->conf, name)))
+		return 0;
+	names = cmd_config_names(ctx->conf);
+	cmd_error("no configuration '%s' in %s (it declares: %s)", name, ctx->conf->path, names);
+	free(names);
+	return EXIT_BADINPUT;
 }
 
 char *cmd_newest_day(struct workspace *ws)

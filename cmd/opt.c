@@ -49,7 +49,8 @@ static const struct opt_spec *find_long(const struct opt_spec *specs, const char
 	for (s = specs; s->type; s++) {
 		if (!is_option(s) || !s->name || strncmp(s->name, name, len))
 			continue;
-		if (found)
+		/* One option in two forms is two entries of one name: not ambiguous. */
+		if (found && strcmp(found->name, s->name))
 			*ambiguous = 1;
 		found = s;
 	}

@@ -15,6 +15,11 @@
  *	};
  *	if ((status = opt_parse("run", opts, argc, argv, 0)) != 0)
  *		return status < 0 ? EXIT_OK : status;
+ *
+ * An option that means one thing in one form and another in the next
+ * (tide boot's --config NAME and --kernel's --config FILE) is one entry
+ * per form, of the same name and value: the first is parsed, each is
+ * in its form's usage line and in --help.
  */
 
 enum opt_type {

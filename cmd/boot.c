@@ -5,6 +5,9 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../src/boot.h"
+#include "../src/build.h"
+#include "../src/buildconf.h"
+#include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/util.h"
@@ -13,6 +16,7 @@
 struct boot_cli {
 	struct boot_opts opts;
 	int json;
+	const struct build_config *config;	/* --config NAME, or NULL */
 };
 
 static void print_failures(const struct boot_verdict *v);
@@ -39,10 +43,13 @@ static void print_failures(const struct boot_verdict *v)
 		printf("problem: %s\n", v->ktap.problems[i]);
 }
 
-static void print_result(const struct boot_result *res, const char *console)
+static void print_result(const struct boot_result *res, const struct boot_cli *cli,
+			 const char *console)
 {
 	const struct boot_verdict *v = &res->verdict;
 
+	if (cli->config)
+		printf("config: %s (%s)\n", cli->config->name, cli->config->arch->name);
 	printf("boot: %s", boot_status_name(v->status));
 	if (v->reason)
 		printf(": %s", v->reason);
@@ -63,7 +70,7 @@ static int emit(const struct boot_result *res, const struct boot_cli *cli,
 	json_t *j;
 
 	if (!cli->json) {
-		print_result(res, console);
+		print_result(res, cli, console);
 	} else {
 		j = boot_result_json(res, console);
 		json_dumpf(j, stdout, JSON_INDENT(2));
@@ -98,50 +105,113 @@ static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *cons
 	return status;
 }
 
-/* Boot the day's kernel and put "boot" into its day.json. */
-static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date)
+/*
+ * The build record and the boot record of configuration c in day, and
+ * *own whether they are the day's own "build" and "boot" (console.log):
+ * for the configuration the day built first (its build's "config"; a
+ * build that names none is trees.conf's first, first), else its entry
+ * under "configs" (console.NAME.log).
+ */
+static int pick_records(struct boot_config_run *in, struct day_boot ***slot, int *own,
+			struct day *day, const struct build_config *c, int first)
+{
+	const struct day_config *dc;
+
+	*own = !c || (day->build && day->build->config ? !strcmp(day->build->config, c->name)
+						       : first);
+	if (*own) {
+		in->build = day->build;
+		*slot = &day->boot;
+		return 0;
+	}
+	/* Configurations came with recorded images: a record without one built none. */
+	if (!(dc = day_find_config(day, c->name)) || !dc->build || !dc->build->kernel) {
+		if (dc && dc->build)
+			cmd_error("no kernel built for %s: its build %s: "
+				  "run 'tide build --config %s %s' first",
+				  day->date, dc->build->status ?: "failed", c->name, day->date);
+		else
+			cmd_error("no build of configuration '%s' for %s: "
+				  "run 'tide build --config %s %s' first",
+				  c->name, day->date, c->name, day->date);
+		return EXIT_BADINPUT;
+	}
+	in->build = dc->build;
+	*slot = &day_config_get(day, c->name)->boot;
+	return 0;
+}
+
+/*
+ * Boot a kernel of the day, configuration c's (NULL: the day's own build
+ * in build/out, as before configurations were declared), and put the
+ * result into its boot record.
+ */
+static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date,
+		    const struct build_config *c, int first)
 {
 	char *daydir = workspace_day_dir(ws->dir, date);
-	char *record = workspace_daydir_json(daydir), *console = workspace_daydir_console_log(daydir);
-	struct boot_ws_paths paths;
+	char *record = workspace_daydir_json(daydir), *outdir = build_config_outdir(ws->dir, c);
+	char *name = NULL, *console = NULL;
+	struct boot_config_run in = { 0 };
 	struct boot_result res = { 0 };
+	struct day_boot **slot;
 	struct day *day = NULL;
-	int status;
+	int status, error, passed, own;
 
-	boot_ws_paths_init(&paths, ws->dir);
 	if (day_load(&day, record) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	boot_opts_use_paths(&cli->opts, &paths, console);
-	if (boot_day_kernel(&cli->opts.kernel, day, &paths) < 0) {
-		cmd_error("%s: run 'tide build %s' first", tide_error_last(), date);
+	if ((status = pick_records(&in, &slot, &own, day, c, first)) != 0)
+		goto done;
+	name = own ? xstrdup("console.log") : xasprintf("console.%s.log", c->name);
+	console = path_join(daydir, name);
+	in.config = c;
+	in.wsdir = ws->dir;
+	in.outdir = outdir;
+	in.date = date;
+	in.smp = cli->opts.smp ? cli->opts.smp : c ? c->smp : 0;
+	in.console_path = console;
+	in.console_name = name;
+	in.opts = &cli->opts;
+	in.res = &res;
+	if ((error = boot_workspace_config(slot, &passed, &in)) < 0) {
+		/* The kernel or its .config missing, or another build's now. */
+		if (error != TIDE_ENOTFOUND && error != TIDE_EINVAL) {
+			status = cmd_fail("boot");
+			goto done;
+		}
+		if (c)
+			cmd_error("%s: run 'tide build --config %s %s' first", tide_error_last(),
+				  c->name, date);
+		else
+			cmd_error("%s: run 'tide build %s' first", tide_error_last(), date);
 		tide_error_clear();
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	if (boot_run(&res, &cli->opts) < 0) {
-		status = cmd_fail("boot");
-		goto done;
-	}
-	boot_record_day(day, &res);
 	if (day_save(day, record) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	workspace_log(ws, "boot %s: %s", date, boot_status_name(res.verdict.status));
+	if (c)
+		workspace_log(ws, "boot %s (%s): %s", date, c->name, boot_status_name(res.verdict.status));
+	else
+		workspace_log(ws, "boot %s: %s", date, boot_status_name(res.verdict.status));
 	status = emit(&res, cli, console);
 done:
 	boot_result_release(&res);
-	boot_ws_paths_release(&paths);
 	day_free(day);
 	free(daydir);
 	free(record);
+	free(outdir);
+	free(name);
 	free(console);
 	return status;
 }
 
-static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const char *arg)
+static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const char *arg,
+			    const char *config)
 {
 	struct workspace *ws = NULL;
 	char *date = NULL;
@@ -155,6 +225,9 @@ static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const cha
 		cmd_error("'%s' is not a day (YYYY-MM-DD)", arg);
 		return EXIT_BADINPUT;
 	}
+	/* boot=no does not matter: asked for, it boots. */
+	if (config && (status = cmd_find_config(&cli->config, ctx, config)) != 0)
+		return status;
 	if (workspace_open(&ws, ctx->wsdir, 0) < 0 || workspace_lock(ws) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
@@ -164,7 +237,8 @@ static int open_ws_and_boot(struct cmd_ctx *ctx, struct boot_cli *cli, const cha
 		status = EXIT_BADINPUT;
 		goto done;
 	}
-	status = boot_day(ws, cli, date);
+	status = boot_day(ws, cli, date, cli->config,
+			  !cli->config || cli->config == &ctx->conf->configs[0]);
 done:
 	free(date);
 	workspace_free(ws);
@@ -181,10 +255,13 @@ static int parse_number(double *out, const char *arg)
 
 int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct boot_cli cli = { { 0 }, 0 };
-	const char *console = NULL, *day = NULL, *smp = NULL, *timeout = NULL;
+	struct boot_cli cli = { { 0 }, 0, NULL };
+	const char *console = NULL, *day = NULL, *smp = NULL, *timeout = NULL, *config = NULL;
+	/* --config is a declared NAME for a day's kernel, the FILE of --kernel (as before). */
 	const struct opt_spec specs[] = {
 		{ OPT_ARG, "day", 0, &day, 0, 0, "DAY", "the day whose kernel to boot (default: the newest)" },
+		{ OPT_VALUE, "config", 0, &config, 0, 0, "NAME",
+		  "a configuration trees.conf declares (default: the day's own build)" },
 		{ OPT_VALUE, "smp", 0, &smp, 0, 0, "N", "CPUs of the guest (default 4)" },
 		{ OPT_VALUE, "timeout", 0, &timeout, 0, 0, "S", "give up on the guest after S seconds" },
 		{ OPT_VALUE, "accel", 0, &cli.opts.accel, 0, 0, "auto|tcg|kvm", "QEMU's accelerator" },
@@ -194,7 +271,7 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
 		{ OPT_VALUE, "kernel", 0, &cli.opts.kernel, 0, OPT_BARE, "FILE",
 		  "boot this kernel, not a day's" },
-		{ OPT_VALUE, "config", 0, &cli.opts.config, 0, 0, "FILE", "the .config of --kernel" },
+		{ OPT_VALUE, "config", 0, &config, 0, 0, "FILE", "the .config of --kernel" },
 		{ OPT_VALUE, "console", 0, &console, 0, 0, "FILE", "write the console of --kernel to FILE" },
 		{ OPT_TEXT, NULL, 0, NULL, 0, 0, "options", NULL },
 		{ 0 },
@@ -216,9 +293,10 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 	if (cli.opts.kernel) {
 		if (day)
 			return opt_usage_error("boot", specs, "give a DAY or --kernel FILE, not both");
+		cli.opts.config = config;
 		return boot_file(ctx, &cli, console);
 	}
-	if (cli.opts.config || console)
-		return opt_usage_error("boot", specs, "--config and --console go with --kernel");
-	return open_ws_and_boot(ctx, &cli, day);
+	if (console)
+		return opt_usage_error("boot", specs, "--console goes with --kernel");
+	return open_ws_and_boot(ctx, &cli, day, config);
 }

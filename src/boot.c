@@ -824,6 +824,12 @@ void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir)
 	free(out);
 }
 
+void boot_ws_paths_init_out(struct boot_ws_paths *p, const char *wsdir, const char *outdir,
+			    const struct build_config *c)
+{
+	paths_init(p, wsdir, outdir, c ? c->arch : NULL);
+}
+
 void boot_ws_paths_release(struct boot_ws_paths *p)
 {
 	free(p->kernel);
@@ -892,12 +898,7 @@ void boot_record_day(struct day *day, const struct boot_result *res)
 	record_boot(&day->boot, res, "console.log");
 }
 
-/*
- * The arch, QEMU machine and CPU of configuration c.  The host's own
- * machine ("pc") is QEMU's default, so it is left off the command line
- * as it always was.
- */
-static void config_machine(struct boot_opts *opts, const struct build_config *c)
+void boot_opts_use_config(struct boot_opts *opts, const struct build_config *c)
 {
 	int host = !strcmp(c->arch->name, BUILD_ARCH_HOST);
 
@@ -909,24 +910,27 @@ static void config_machine(struct boot_opts *opts, const struct build_config *c)
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c)
 {
 	struct boot_opts opts = { 0 };
-	struct boot_result res;
+	struct boot_result local, *res = c->res ? c->res : &local;
 	struct boot_ws_paths paths;
 	int error;
 
 	*passed = 0;
+	if (c->opts)
+		opts = *c->opts;
 	/* The configuration's own O=: its kernel and the .config the guest tests read. */
 	paths_init(&paths, c->wsdir, c->outdir, c->config ? c->config->arch : NULL);
 	boot_opts_use_paths(&opts, &paths, c->console_path);
 	opts.smp = c->smp;
 	if (c->config)
-		config_machine(&opts, c->config);
+		boot_opts_use_config(&opts, c->config);
 	if ((error = record_kernel(&opts.kernel, c->build, c->date ? c->date : "the day",
 				   &paths)) == 0) {
-		if ((error = boot_run(&res, &opts)) == 0) {
-			record_boot(slot, &res, c->console_name);
-			*passed = res.verdict.status == BOOT_PASSED;
+		if ((error = boot_run(res, &opts)) == 0) {
+			record_boot(slot, res, c->console_name);
+			*passed = res->verdict.status == BOOT_PASSED;
 		}
-		boot_result_release(&res);
+		if (res == &local)
+			boot_result_release(res);
 	}
 	boot_ws_paths_release(&paths);
 	return error;

@@ -128,6 +128,12 @@ struct boot_ws_paths {
 	char *kernel, *config, *initramfs_dir, *kvm_cache;
 };
 void boot_ws_paths_init(struct boot_ws_paths *p, const char *wsdir);
+/*
+ * The same for configuration c (NULL: the host's) built in O= directory
+ * outdir: its arch's image and its .config.
+ */
+void boot_ws_paths_init_out(struct boot_ws_paths *p, const char *wsdir, const char *outdir,
+			    const struct build_config *c);
 void boot_ws_paths_release(struct boot_ws_paths *p);
 /*
  * Boot the workspace's kernel: opts takes p's kernel, config and caches
@@ -165,9 +171,13 @@ struct boot_config_run {
 	const char *outdir;		/* its O=: the arch's image and .config */
 	const struct day_build *build;	/* its build record: the image and its hash */
 	const char *date;		/* for messages */
-	int smp;			/* 0: boot_opts' default */
+	int smp;			/* 0: boot_opts' default (opts' smp is not used) */
 	const char *console_path;	/* where the console goes */
 	const char *console_name;	/* the record's "console": its name in the day */
+	/* tide boot's options (accel, timeout, init ...) to start from; NULL: the defaults */
+	const struct boot_opts *opts;
+	/* Receives the result (zeroed by the caller, which releases it); NULL: dropped. */
+	struct boot_result *res;
 };
 
 /*
@@ -178,5 +188,12 @@ struct boot_config_run {
  * boot_day_kernel()'s errors (nothing recorded on an error).
  */
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c);
+
+/*
+ * opts boots configuration c's arch with its QEMU machine and CPU.  The
+ * host's own machine ("pc") is QEMU's default, so it is left off the
+ * command line as it always was.
+ */
+void boot_opts_use_config(struct boot_opts *opts, const struct build_config *c);
 
 #endif

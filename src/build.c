@@ -2260,6 +2260,13 @@ char *build_default_fragment(void)
 	return NULL;
 }
 
+char *build_config_outdir(const char *wsdir, const struct build_config *c)
+{
+	if (c && strcmp(c->name, BUILD_CONFIG_DEFAULT))
+		return workspace_build_out_config(wsdir, c->name);
+	return workspace_build_out(wsdir);
+}
+
 void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log_path,
 		     const struct build_day_opts *o)
 {
@@ -2268,11 +2275,7 @@ void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log
 	memset(opts, 0, sizeof(*opts));
 	/* Fixed paths from day to day: ccache hits need them. */
 	opts->srcdir = workspace_build_src(abs);
-	if (o && o->config && strcmp(o->config->name, BUILD_CONFIG_DEFAULT)) {
-		opts->outdir = workspace_build_out_config(abs, o->config->name);
-	} else {
-		opts->outdir = workspace_build_out(abs);
-	}
+	opts->outdir = build_config_outdir(abs, o ? o->config : NULL);
 	opts->config = o ? o->config : NULL;
 	opts->state_path = workspace_build_state(abs);
 	opts->log_path = log_path ? xstrdup(log_path) : workspace_build_log(abs);

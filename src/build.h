@@ -300,6 +300,13 @@ struct build_day_opts {
 	int nice;
 };
 
+/*
+ * The O= directory of configuration c (NULL: the fragment's build) in
+ * workspace wsdir: DIR/build/out for BUILD_CONFIG_DEFAULT, else
+ * DIR/build/out-NAME.  The caller frees it.
+ */
+char *build_config_outdir(const char *wsdir, const struct build_config *c);
+
 struct day;
 struct day_build;
 struct day_boot;

@@ -19,7 +19,7 @@ make_ws() {
 
 test_expect_success 'usage matches the man page synopsis' '
 	tide boot -h > out &&
-	grep -q "^usage: tide boot \[DAY\] \[--smp N\] \[--timeout S\]" out &&
+	grep -q "^usage: tide boot \[DAY\] \[--config NAME\] \[--smp N\] \[--timeout S\]" out &&
 	grep -q "tide boot --kernel FILE \[--config FILE\]" out &&
 	grep -q "^\.B tide boot" "$TOP/man/tide-boot.1" &&
 	for opt in smp timeout accel append init json kernel config console; do

@@ -269,4 +269,126 @@ test_expect_success 'tide build --config: an unknown name, and --fragment with i
 	grep -q "exclude each other" err
 '
 
+# A QEMU that passes every boot, saying which kernel and -smp it got in
+# qemu.args, so tide boot --config can be checked without booting.
+fake_qemu() {
+	mkdir -p qemu &&
+	cat >qemu/qemu-system-x86_64 <<-END &&
+	#!/bin/sh
+	test "\$1" = --version && { echo "QEMU emulator version 0 (fake)"; exit 0; }
+	printf "%s\n" "\$@" >"$TRASH/qemu.args"
+	printf "Linux version 0 (fake)\nKTAP version 1\n1..1\nok 1 fake\n"
+	END
+	chmod 755 qemu/qemu-system-x86_64
+}
+
+# The -kernel and -smp tide gave the fake QEMU, the initramfs's /config.
+qemu_got() {
+	k=$(sed -n "/^-kernel$/{n;p}" qemu.args) &&
+	n=$(sed -n "/^-smp$/{n;p}" qemu.args) &&
+	echo "-kernel ${k#$TRASH/} -smp $n"
+}
+
+boot_fake() {
+	PATH="$TRASH/qemu:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" "$TIDE_BIN" "$@"
+}
+
+test_expect_success 'tide boot --config NAME boots that configuration: its kernel, smp=, console and record' '
+	fake_qemu &&
+	test "$(day_field 2026-01-08 "d[\"build\"][\"config\"]")" = up &&
+	boot_fake -C ws -f world/trees.conf boot --config up --accel tcg 2026-01-08 >out &&
+	sed "s/([0-9.]* s,/(T s,/" out >actual &&
+	cat >expect <<-END &&
+	config: up (x86_64)
+	boot: passed (T s, tcg, 1 CPUs): 1 passed, 0 failed, 0 skipped
+	console: $TRASH/ws/days/2026-01-08/console.log
+	END
+	test_cmp expect actual &&
+	qemu_got >actual &&
+	echo "-kernel ws/build/out-up/arch/x86/boot/bzImage -smp 1" >expect &&
+	test_cmp expect actual &&
+	day_field 2026-01-08 "d[\"boot\"][\"status\"], d[\"boot\"][\"console\"]" >actual &&
+	echo "passed console.log" >expect &&
+	test_cmp expect actual &&
+	grep -qx "ok 1 fake" ws/days/2026-01-08/console.log &&
+	grep -q "boot 2026-01-08 (up): passed" ws/tide.log &&
+	if command -v cpio >/dev/null; then
+		img=$(sed -n "/^-initrd$/{n;p}" qemu.args) &&
+		cpio -i --quiet --to-stdout config <"$img" >cfg &&
+		test_cmp ws/build/out-up/.config cfg
+	fi
+'
+
+test_expect_success 'boot --config: another configuration'"'"'s record and console.NAME.log; boot=no boots when asked; --smp wins' '
+	day_field 2026-01-07 "d[\"boot\"]" >boot.before &&
+	test "$(day_field 2026-01-07 "\"boot\" in d[\"configs\"][1]")" = False &&
+	boot_fake -C ws -f world/trees.conf boot --config defmod --accel tcg --smp 2 2026-01-07 >out &&
+	qemu_got >actual &&
+	echo "-kernel ws/build/out-defmod/arch/x86/boot/bzImage -smp 2" >expect &&
+	test_cmp expect actual &&
+	day_field 2026-01-07 "d[\"configs\"][1][\"name\"], d[\"configs\"][1][\"boot\"][\"status\"], d[\"configs\"][1][\"boot\"][\"console\"]" >actual &&
+	echo "defmod passed console.defmod.log" >expect &&
+	test_cmp expect actual &&
+	grep -qx "ok 1 fake" ws/days/2026-01-07/console.defmod.log &&
+	day_field 2026-01-07 "d[\"boot\"]" >boot.after &&
+	test_cmp boot.before boot.after &&
+	boot_fake -C ws -f world/trees.conf boot --config smoke --accel tcg 2026-01-07 >out &&
+	qemu_got >actual &&
+	echo "-kernel ws/build/out/arch/x86/boot/bzImage -smp 4" >expect &&
+	test_cmp expect actual &&
+	day_field 2026-01-07 "d[\"boot\"][\"status\"], d[\"boot\"][\"console\"]" >actual &&
+	echo "passed console.log" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'boot --config arm64: its arch'"'"'s QEMU, machine, CPU, image and guest program' '
+	cp qemu/qemu-system-x86_64 qemu/qemu-system-aarch64 &&
+	printf "#!/bin/sh\n" >kt/init.arm64 && chmod 755 kt/init.arm64 &&
+	boot_fake -C ws -f world/trees.conf boot --config arm64 2026-01-08 >out &&
+	sed "s/([0-9.]* s,/(T s,/" out >actual &&
+	cat >expect <<-END &&
+	config: arm64 (arm64)
+	boot: passed (T s, tcg, 4 CPUs): 1 passed, 0 failed, 0 skipped
+	accel: tcg, an arm64 guest on an x86_64 host
+	console: $TRASH/ws/days/2026-01-08/console.arm64.log
+	END
+	test_cmp expect actual &&
+	qemu_got >actual &&
+	echo "-kernel ws/build/out-arm64/arch/arm64/boot/Image -smp 4" >expect &&
+	test_cmp expect actual &&
+	sed -n "/^-M$/{n;p}; /^-cpu$/{n;p}" qemu.args >actual &&
+	printf "virt\ncortex-a57\n" >expect &&
+	test_cmp expect actual &&
+	day_field 2026-01-08 "d[\"configs\"][0][\"name\"], d[\"configs\"][0][\"boot\"][\"status\"], d[\"configs\"][0][\"boot\"][\"console\"]" >actual &&
+	echo "arm64 passed console.arm64.log" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'boot --config: an unknown name, a build that failed, one never built: exit 3' '
+	test_must_fail --status=3 boot_fake -C ws -f world/trees.conf boot --config nosuch 2026-01-07 >out 2>err &&
+	echo "tide: no configuration '"'"'nosuch'"'"' in world/trees.conf (it declares: smoke, up, defmod, arm64)" >expect &&
+	test_cmp expect err &&
+	test_must_fail --status=3 boot_fake -C ws -f world/trees.conf boot --config defmod 2026-01-03 >out 2>err &&
+	echo "tide: no kernel built for 2026-01-03: its build failed: run '"'"'tide build --config defmod 2026-01-03'"'"' first" >expect &&
+	test_cmp expect err &&
+	test "$(day_field 2026-01-03 "\"boot\" in d[\"configs\"][1]")" = False &&
+	test_must_fail --status=2 boot_fake -C ws boot --config up --console c.log 2>err &&
+	grep -qx "tide: --console goes with --kernel" err
+'
+
+test_expect_success 'boot --kernel FILE --config FILE: the .config of that kernel, as before' '
+	boot_fake boot --kernel ws/build/out-up/arch/x86/boot/bzImage --config world/up.config \
+		--accel tcg --console c.log >out &&
+	sed "s/([0-9.]* s,/(T s,/" out >actual &&
+	cat >expect <<-END &&
+	boot: passed (T s, tcg, 1 CPUs): 1 passed, 0 failed, 0 skipped
+	smp: 4 CPUs asked, 1 used: the kernel has CONFIG_SMP unset
+	console: c.log
+	END
+	test_cmp expect actual &&
+	qemu_got >actual &&
+	echo "-kernel ws/build/out-up/arch/x86/boot/bzImage -smp 1" >expect &&
+	test_cmp expect actual
+'
+
 test_done

@@ -12,6 +12,7 @@
 #include "opt.h"
 #include "../src/bisect.h"
 #include "../src/bisect_check.h"
+#include "../src/buildconf.h"
 #include "../src/error.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -27,6 +28,7 @@ enum {
 struct spec {
 	const char *kind;	/* "cmd", "build", "boot", "test" */
 	const char *arg;	/* the command, the test name, or --build's make target */
+	const char *config;	/* --config NAME, or NULL: the day's first configuration */
 };
 
 static void show_progress(void *data, const char *line)
@@ -85,17 +87,45 @@ static int print_result(const struct bisect_result *r)
 	}
 }
 
+/*
+ * --config NAME (NULL: none) as the kernel checks build and boot it:
+ * NULL for trees.conf's default configuration, which builds as tide
+ * build without --config does.
+ */
+static int find_config(const struct build_config **out, struct cmd_ctx *ctx, const struct spec *sp)
+{
+	const struct build_config *c;
+	int status;
+
+	*out = NULL;
+	if (!sp->config)
+		return 0;
+	if ((status = cmd_find_config(&c, ctx, sp->config)) != 0)
+		return status;
+	if (build_config_check_files(c) < 0)
+		return cmd_fail(NULL);
+	*out = c->line ? c : NULL;
+	return 0;
+}
+
 static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 	       const char *since, int retries, int resume)
 {
 	struct bisect_result res;
 	struct bisect_opts o = { 0 };
-	struct bisect_checker ck;
+	struct bisect_checker ck = { 0 };
+	const struct build_config *config;
 	json_t *spec = json_pack("{s:o, s:o}", "kind", json_text(sp->kind),
 				  "arg", json_text(sp->arg));
 	int status = EXIT_OK;
 
-	if (bisect_checker_init(&ck, sp->kind, sp->arg, ctx->ws->dir, show_progress, NULL) < 0) {
+	/* Kept for continue: a later step builds what the first did. */
+	if (sp->config)
+		json_object_set_new(spec, "config", json_text(sp->config));
+	if ((status = find_config(&config, ctx, sp)) != 0)
+		goto done;
+	if (bisect_checker_init(&ck, sp->kind, sp->arg, ctx->ws->dir, config, show_progress,
+				NULL) < 0) {
 		cmd_error("%s", tide_error_last());
 		status = EXIT_BADINPUT;
 		goto done;
@@ -125,7 +155,7 @@ done:
 
 static int status_cmd(struct cmd_ctx *ctx)
 {
-	json_t *st = NULL, *s, *res;
+	json_t *st = NULL, *s, *res, *check;
 	const char *status;
 	size_t i;
 
@@ -134,10 +164,12 @@ static int status_cmd(struct cmd_ctx *ctx)
 	printf("date: %s\n", json_string_value(json_object_get(st, "date")) ?: "?");
 	if (json_is_string(json_object_get(st, "since")))
 		printf("since: %s\n", json_string_value(json_object_get(st, "since")));
-	printf("check: --%s%s%s\n",
-	       json_string_value(json_object_get(json_object_get(st, "check"), "kind")) ?: "?",
-	       json_object_get(json_object_get(st, "check"), "arg") ? " " : "",
-	       json_string_value(json_object_get(json_object_get(st, "check"), "arg")) ?: "");
+	check = json_object_get(st, "check");
+	printf("check: --%s%s%s%s%s\n", json_string_value(json_object_get(check, "kind")) ?: "?",
+	       json_is_string(json_object_get(check, "arg")) ? " " : "",
+	       json_string_value(json_object_get(check, "arg")) ?: "",
+	       json_is_string(json_object_get(check, "config")) ? " --config " : "",
+	       json_string_value(json_object_get(check, "config")) ?: "");
 	status = json_string_value(json_object_get(st, "status")) ?: "?";
 	/* "running" in a state nobody holds the lock for: killed half-way. */
 	if (!strcmp(status, "running") && workspace_lock(ctx->ws) == 0)
@@ -173,6 +205,7 @@ static int continue_cmd(struct cmd_ctx *ctx)
 	check = json_object_get(st, "check");
 	sp.kind = json_string_value(json_object_get(check, "kind"));
 	sp.arg = json_string_value(json_object_get(check, "arg"));
+	sp.config = json_string_value(json_object_get(check, "config"));
 	if (!sp.kind || !json_is_string(json_object_get(st, "date"))) {
 		char *path = workspace_bisect_state(ctx->ws->dir);
 
@@ -208,8 +241,9 @@ enum { VERB_START = 1, VERB_CONTINUE, VERB_STATUS };
 
 int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct spec sp = { NULL, NULL };
+	struct spec sp = { NULL, NULL, NULL };
 	const char *date = NULL, *since = NULL, *target = NULL, *test = NULL, *cmd = NULL;
+	const char *config = NULL;
 	const char *tries = NULL;
 	int retries = 1, verb = 0, old_cont = 0, old_stat = 0, build = 0, boot = 0, status;
 	char *end;
@@ -222,6 +256,8 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 		{ OPT_SWITCH, "boot", 0, &boot, 1, OPT_CHOICE, NULL, "... or does not boot" },
 		{ OPT_VALUE, "test", 0, &test, 0, OPT_CHOICE, "NAME", "... or fails this smoke test" },
 		{ OPT_VALUE, "cmd", 0, &cmd, 0, OPT_CHOICE, "CMD", "... or CMD exits non-zero in the checkout" },
+		{ OPT_VALUE, "config", 0, &config, 0, 0, "NAME",
+		  "build (and boot) this configuration trees.conf declares" },
 		{ OPT_VALUE, "since", 0, &since, 0, 0, "GOOD-DATE", "bisect against this good day" },
 		{ OPT_VALUE, "retries", 0, &tries, 0, 0, "N",
 		  "ask each verdict up to N times: bad only if every try is" },
@@ -247,7 +283,7 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 	if (tries && ((retries = (int)strtol(tries, &end, 10)) < 1 || *end || retries > 100))
 		return opt_usage_error("bisect", specs,
 				       "--retries wants a number from 1 to 100, not '%s'", tries);
-	if (verb != VERB_START && (date || sp.kind || since || target || tries))
+	if (verb != VERB_START && (date || sp.kind || since || target || tries || config))
 		return opt_usage_error("bisect", specs, "%s takes no date or options",
 				       verb == VERB_STATUS ? "status" : "continue");
 	if (verb == VERB_START && !date)
@@ -267,6 +303,11 @@ int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (!sp.kind)
 		sp.kind = "build";
+	if (config && !strcmp(sp.kind, "cmd")) {
+		cmd_error("--config goes with --build, --boot or --test (--cmd builds nothing)");
+		return EXIT_USAGE;
+	}
+	sp.config = config;
 	if (target) {
 		if (strcmp(sp.kind, "build")) {
 			cmd_error("--target goes with --build (a boot needs the whole kernel)");

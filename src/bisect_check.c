@@ -10,6 +10,7 @@
 
 #include "bisect_check.h"
 #include "buf.h"
+#include "buildconf.h"
 #include "error.h"
 #include "ktap.h"
 #include "util.h"
@@ -133,6 +134,9 @@ static int boot_built(struct boot_result *br, const struct bisect_checker *ck,
 	if (res->kernel)
 		bo.kernel = res->kernel;	/* where this build put it */
 	bo.accel = "tcg";
+	bo.smp = ck->smp;
+	if (ck->config)
+		boot_opts_use_config(&bo, ck->config);
 	progress(ck, "booting it in QEMU");
 	return boot_run(br, &bo);
 }
@@ -197,7 +201,7 @@ static void cmd_init(struct bisect_checker *ck, const char *arg)
 }
 
 int bisect_checker_init(struct bisect_checker *ck, const char *kind, const char *arg,
-			const char *wsdir,
+			const char *wsdir, const struct build_config *config,
 			void (*progress_fn)(void *data, const char *line), void *progress_data)
 {
 	int error;
@@ -216,9 +220,10 @@ int bisect_checker_init(struct bisect_checker *ck, const char *kind, const char 
 		return 0;
 	}
 	/* The CPUs here (or distcc-jobs with build hosts), at a lower priority. */
-	build_opts_init(&ck->bopts, wsdir, ck->log_path, &(struct build_day_opts){ .nice = 10 });
+	build_opts_init(&ck->bopts, wsdir, ck->log_path,
+			&(struct build_day_opts){ .config = config, .nice = 10 });
 	ck->have_bopts = 1;
-	if (!ck->bopts.fragment)
+	if (!ck->bopts.fragment && !ck->bopts.config)
 		return tide_error_set(TIDE_EINVAL, "no config fragment: kernel-tests/smoke.config "
 				      "not found (set TIDE_KERNEL_TESTS)");
 	ck->check.run = build_check;
@@ -227,7 +232,10 @@ int bisect_checker_init(struct bisect_checker *ck, const char *kind, const char 
 		return 0;
 	}
 	ck->test = arg;
-	boot_ws_paths_init(&ck->paths, wsdir);
+	/* The configuration's O=: the .config the guest's tests read. */
+	boot_ws_paths_init_out(&ck->paths, wsdir, ck->bopts.outdir, config);
+	ck->config = config;
+	ck->smp = config ? config->smp : 0;
 	ck->console_path = workspace_bisect_console_log(wsdir);
 	ck->check.run = boot_check;
 	return 0;

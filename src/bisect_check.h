@@ -13,7 +13,9 @@
  *   build  the kernel (or one make target) builds: a failed build is bad
  *   boot   the built kernel boots in QEMU: a failed build is a skip
  *   test   the booted kernel's smoke test NAME passes
- * Each builds into DIR/bisect/ (the day's DIR/build stays as it is).
+ * Each builds as tide build does, in DIR/build/src and the configuration's
+ * O= (ccache and the last build's objects reused); cmd checks out into
+ * DIR/bisect/src.
  */
 
 enum bisect_check_kind {
@@ -31,6 +33,8 @@ struct bisect_checker {
 	int have_bopts;
 	const char *test;		/* test: NAME; NULL for boot */
 	struct boot_ws_paths paths;
+	const struct build_config *config;	/* boot, test: its arch, QEMU machine and CPU */
+	int smp;			/* boot, test: the configuration's smp= (0: the default) */
 	char *srcdir, *state_path, *log_path, *console_path;
 	/* One line as each build and boot starts (may be NULL). */
 	void (*progress)(void *data, const char *line);
@@ -40,11 +44,15 @@ struct bisect_checker {
 /*
  * Set ck up for the check kind ("cmd", "build", "boot", "test") with its
  * arg (the command, the make target or NULL, the test name) in workspace
- * wsdir.  An unknown kind or a missing config fragment is TIDE_EINVAL.
- * ck is released with bisect_checker_release() whatever this returns.
+ * wsdir.  config (borrowed; NULL: the fragment's build, as tide build
+ * without --config) is the configuration built and booted: its O=
+ * directory, base, fragments and arch, its kernel and .config and smp=
+ * for the boot.  An unknown kind or a missing config fragment is
+ * TIDE_EINVAL.  ck is released with bisect_checker_release() whatever
+ * this returns.
  */
 int bisect_checker_init(struct bisect_checker *ck, const char *kind, const char *arg,
-			const char *wsdir,
+			const char *wsdir, const struct build_config *config,
 			void (*progress)(void *data, const char *line), void *progress_data);
 void bisect_checker_release(struct bisect_checker *ck);
 

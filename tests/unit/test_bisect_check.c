@@ -115,11 +115,11 @@ TEST(bisect_check__checker_init)
 	struct bisect_checker ck;
 
 	setenv("TIDE_KERNEL_TESTS", ws, 1);
-	CHECK_INT(bisect_checker_init(&ck, "nonsense", NULL, ws, NULL, NULL), TIDE_EINVAL);
+	CHECK_INT(bisect_checker_init(&ck, "nonsense", NULL, ws, NULL, NULL, NULL), TIDE_EINVAL);
 	CHECK_STR(tide_error_last(), "unknown check 'nonsense'");
 	bisect_checker_release(&ck);
 
-	CHECK_INT(bisect_checker_init(&ck, "cmd", "true", ws, NULL, NULL), 0);
+	CHECK_INT(bisect_checker_init(&ck, "cmd", "true", ws, NULL, NULL, NULL), 0);
 	CHECK(ck.kind == BISECT_CHECK_CMD);
 	CHECK(ck.check.run == bisect_cmd_run);
 	CHECK(ck.check.data == &ck.cmd);
@@ -127,7 +127,7 @@ TEST(bisect_check__checker_init)
 	CHECK(!ck.have_bopts);
 	bisect_checker_release(&ck);
 
-	CHECK_INT(bisect_checker_init(&ck, "build", "kernel/smp.o", ws, NULL, NULL), 0);
+	CHECK_INT(bisect_checker_init(&ck, "build", "kernel/smp.o", ws, NULL, NULL, NULL), 0);
 	CHECK(ck.kind == BISECT_CHECK_BUILD);
 	CHECK_STR(ck.bopts.target, "kernel/smp.o");
 	CHECK_STR(ck.bopts.fragment, frag);
@@ -137,7 +137,7 @@ TEST(bisect_check__checker_init)
 	CHECK(ck.test == NULL);
 	bisect_checker_release(&ck);
 
-	CHECK_INT(bisect_checker_init(&ck, "test", "gpio", ws, NULL, NULL), 0);
+	CHECK_INT(bisect_checker_init(&ck, "test", "gpio", ws, NULL, NULL, NULL), 0);
 	CHECK(ck.kind == BISECT_CHECK_TEST);
 	CHECK_STR(ck.test, "gpio");
 	CHECK(ck.bopts.target == NULL);

@@ -195,7 +195,8 @@ static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date
 		goto done;
 	}
 	if (c)
-		workspace_log(ws, "boot %s (%s): %s", date, c->name, boot_status_name(res.verdict.status));
+		workspace_log(ws, "boot %s (%s): %s", date, c->name,
+			      boot_status_name(res.verdict.status));
 	else
 		workspace_log(ws, "boot %s: %s", date, boot_status_name(res.verdict.status));
 	status = emit(&res, cli, console);

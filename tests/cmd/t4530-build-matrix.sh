@@ -372,6 +372,12 @@ test_expect_success 'boot --config: an unknown name, a build that failed, one ne
 	echo "tide: no kernel built for 2026-01-03: its build failed: run '"'"'tide build --config defmod 2026-01-03'"'"' first" >expect &&
 	test_cmp expect err &&
 	test "$(day_field 2026-01-03 "\"boot\" in d[\"configs\"][1]")" = False &&
+	cp world/trees.conf trees.conf.saved &&
+	echo "#tide	config	late	base=tinyconfig	fragment=../kt/smoke.config" >>world/trees.conf &&
+	test_must_fail --status=3 boot_fake -C ws -f world/trees.conf boot --config late 2026-01-06 >out 2>err &&
+	cp trees.conf.saved world/trees.conf &&
+	echo "tide: no build of configuration '"'"'late'"'"' for 2026-01-06: run '"'"'tide build --config late 2026-01-06'"'"' first" >expect &&
+	test_cmp expect err &&
 	test_must_fail --status=2 boot_fake -C ws boot --config up --console c.log 2>err &&
 	grep -qx "tide: --console goes with --kernel" err
 '

@@ -88,9 +88,9 @@ static int print_result(const struct bisect_result *r)
 }
 
 /*
- * --config NAME (NULL: none) as the kernel checks build and boot it:
- * NULL for trees.conf's default configuration, which builds as tide
- * build without --config does.
+ * --config NAME as the kernel checks build and boot it; without it,
+ * trees.conf's first declared configuration, as tide build builds; NULL
+ * for the default configuration (none declared, or no trees.conf).
  */
 static int find_config(const struct build_config **out, struct cmd_ctx *ctx, const struct spec *sp)
 {
@@ -99,7 +99,7 @@ static int find_config(const struct build_config **out, struct cmd_ctx *ctx, con
 
 	*out = NULL;
 	if (!sp->config)
-		return 0;
+		return cmd_first_config(out, ctx);
 	if ((status = cmd_find_config(&c, ctx, sp->config)) != 0)
 		return status;
 	if (build_config_check_files(c) < 0)

@@ -176,30 +176,11 @@ static int pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char
 		o->fragment = name;
 		return 0;
 	}
-	names = cmd_config_names(ctx->conf);
+	names = trees_conf_config_names(ctx->conf);
 	cmd_error("no configuration '%s' in %s (it declares: %s), and no fragment file of that name",
 		  name, ctx->conf->path, names);
 	free(names);
 	return EXIT_BADINPUT;
-}
-
-/*
- * No --config or --fragment: the first configuration trees.conf declares,
- * the day's own build, as tide run made it; without trees.conf or
- * declarations, the default (tinyconfig plus the smoke fragment).
- */
-static int first_config(struct cmd_ctx *ctx, struct build_day_opts *o)
-{
-	if (cmd_try_conf(ctx) < 0) {
-		tide_error_clear();
-		return 0;
-	}
-	if (!ctx->conf->nconfigs || !ctx->conf->configs[0].line)
-		return 0;
-	o->config = &ctx->conf->configs[0];
-	if (build_config_check_files(o->config) < 0)
-		return cmd_fail(NULL);
-	return 0;
 }
 
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
@@ -231,7 +212,8 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 		return status;
 	if (config && (status = pick_config(ctx, &o, config)) != 0)
 		return status;
-	if (!config && !o.fragment && (status = first_config(ctx, &o)) != 0)
+	/* Neither: the day's own configuration, as tide run built it. */
+	if (!config && !o.fragment && (status = cmd_first_config(&o.config, ctx)) != 0)
 		return status;
 	if (o.fragment && !path_exists(o.fragment)) {
 		cmd_error("config fragment '%s' does not exist", o.fragment);

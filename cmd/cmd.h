@@ -80,8 +80,13 @@ int cmd_load_conf(struct cmd_ctx *ctx);
 /* cmd_load_conf() that prints nothing: a TIDE_E* code with the error set. */
 int cmd_try_conf(struct cmd_ctx *ctx);
 struct build_config;
-/* "smoke, up, arm64": the configurations trees.conf declares (the caller frees). */
-char *cmd_config_names(const struct trees_conf *conf);
+/*
+ * The configuration a command without --config builds: trees.conf's
+ * first declared one (the day's own, as tide run builds it); NULL when
+ * none is declared or there is no trees.conf (the default configuration).
+ * Returns 0, or an exit status when its files are missing.
+ */
+int cmd_first_config(const struct build_config **out, struct cmd_ctx *ctx);
 /*
  * --config NAME of boot and bisect: the configuration trees.conf
  * declares by that name into *out (borrowed from ctx->conf), loading

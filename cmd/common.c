@@ -166,14 +166,19 @@ void cmd_close(struct cmd_ctx *ctx)
 	ctx->conf = NULL;
 }
 
-char *cmd_config_names(const struct trees_conf *conf)
+int cmd_first_config(const struct build_config **out, struct cmd_ctx *ctx)
 {
-	struct buf names = BUF_INIT;
-	size_t i;
-
-	for (i = 0; i < conf->nconfigs; i++)
-		buf_printf(&names, "%s%s", i ? ", " : "", conf->configs[i].name);
-	return buf_detach(&names);
+	*out = NULL;
+	if (cmd_try_conf(ctx) < 0) {
+		tide_error_clear();
+		return 0;
+	}
+	if (!ctx->conf->nconfigs || !ctx->conf->configs[0].line)
+		return 0;
+	if (build_config_check_files(&ctx->conf->configs[0]) < 0)
+		return cmd_fail(NULL);
+	*out = &ctx->conf->configs[0];
+	return 0;
 }
 
 int cmd_find_config(const struct build_config **out, struct cmd_ctx *ctx, const char *name)
@@ -186,7 +191,7 @@ int cmd_find_config(const struct build_config **out, struct cmd_ctx *ctx, const 
 		return status;
 	if ((*out = trees_conf_find_config(ctx->conf, name)))
 		return 0;
-	names = cmd_config_names(ctx->conf);
+	names = trees_conf_config_names(ctx->conf);
 	cmd_error("no configuration '%s' in %s (it declares: %s)", name, ctx->conf->path, names);
 	free(names);
 	return EXIT_BADINPUT;

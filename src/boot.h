@@ -155,9 +155,10 @@ struct day;
 int boot_day_kernel(const char **out, const struct day *day, const struct boot_ws_paths *p);
 
 /*
- * The writer of a day's "boot" record for `tide boot`: res as day.json
- * keeps it (console named "console.log").  `tide run` writes it through
- * boot_workspace_config(), or day_boot_failed() when the boot could not run.
+ * res into day's "boot" record as day.json keeps it (console named
+ * "console.log"), as boot_workspace_config() records each configuration's
+ * boot for tide run and tide boot; day_boot_failed() is the record of a
+ * boot that could not run.
  */
 void boot_record_day(struct day *day, const struct boot_result *res);
 

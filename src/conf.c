@@ -612,9 +612,19 @@ static int list_has(const char *list, const char *name)
 	return 0;
 }
 
-int trees_conf_select_configs(struct trees_conf *conf, const char *list)
+char *trees_conf_config_names(const struct trees_conf *conf)
 {
 	struct buf names = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < conf->nconfigs; i++)
+		buf_printf(&names, "%s%s", i ? ", " : "", conf->configs[i].name);
+	return buf_detach(&names);
+}
+
+int trees_conf_select_configs(struct trees_conf *conf, const char *list)
+{
+	char *names = NULL;
 	const char *p = list;
 	size_t i, kept = 0;
 	int error = 0;
@@ -623,19 +633,19 @@ int trees_conf_select_configs(struct trees_conf *conf, const char *list)
 		size_t n = strcspn(p, ",");
 		char *name = xstrndup(p, n);
 
-		if (!n || !trees_conf_find_config(conf, name)) {
-			for (i = 0; i < conf->nconfigs; i++)
-				buf_printf(&names, "%s%s", i ? ", " : "", conf->configs[i].name);
-			error = n ? tide_error_set(TIDE_EINVAL, "no configuration '%s' in %s (it declares: %s)",
-						   name, conf->path, buf_cstr(&names))
-				  : tide_error_set(TIDE_EINVAL, "an empty configuration name in '%s'", list);
+		if (!n) {
+			error = tide_error_set(TIDE_EINVAL, "an empty configuration name in '%s'", list);
+		} else if (!trees_conf_find_config(conf, name)) {
+			names = trees_conf_config_names(conf);
+			error = tide_error_set(TIDE_EINVAL, "no configuration '%s' in %s (it declares: %s)",
+					       name, conf->path, names);
 		}
 		free(name);
 		if (error || !p[n])
 			break;
 		p += n + 1;
 	}
-	buf_release(&names);
+	free(names);
 	if (error)
 		return error;
 	for (i = 0; i < conf->nconfigs; i++) {

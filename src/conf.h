@@ -68,6 +68,8 @@ const struct build_config *trees_conf_find_config(const struct trees_conf *conf,
  * when a name is not declared (the message lists those that are).
  */
 int trees_conf_select_configs(struct trees_conf *conf, const char *list);
+/* "smoke, arm64, ...": the declared configurations' names, for messages (caller frees). */
+char *trees_conf_config_names(const struct trees_conf *conf);
 
 /*
  * The values of the checked options (timeout=, stall=, max-size=), or

@@ -411,11 +411,6 @@ static int run_stage_build(struct run *r)
 	return 0;
 }
 
-/*
- * HOOK: the boot stage (src/boot.h), after the build: boots the built
- * kernel in QEMU, records r->day->boot, console.log in
- * r->tmp_dir.
- */
 /* The O= directory of configuration c (build.c's choice). */
 static char *config_outdir(const struct run *r, const struct build_config *c)
 {
@@ -494,6 +489,11 @@ done:
 	free(name);
 }
 
+/*
+ * HOOK: the boot stage (src/boot.h), after the build: boots each built
+ * kernel that asks for it in QEMU, its record in r->day, its console log
+ * in r->tmp_dir.
+ */
 static int run_stage_boot(struct run *r)
 {
 	if (r->opts->no_boot || r->opts->no_build)

@@ -102,9 +102,11 @@ char *day_bisect_text(const struct day_bisect *rec)
 	kind = jstr(check, "kind", "?");
 	/* --build's argument is its make target; the others' follow the option. */
 	buf_printf(&b, "--%s%s%s", kind,
-		   !json_object_get(check, "arg") ? "" :
+		   !json_is_string(json_object_get(check, "arg")) ? "" :
 		   !strcmp(kind, "build") ? " --target " : " ",
 		   jstr(check, "arg", ""));
+	if (json_is_string(json_object_get(check, "config")))
+		buf_printf(&b, " --config %s", jstr(check, "config", "?"));
 	if (day_bisect_has(rec, "since"))
 		buf_printf(&b, " --since %s", rec->since ? rec->since : "?");
 	buf_printf(&b, ": %s", rec->outcome ? rec->outcome : "?");

@@ -61,7 +61,9 @@ test_expect_success 'bisect --config up builds the up configuration in its O= an
 	test_cmp expect actual &&
 	test "$(day_field 2026-02-01 "d[\"bisect\"][\"check\"][\"config\"]")" = up &&
 	tide -C ws bisect status >st &&
-	grep -qx "check: --build --config up" st
+	grep -qx "check: --build --config up" st &&
+	tide -C ws show 2026-02-01 >show &&
+	grep -q "^bisect  --build --config up: found gpio " show
 '
 
 test_expect_success 'the same day without --config builds the smoke fragment: nothing to bisect' '

@@ -411,13 +411,6 @@ static int run_stage_build(struct run *r)
 	return 0;
 }
 
-/* The O= directory of configuration c (build.c's choice). */
-static char *config_outdir(const struct run *r, const struct build_config *c)
-{
-	return strcmp(c->name, BUILD_CONFIG_DEFAULT) ? workspace_build_out_config(r->ws->dir, c->name)
-						     : workspace_build_out(r->ws->dir);
-}
-
 /*
  * The boot of trees.conf's configuration i, if it asks for one (boot=yes):
  * its O='s kernel and .config, its arch's QEMU, machine and CPU, its
@@ -460,7 +453,7 @@ static void run_boot_config(struct run *r, size_t i)
 	console = path_join(r->tmp_dir, name);
 	in.config = c;
 	in.wsdir = r->ws->dir;
-	in.outdir = config_outdir(r, c);
+	in.outdir = build_config_outdir(r->ws->dir, c);
 	in.build = build;
 	in.date = r->day->date;
 	in.smp = c->smp;

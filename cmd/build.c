@@ -141,48 +141,6 @@ done:
 	return status;
 }
 
-/*
- * --config NAME: a configuration trees.conf declares (the first is the
- * day's own build, the others are recorded under "configs"); a NAME
- * that is not declared but is a file is a fragment, as --config was
- * before configurations were declared (then trees.conf need not exist).
- */
-static int pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char *name)
-{
-	const struct build_config *c = NULL;
-	int is_file = path_exists(name) && !path_is_dir(name);
-	char *names;
-
-	if (cmd_try_conf(ctx) < 0) {
-		if (!is_file) {
-			cmd_error("--config '%s': no fragment file of that name, and no "
-				  "configurations to look it up in (%s)", name, tide_error_last());
-			tide_error_clear();
-			return EXIT_BADINPUT;
-		}
-		tide_error_clear();
-	} else {
-		c = trees_conf_find_config(ctx->conf, name);
-	}
-	if (c) {
-		/* The default configuration builds as tide always has. */
-		o->config = c->line ? c : NULL;
-		o->extra = c != &ctx->conf->configs[0];
-		if (o->config && build_config_check_files(c) < 0)
-			return cmd_fail(NULL);
-		return 0;
-	}
-	if (is_file) {
-		o->fragment = name;
-		return 0;
-	}
-	names = trees_conf_config_names(ctx->conf);
-	cmd_error("no configuration '%s' in %s (it declares: %s), and no fragment file of that name",
-		  name, ctx->conf->path, names);
-	free(names);
-	return EXIT_BADINPUT;
-}
-
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct build_day_opts o = { .nice = BUILD_NICE };
@@ -210,7 +168,7 @@ int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 		return opt_usage_error("build", specs, "--config and --fragment exclude each other");
 	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
 		return status;
-	if (config && (status = pick_config(ctx, &o, config)) != 0)
+	if (config && (status = cmd_pick_config(ctx, &o, config)) != 0)
 		return status;
 	/* Neither: the day's own configuration, as tide run built it. */
 	if (!config && !o.fragment && (status = cmd_first_config(&o.config, ctx)) != 0)

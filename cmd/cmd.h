@@ -88,6 +88,15 @@ struct build_config;
  */
 int cmd_first_config(const struct build_config **out, struct cmd_ctx *ctx);
 /*
+ * --config NAME of tide build and tide try: a configuration trees.conf
+ * declares (o->config; o->extra unless it is the first), or, when no
+ * configuration has that name, a fragment file (o->fragment).  Exit
+ * status on error, said.
+ */
+struct build_day_opts;
+int cmd_pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char *name);
+
+/*
  * --config NAME of boot and bisect: the configuration trees.conf
  * declares by that name into *out (borrowed from ctx->conf), loading
  * trees.conf first.  Otherwise an exit status, said on stderr: an

@@ -12,6 +12,8 @@
 
 #include "cmd.h"
 #include "../src/buf.h"
+#include "../src/build.h"
+#include "../src/buildconf.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -193,6 +195,48 @@ int cmd_find_config(const struct build_config **out, struct cmd_ctx *ctx, const 
 		return 0;
 	names = trees_conf_config_names(ctx->conf);
 	cmd_error("no configuration '%s' in %s (it declares: %s)", name, ctx->conf->path, names);
+	free(names);
+	return EXIT_BADINPUT;
+}
+
+/*
+ * --config NAME: a configuration trees.conf declares (the first is the
+ * day's own build, the others are recorded under "configs"); a NAME
+ * that is not declared but is a file is a fragment, as --config was
+ * before configurations were declared (then trees.conf need not exist).
+ */
+int cmd_pick_config(struct cmd_ctx *ctx, struct build_day_opts *o, const char *name)
+{
+	const struct build_config *c = NULL;
+	int is_file = path_exists(name) && !path_is_dir(name);
+	char *names;
+
+	if (cmd_try_conf(ctx) < 0) {
+		if (!is_file) {
+			cmd_error("--config '%s': no fragment file of that name, and no "
+				  "configurations to look it up in (%s)", name, tide_error_last());
+			tide_error_clear();
+			return EXIT_BADINPUT;
+		}
+		tide_error_clear();
+	} else {
+		c = trees_conf_find_config(ctx->conf, name);
+	}
+	if (c) {
+		/* The default configuration builds as tide always has. */
+		o->config = c->line ? c : NULL;
+		o->extra = c != &ctx->conf->configs[0];
+		if (o->config && build_config_check_files(c) < 0)
+			return cmd_fail(NULL);
+		return 0;
+	}
+	if (is_file) {
+		o->fragment = name;
+		return 0;
+	}
+	names = trees_conf_config_names(ctx->conf);
+	cmd_error("no configuration '%s' in %s (it declares: %s), and no fragment file of that name",
+		  name, ctx->conf->path, names);
 	free(names);
 	return EXIT_BADINPUT;
 }

@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../src/boot.h"
+#include "../src/buildconf.h"
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/merge.h"
@@ -22,7 +23,7 @@
 #define TRY_NICE 10
 
 struct try_cli {
-	const char *series, *date, *repo;
+	const char *series, *date, *repo, *config;
 	int build, boot, json;
 	struct build_day_opts bo;
 };
@@ -249,10 +250,10 @@ static void note_problems(struct outcome *o)
 }
 
 /* The try's kernel, booted with the smoke tests; caches in DIR/try. */
-static int boot_try(struct outcome *o, const char *wsdir)
+static int boot_try(struct outcome *o, const char *wsdir, const struct build_config *c)
 {
 	struct boot_opts bo = { 0 };
-	char *config = try_path(wsdir, "out/.config"), *cache = try_path(wsdir, "initramfs");
+	char *config = xasprintf("%s/.config", o->build.outdir), *cache = try_path(wsdir, "initramfs");
 	char *kvm = try_path(wsdir, "kvm-probe"), *console = try_path(wsdir, "console.log");
 	int error;
 
@@ -261,6 +262,10 @@ static int boot_try(struct outcome *o, const char *wsdir)
 	bo.initramfs_dir = cache;
 	bo.kvm_cache = kvm;
 	bo.console_path = console;
+	if (c) {
+		boot_opts_use_config(&bo, c);
+		bo.smp = c->smp;
+	}
 	if ((error = boot_run(&o->boot, &bo)) == 0)
 		o->booted = 1;
 	free(config);
@@ -286,7 +291,7 @@ static int build_and_boot(struct outcome *o, struct cmd_ctx *ctx, const struct t
 				   &cli->bo)) == 0) {
 		o->built = 1;
 		if (cli->boot && o->build.res.ok)
-			error = boot_try(o, ctx->ws->dir);
+			error = boot_try(o, ctx->ws->dir, cli->bo.config);
 	}
 	close(fd);
 	return error;
@@ -355,7 +360,8 @@ int cmd_try(struct cmd_ctx *ctx, int argc, char **argv)
 		{ OPT_VALUE, "repo", 0, &cli.repo, 0, 0, "PATH", "the repository of an A..B series" },
 		{ OPT_SWITCH, "build", 0, &cli.build, 1, 0, NULL, "build the day with the series" },
 		{ OPT_SWITCH, "boot", 0, &cli.boot, 1, 0, NULL, "build and boot it, with the smoke tests" },
-		{ OPT_VALUE, "config", 0, &cli.bo.fragment, 0, 0, "FRAGMENT", "config fragment for --build" },
+		{ OPT_VALUE, "config", 0, &cli.config, 0, 0, "NAME",
+		  "a configuration of trees.conf, or a fragment file (default: the first declared)" },
 		{ OPT_VALUE, "jobs", 0, &jobs, 0, 0, "N", "make -j N" },
 		{ OPT_SWITCH, "json", 0, &cli.json, 1, 0, NULL, "print the result as JSON" },
 		{ 0 },
@@ -375,9 +381,10 @@ int cmd_try(struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_error("'%s' is not a day (YYYY-MM-DD)", cli.date);
 		return EXIT_BADINPUT;
 	}
-	if (cli.bo.fragment && !path_exists(cli.bo.fragment)) {
-		cmd_error("config fragment '%s' does not exist", cli.bo.fragment);
-		return EXIT_BADINPUT;
-	}
+	/* The day's own configuration unless told: its build is the baseline. */
+	if (cli.build && cli.config && (status = cmd_pick_config(ctx, &cli.bo, cli.config)) != 0)
+		return status;
+	if (cli.build && !cli.config && (status = cmd_first_config(&cli.bo.config, ctx)) != 0)
+		return status;
 	return try_run(ctx, &cli);
 }

@@ -150,6 +150,7 @@ struct try_build {
 	double seed_seconds;
 	int baseline_built;		/* the day had no build record: built first */
 	char *log;			/* DIR/try/build.log */
+	char *outdir;			/* DIR/try/out, or out-NAME for configuration NAME */
 };
 
 /*

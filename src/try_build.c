@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildconf.h"
 #include "day.h"
 #include "error.h"
 #include "try.h"
@@ -229,17 +230,32 @@ static int lock_shared(int *fd, const char *wsdir)
 	return error;
 }
 
-/* Seed DIR/try/{src,out,src.tree} from DIR/build when the build changed since. */
-static int seed(struct try_build *b, const char *wsdir)
+/*
+ * DIR/try/out, or DIR/try/out-NAME: the name configuration c's O= has
+ * under DIR/build, so the seed's moved paths hold.
+ */
+static char *try_outdir(const char *wsdir, const struct build_config *c)
+{
+	char *bout = build_config_outdir(wsdir, c), *out = try_path(wsdir, strrchr(bout, '/') + 1);
+
+	free(bout);
+	return out;
+}
+
+/*
+ * Seed DIR/try/{src,out,src.tree} from DIR/build and the configuration's
+ * O= there, when that build or the configuration changed since.
+ */
+static int seed(struct try_build *b, const char *wsdir, const struct build_config *c)
 {
 	char *abs = path_absolute(wsdir);
 	char *build = workspace_build_dir(abs), *state = workspace_build_state(abs);
 	char *tdir = try_path(wsdir, NULL);
 	char *from = xasprintf("%s/", build), *to = xasprintf("%s/", tdir);
-	char *tsrc = try_path(wsdir, "src"), *tout = try_path(wsdir, "out");
-	char *bsrc = workspace_build_src(abs), *bout = workspace_build_out(abs);
+	char *bsrc = workspace_build_src(abs), *bout = build_config_outdir(abs, c);
+	char *tsrc = try_path(wsdir, "src"), *tout = try_outdir(wsdir, c);
 	char *tstate = try_path(wsdir, "src.tree"), *seedfile = try_path(wsdir, "seed");
-	char *have = NULL, *had = NULL;
+	char *have = NULL, *had = NULL, *key = NULL;
 	struct seed src = { from, to, 1 }, out = { from, to, 0 };
 	double t0 = time_now();
 	int fd = -1, error;
@@ -247,9 +263,11 @@ static int seed(struct try_build *b, const char *wsdir)
 	if ((error = lock_shared(&fd, abs)) < 0)
 		goto done;
 	have = read_first_line(state);
+	/* The seed's key: the build's tree and the configuration seeded. */
+	key = have ? xasprintf("%s %s", have, c ? c->name : BUILD_CONFIG_DEFAULT) : NULL;
 	had = read_first_line(seedfile);
 	if (!have || !path_is_dir(bsrc) || !path_is_dir(bout) ||
-	    (had && !strcmp(had, have) && path_exists(tstate)))
+	    (had && !strcmp(had, key) && path_exists(tstate)))
 		goto done;	/* nothing to seed from, or seeded from this build */
 	b->seeded = 1;
 	unlink(seedfile);
@@ -259,13 +277,14 @@ static int seed(struct try_build *b, const char *wsdir)
 	    (error = file_write_atomic(tstate, have, strlen(have))) < 0)
 		goto done;
 	/* Last: a seed interrupted before this line is redone next time. */
-	error = file_write_atomic(seedfile, have, strlen(have));
+	error = file_write_atomic(seedfile, key, strlen(key));
 done:
 	if (fd >= 0)
 		close(fd);
 	b->seed_seconds = time_now() - t0;
 	free(abs), free(build), free(tdir), free(state), free(from), free(to), free(tsrc), free(tout);
 	free(bsrc), free(bout), free(tstate), free(seedfile), free(have), free(had);
+	free(key);
 	return error;
 }
 
@@ -279,9 +298,21 @@ static void try_build_opts(struct build_opts *opts, const char *wsdir, const cha
 	free((char *)opts->state_path);
 	free((char *)opts->log_path);
 	opts->srcdir = try_path(wsdir, "src");
-	opts->outdir = try_path(wsdir, "out");
+	opts->outdir = try_outdir(wsdir, o ? o->config : NULL);
 	opts->state_path = try_path(wsdir, "src.tree");
 	opts->log_path = try_path(wsdir, log);
+}
+
+/* The day's build of the configuration tried (NULL: none yet). */
+static const struct day_build *baseline_record(const struct day *day,
+					       const struct build_day_opts *o)
+{
+	const struct day_config *dc;
+
+	if (!o->config || !o->extra)
+		return build_record(day);
+	dc = day_find_config(day, o->config->name);
+	return dc ? dc->build : NULL;
 }
 
 /* A day never built: build it here first, for the diagnostics it has itself. */
@@ -313,14 +344,15 @@ int try_build_run(struct try_build *out, git_repository *repo, const char *wsdir
 	try_build_opts(&opts, wsdir, "build.log", o);
 	try_build_opts(&dayopts, wsdir, "build-day.log", o);
 	out->log = xstrdup(opts.log_path);
-	if (!opts.fragment) {
+	out->outdir = xstrdup(opts.outdir);
+	if (!opts.fragment && !opts.config) {
 		error = tide_error_set(TIDE_ENOTFOUND, "no config fragment: kernel-tests/smoke.config "
 				       "not found (set TIDE_KERNEL_TESTS or give one)");
 		goto done;
 	}
-	if ((error = seed(out, wsdir)) < 0)
+	if ((error = seed(out, wsdir, o->config)) < 0)
 		goto done;
-	if ((baseline = day_build_dup(build_record(day))) == NULL &&
+	if ((baseline = day_build_dup(baseline_record(day, o))) == NULL &&
 	    (error = build_baseline(&baseline, out, repo, day, &dayopts)) < 0)
 		goto done;
 	if ((error = build_run(&out->res, repo, commit, &opts)) < 0)
@@ -344,5 +376,6 @@ void try_build_release(struct try_build *b)
 	build_diags_release(&b->new_warnings);
 	build_diags_release(&b->new_errors);
 	free(b->log);
+	free(b->outdir);
 	memset(b, 0, sizeof(*b));
 }

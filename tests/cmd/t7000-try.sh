@@ -294,6 +294,26 @@ test_expect_success '--build on a series that does not apply to the day is skipp
 	grep -q "^build: skipped: the series does not apply to the day$" out
 '
 
+test_expect_success '--build with configurations declared: the first by default, --config NAME, each in its O=' '
+	printf "CONFIG_FIRST=y\n" >world/first.config &&
+	printf "CONFIG_SECOND=y\n" >world/second.config &&
+	{ cat world/trees.conf &&
+	  printf "%s\n" \
+		"#tide	config	first	base=tinyconfig	fragment=first.config" \
+		"#tide	config	second	base=tinyconfig	fragment=second.config"; } >world/configs.conf &&
+	tide -C ws3 -f world/configs.conf run --no-boot --date 2026-01-01 >out 2>err &&
+	test -f ws3/build/out-first/m.o && test -f ws3/build/out-second/m.o &&
+	tide -C ws3 -f world/configs.conf try --build buildok >out &&
+	grep -q "^build: ok (.*seeded from the day.s build), 0 new errors, 0 new warnings$" out &&
+	grep -qx "CONFIG_FIRST=y" ws3/try/out-first/.config &&
+	test -f ws3/try/out-first/m.o && ! test -e ws3/try/out &&
+	tide -C ws3 -f world/configs.conf try --build --config second buildok >out &&
+	grep -q "^build: ok (.*seeded from the day.s build), 0 new errors, 0 new warnings$" out &&
+	grep -qx "CONFIG_SECOND=y" ws3/try/out-second/.config &&
+	test_must_fail --status=3 tide -C ws3 -f world/configs.conf try --build --config third buildok 2>err &&
+	grep -q "no configuration .third. in .*(it declares: first, second)" err
+'
+
 test_expect_success 'objects behind alternates of alternates (shared clones of shared clones)' '
 	git clone -q --bare --shared world/mainline world/shared.git &&
 	git clone -q --bare --shared world/shared.git world/deep.git &&

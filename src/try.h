@@ -156,11 +156,12 @@ struct try_build {
 /*
  * Build commit (the series on the day) in DIR/try/{src,out}, seeded from
  * DIR/build/{src,out} when the workspace's build holds another tree than
- * the last seed (source files hard-linked, which the checkout never
+ * the last seed or another configuration is tried (o->config: its O= is
+ * out-NAME in both, as build_config_outdir() names it; source files hard-linked, which the checkout never
  * writes through; the object directory copied with its timestamps and
  * its absolute paths moved over), so only what the series changes is
- * compiled.  New diagnostics are those the day's own "build" record
- * lacks; a day without one is built first in DIR/try.
+ * compiled.  New diagnostics are those the day's build of that
+ * configuration lacks; a day without one is built first in DIR/try.
  */
 int try_build_run(struct try_build *out, git_repository *repo, const char *wsdir,
 		  const struct day *day, const git_oid *commit,

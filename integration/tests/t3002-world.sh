@@ -26,6 +26,15 @@ test_expect_success 'day 1 lays out mainline, the git trees, the quilt tree and 
 	test "$(cat order)" = "fixes cpumask gpio bitmap mmotm "
 '
 
+test_expect_success 'trees.conf declares the build matrix: smoke first, arm64, up, defconfig' '
+	"$TIDE_BIN" -f "$W/trees.conf" trees >trees &&
+	grep "^config " trees | tr -s " " | cut -d" " -f2-4 >configs &&
+	printf "%s\n" "smoke x86_64 tinyconfig" "arm64 arm64 tinyconfig" \
+		"up x86_64 tinyconfig" "defconfig x86_64 defconfig" >expect &&
+	test_cmp expect configs &&
+	grep -q "^config up .* smp 1 W=1 C=1$" trees
+'
+
 test_expect_success 'trees share the mainline objects (nothing copied)' '
 	for t in fixes cpumask gpio bitmap; do
 		grep -q "mainline.git/objects" "$W/trees/$t.git/objects/info/alternates" || exit 1

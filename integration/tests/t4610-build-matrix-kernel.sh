@@ -1,11 +1,13 @@
 #!/bin/sh
-# The build matrix on the real kernel world (make check-kernel-full):
-# day 1 with three configurations declared in trees.conf - x86_64 smoke
-# (the day's build and boot), x86_64 uniprocessor (smoke plus
-# kernel-tests/up.config, W=1 on the day's changed objects, booted with
-# one CPU) and arm64 cross-compiled with Debian's gcc-aarch64-linux-gnu
-# (tinyconfig plus kernel-tests/arm64.config, built, not booted yet).
-# Each gets its own O= under the workspace; times go to fd 3.
+# The build matrix on the real kernel world (make check-kernel-full): the
+# configurations integration/world declares - x86_64 smoke (the day's
+# build and boot), arm64, x86_64 uniprocessor (smoke plus
+# kernel-tests/up.config, W=1 and sparse on the day's changed objects,
+# booted with one CPU) and x86_64 defconfig with modules (built only).
+# Day 1 builds smoke, up and arm64; day 2, whose semantic conflict breaks
+# kernel/smp.c, builds up (no kernel/smp.c without SMP, so it builds) and
+# defconfig (SMP: it fails there too).  Each configuration gets its own O=
+# under the workspace; times go to fd 3.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 
 WORK=$TOP/work
@@ -20,43 +22,48 @@ if [ ! -d "$WORK/world/mainline.git" ]; then
 fi
 make -s -C "$KT" || exit 1
 
+# field EXPR [DATE]: a value from the day's record (default day 1), by a
+# python expression on d; b(NAME) and o(NAME) are configuration NAME's
+# build and boot records.
 field() {
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" \
-		"$WS/days/2026-01-01/day.json"
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+def cfg(n):
+    if (d.get('build') or {}).get('config', 'smoke') == n:
+        return d
+    return [c for c in d.get('configs', []) if c['name'] == n][0]
+def b(n): return cfg(n)['build']
+def o(n): return cfg(n).get('boot') or {}
+print($1)" "$WS/days/${2:-2026-01-01}/day.json"
 }
 
-test_expect_success 'lay out day 1 with three configurations' '
+test_expect_success 'lay out day 1: the world declares four configurations' '
 	mkdir -p "$WORLD" &&
 	if [ ! -d "$WORLD/mainline.git" ]; then
 		git clone -q --bare --shared "$WORK/world/mainline.git" "$WORLD/mainline.git"
 	fi &&
 	"$TOP/integration/world" 1 "$WORLD" >/dev/null &&
-	printf "%s\n" \
-		"#tide	config	smoke	base=tinyconfig	fragment=$KT/smoke.config	boot=yes" \
-		"#tide	config	up	base=tinyconfig	fragment=$KT/smoke.config	fragment=$KT/up.config	boot=yes	smp=1	w1=yes	sparse=yes" \
-		"#tide	config	arm64	arch=arm64	base=tinyconfig	fragment=$KT/arm64.config" \
-		>>"$WORLD/trees.conf" &&
 	tide -f "$WORLD/trees.conf" trees >trees &&
-	test "$(grep -c "^config " trees)" = 3 &&
+	test "$(grep "^config " trees | cut -d" " -f2 | tr "\n" " ")" = "smoke arm64 up defconfig " &&
 	! grep "^config.*!" trees
 '
 
-test_expect_success 'tide run builds each configuration and boots smoke and up' '
+test_expect_success 'tide run builds smoke, up and arm64, and boots each' '
 	start=$(date +%s) &&
-	rc=0 && tide -C "$WS" -f "$WORLD/trees.conf" run --date 2026-01-01 >out 2>err || rc=$? &&
+	rc=0 && tide -C "$WS" -f "$WORLD/trees.conf" run --date 2026-01-01 --configs smoke,up,arm64 >out 2>err || rc=$? &&
 	cat out &&
 	echo "# matrix day 1: $(( $(date +%s) - start )) s" >&3 &&
-	for n in 0 1 2; do
-		echo "# $(field "([d[\"build\"]] + [c[\"build\"] for c in d[\"configs\"]])[$n][\"config\"]"):" \
-		     "build $(field "round(([d[\"build\"]] + [c[\"build\"] for c in d[\"configs\"]])[$n][\"seconds\"])") s," \
-		     "$(field "([d[\"build\"]] + [c[\"build\"] for c in d[\"configs\"]])[$n].get(\"objects\")") objects" >&3
+	for c in smoke up arm64; do
+		echo "# $c: build $(field "round(b(\"$c\")[\"seconds\"])") s, $(field "b(\"$c\").get(\"objects\")") objects;" \
+		     "boot $(field "o(\"$c\").get(\"status\")") in $(field "o(\"$c\").get(\"seconds\")") s $(field "o(\"$c\").get(\"counts\")")" >&3
+		test "$(field "b(\"$c\")[\"status\"]")" = ok &&
+		test "$(field "o(\"$c\")[\"status\"]")" = passed &&
+		test "$(field "o(\"$c\")[\"counts\"][\"fail\"]")" = 0 || return 1
 	done &&
 	test $rc -le 1 &&
-	test "$(field "d[\"build\"][\"status\"]")" = ok &&
-	test "$(field "d[\"configs\"][0][\"build\"][\"status\"]")" = ok &&
-	test "$(field "d[\"configs\"][1][\"build\"][\"status\"]")" = ok &&
-	test -f "$WS/build/out-arm64/arch/arm64/boot/Image" &&
-	test "$(field "d[\"configs\"][1][\"build\"][\"kernel\"]")" = "$WS/build/out-arm64/arch/arm64/boot/Image"
+	test "$(field "o(\"up\")[\"smp\"]")" = 1 &&
+	test "$(field "b(\"arm64\")[\"kernel\"]")" = "$WS/build/out-arm64/arch/arm64/boot/Image"
 '
 
 test_expect_success 'the uniprocessor kernel has SMP off and NR_CPUS 1, and the smoke kernel has them on' '
@@ -65,23 +72,28 @@ test_expect_success 'the uniprocessor kernel has SMP off and NR_CPUS 1, and the 
 	grep -qx "CONFIG_SMP=y" "$WS/build/out/.config" &&
 	grep -qx "CONFIG_NR_CPUS=8" "$WS/build/out/.config" &&
 	grep -qx "CONFIG_CPUMASK_KUNIT_TEST=y" "$WS/build/out-up/.config" &&
-	test "$(field "[w[\"message\"] for w in d[\"configs\"][0][\"build\"][\"warnings\"] if w[\"kind\"] == \"kconfig\"]")" = "[]" &&
+	test "$(field "[w[\"message\"] for w in b(\"up\")[\"warnings\"] if w[\"kind\"] == \"kconfig\"]")" = "[]" &&
 	readelf -h "$WS/build/out-arm64/vmlinux" | grep -q "Machine: *AArch64"
 '
 
-test_expect_success 'W=1 ran on the day'"'"'s changed objects of the uniprocessor build' '
-	test "$(field "d[\"configs\"][0][\"build\"][\"checked\"]")" -gt 0 &&
-	echo "# up: W=1 on $(field "d[\"configs\"][0][\"build\"][\"checked\"]") objects in $(field "round(d[\"configs\"][0][\"build\"][\"check_seconds\"])") s, $(field "len(d[\"configs\"][0][\"build\"][\"warnings\"])") warnings" >&3 &&
+test_expect_success 'W=1 and sparse ran on the day'"'"'s changed objects of the uniprocessor build' '
+	test "$(field "b(\"up\")[\"checked\"]")" -gt 0 &&
+	echo "# up: W=1 and sparse on $(field "b(\"up\")[\"checked\"]") objects in $(field "round(b(\"up\")[\"check_seconds\"])") s, $(field "len(b(\"up\")[\"warnings\"])") warnings" >&3 &&
 	grep -q "W=1 .*lib/cpumask.o\|W=1 .*drivers/gpio/" "$WS/days/2026-01-01/build.up.log"
 '
 
-test_expect_success 'both x86_64 kernels boot and pass their tests; the uniprocessor one on one CPU' '
-	echo "# boots: smoke $(field "d[\"boot\"][\"status\"]") in $(field "d[\"boot\"][\"seconds\"]") s $(field "d[\"boot\"][\"counts\"]"), up $(field "d[\"configs\"][0][\"boot\"][\"status\"]") in $(field "d[\"configs\"][0][\"boot\"][\"seconds\"]") s $(field "d[\"configs\"][0][\"boot\"][\"counts\"]")" >&3 &&
-	test "$(field "d[\"boot\"][\"status\"]")" = passed &&
-	test "$(field "d[\"configs\"][0][\"boot\"][\"status\"]")" = passed &&
-	test "$(field "d[\"configs\"][0][\"boot\"][\"smp\"]")" = 1 &&
-	test "$(field "d[\"configs\"][0][\"boot\"][\"counts\"][\"fail\"]")" = 0 &&
-	test "$(field "\"boot\" in d[\"configs\"][1]")" = False
+test_expect_success 'day 2: the uniprocessor kernel builds (no kernel/smp.c), defconfig breaks on it' '
+	"$TOP/integration/world" 2 "$WORLD" >/dev/null &&
+	start=$(date +%s) &&
+	rc=0 && tide -C "$WS" -f "$WORLD/trees.conf" run --date 2026-01-02 --configs up,defconfig >out 2>err || rc=$? &&
+	cat out &&
+	echo "# matrix day 2: $(( $(date +%s) - start )) s: up $(field "b(\"up\")[\"status\"]" 2026-01-02) in $(field "round(b(\"up\")[\"seconds\"])" 2026-01-02) s," \
+	     "defconfig $(field "b(\"defconfig\")[\"status\"]" 2026-01-02) in $(field "round(b(\"defconfig\")[\"seconds\"])" 2026-01-02) s ($(field "b(\"defconfig\").get(\"objects\")" 2026-01-02) objects)" >&3 &&
+	test "$(field "b(\"up\")[\"status\"]" 2026-01-02)" = ok &&
+	test "$(field "b(\"defconfig\")[\"status\"]" 2026-01-02)" = failed &&
+	field "\"\\n\".join(\"%s %s\" % (e[\"file\"], e[\"message\"]) for e in b(\"defconfig\")[\"errors\"])" 2026-01-02 >errors &&
+	grep "^kernel/smp.c redefinition of .cpumask_any_and_but" errors &&
+	grep -qx "CONFIG_MODULES=y" "$WS/build/out-defconfig/.config"
 '
 
 test_done

@@ -85,7 +85,8 @@ static void print_day(const struct day *d)
 	for (i = 0; i < d->ntrees; i++)
 		print_tree(&d->trees[i], width);
 	print_stage(day_build_text(d->build));
-	print_stage(day_boot_text(d->boot, NULL));
+	/* With other configurations, the day's own boot names its configuration too. */
+	print_stage(day_boot_text(d->boot, d->nconfigs && d->build ? d->build->config : NULL));
 	for (i = 0; i < d->nconfigs; i++) {
 		if (!d->configs[i].build)
 			printf("build   [%s] not built\n", d->configs[i].name);

@@ -135,7 +135,9 @@ test_expect_success 'the same day again is incremental for both configurations' 
 		test "$(field 2026-01-01 "int(b(\"$c\")[\"make_seconds\"] < 120)")" = 1 || return 1
 	done &&
 	tide -C "$WS" show 2026-01-01 >show &&
-	grep -q "^build   ok" show &&
+	grep -q "^build   \[smoke x86_64\] ok in " show &&
+	grep -q "^boot    \[smoke\] passed" show &&
+	grep -q "^build   \[arm64 arm64\] ok in " show &&
 	grep -q "^boot    \[arm64\] passed" show
 '
 

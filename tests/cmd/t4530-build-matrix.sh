@@ -228,6 +228,7 @@ test_expect_success 'boot=yes boots each configuration with its own kernel, arch
 	tide -C ws show 2026-01-06 >show &&
 	grep -q "^boot    \[arm64\] no-output: .*QEMU exited 1" show &&
 	grep -q "^boot    \[up\] " show &&
+	grep -q "^boot    \[smoke\] " show &&
 	tide -C ws log >log &&
 	grep "^2026-01-06" log | sed "s/  boot: [a-z-]*//; s/  up: ok\/[a-z-]*/  up: ok\/B/" >actual &&
 	echo "2026-01-06  next-20260106  1/1 merged  build: ok  up: ok/B  defmod: ok  arm64: ok/no-output" >expect &&

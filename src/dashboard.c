@@ -387,7 +387,18 @@ static void bisect_brief(struct buf *p, const struct day_bisect *b)
 	buf_puts(p, "</span>");
 }
 
-static void diag_item(struct buf *p, const json_t *v)
+/* Whether tree has a page (tree-NAME.html): one of the index's trees. */
+static int has_tree_page(const struct dash *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->ntrees; i++)
+		if (!strcmp(d->trees[i], name))
+			return 1;
+	return 0;
+}
+
+static void diag_item(struct buf *p, const struct dash *d, const json_t *v)
 {
 	json_int_t line = json_integer_value(json_object_get(v, "line"));
 
@@ -401,14 +412,19 @@ static void diag_item(struct buf *p, const json_t *v)
 	html_escape(p, jstr(v, "message"));
 	buf_puts(p, "</code>");
 	if (jstr(v, "tree")) {
+		/* "mainline" (the base's own files) and the like have no page. */
 		buf_puts(p, " (");
-		page_link(p, "tree-", jstr(v, "tree"), NULL);
+		if (has_tree_page(d, jstr(v, "tree")))
+			page_link(p, "tree-", jstr(v, "tree"), NULL);
+		else
+			html_escape(p, jstr(v, "tree"));
 		buf_puts(p, ")");
 	}
 	buf_puts(p, "</li>\n");
 }
 
-static void diag_list(struct buf *p, const char *title, const json_t *list, size_t max)
+static void diag_list(struct buf *p, const struct dash *d, const char *title,
+		      const json_t *list, size_t max)
 {
 	const json_t *v;
 	size_t i;
@@ -418,7 +434,7 @@ static void diag_list(struct buf *p, const char *title, const json_t *list, size
 	buf_printf(p, "<h3>%s (%zu)</h3>\n<ul class=\"diags\">\n", title, json_array_size(list));
 	json_array_foreach(list, i, v)
 		if (i < max)
-			diag_item(p, v);
+			diag_item(p, d, v);
 	if (json_array_size(list) > max)
 		buf_printf(p, "<li>... %zu more in the log</li>\n", json_array_size(list) - max);
 	buf_puts(p, "</ul>\n");
@@ -449,8 +465,8 @@ static void build_section(struct buf *p, const struct dash *d, const struct day 
 	buf_puts(p, ". ");
 	day_file_link(p, d, day->date, plain_name(b->log, "build.log"), "build log");
 	buf_puts(p, "</p>\n");
-	diag_list(p, "Errors", b->errors, 10);
-	diag_list(p, "New warnings", b->new_warnings, 50);
+	diag_list(p, d, "Errors", b->errors, 10);
+	diag_list(p, d, "New warnings", b->new_warnings, 50);
 	buf_puts(p, "</section>\n");
 }
 

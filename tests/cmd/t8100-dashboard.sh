@@ -38,7 +38,7 @@ add_stages() {
 	    d["build"] = {"status": "failed", "failure": "make exited 2 <script>alert(1)</script>",
 	      "seconds": 120.0, "make_seconds": 118.5, "jobs": 2, "log": "build.log",
 	      "errors": [{"file": "kernel/smp.c", "line": 12, "column": 3, "kind": "compiler",
-	                  "message": "redefinition of 'cpumask_any_and_but' <b>"}],
+	                  "message": "redefinition of 'cpumask_any_and_but' <b>", "tree": "mainline"}],
 	      "errors_total": 1, "warnings": [{"file": "a.c", "line": 1, "message": "w"}],
 	      "new_warnings": [{"file": "a.c", "line": 1, "message": "unused variable 'x' & more", "tree": "fixes"}]}
 	def three(d):
@@ -190,7 +190,7 @@ test_expect_success 'chromium: the day page has the errors, new warnings, failed
 	$DOM sections day3.dom >>actual &&
 	sed -i /^trees/d actual &&
 	cat >expect <<-\EOT &&
-	build : Build build failed 120.0 s 1 new warning: make exited 2 <script>alert(1)</script>; make 118.5 s, -j2; 1 warning. build log Errors (1) kernel/smp.c:12: redefinition of '"'"'cpumask_any_and_but'"'"' <b> New warnings (1) a.c:1: unused variable '"'"'x'"'"' & more (fixes)
+	build : Build build failed 120.0 s 1 new warning: make exited 2 <script>alert(1)</script>; make 118.5 s, -j2; 1 warning. build log Errors (1) kernel/smp.c:12: redefinition of '"'"'cpumask_any_and_but'"'"' <b> (mainline) New warnings (1) a.c:1: unused variable '"'"'x'"'"' & more (fixes)
 	boot : Boot This day was not booted.
 	build : Build build ok 90.0 s; 0 warnings. build log
 	boot : Boot boot tests-failed 3.5 s 16 passed, 1 failed, 0 skipped: 1 test failed; QEMU tcg, 4 CPUs. console log Failed tests gpio.edge_events # expected 1 event, got 0

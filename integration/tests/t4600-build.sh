@@ -18,6 +18,7 @@
 # and the workspace live under work/ (build-world, build-ws) with fixed
 # paths, so a rerun is a ccache-warm, incremental build.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-configs.sh"
 
 WORK=$TOP/work
 WORLD=$WORK/build-world
@@ -39,20 +40,8 @@ fi
 make -s -C "$TOP/kernel-tests" || exit 1
 test -x "$TOP/kernel-tests/init.arm64" || { echo "# no kernel-tests/init.arm64 (zlib1g-dev:arm64: make deps)"; t_failed=1; test_done; }
 
-# field DATE EXPR: a value from that day's record, by a python expression
-# on d; b(NAME) and o(NAME) are configuration NAME's build and boot records.
-field() {
-	python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-def cfg(n):
-    if (d.get('build') or {}).get('config', 'smoke') == n:
-        return d
-    return [c for c in d.get('configs', []) if c['name'] == n][0]
-def b(n): return cfg(n)['build']
-def o(n): return cfg(n).get('boot') or {}
-print($2)" "$WS/days/$1/day.json"
-}
+# field DATE EXPR: a value from that day's record (config_field).
+field() { config_field "$WS/days/$1/day.json" "$2"; }
 
 # world DAY: lay out that day of the kernel world.
 world() {

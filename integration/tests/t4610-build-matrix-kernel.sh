@@ -9,6 +9,7 @@
 # defconfig (SMP: it fails there too).  Each configuration gets its own O=
 # under the workspace; times go to fd 3.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-configs.sh"
 
 WORK=$TOP/work
 WORLD=$WORK/matrix-world
@@ -22,21 +23,8 @@ if [ ! -d "$WORK/world/mainline.git" ]; then
 fi
 make -s -C "$KT" || exit 1
 
-# field EXPR [DATE]: a value from the day's record (default day 1), by a
-# python expression on d; b(NAME) and o(NAME) are configuration NAME's
-# build and boot records.
-field() {
-	python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
-def cfg(n):
-    if (d.get('build') or {}).get('config', 'smoke') == n:
-        return d
-    return [c for c in d.get('configs', []) if c['name'] == n][0]
-def b(n): return cfg(n)['build']
-def o(n): return cfg(n).get('boot') or {}
-print($1)" "$WS/days/${2:-2026-01-01}/day.json"
-}
+# field EXPR [DATE]: a value from the day's record (default day 1; config_field).
+field() { config_field "$WS/days/${2:-2026-01-01}/day.json" "$1"; }
 
 test_expect_success 'lay out day 1: the world declares four configurations' '
 	mkdir -p "$WORLD" &&

@@ -16,7 +16,7 @@
 
 static int parse_args(struct run_opts *opts, const char **configs, int argc, char **argv)
 {
-	const char *jobs = NULL;
+	const char *jobs = NULL, *parallel = NULL, *build_jobs = NULL;
 	const struct opt_spec specs[] = {
 		{ OPT_VALUE, "date", 0, &opts->date, 0, 0, "YYYY-MM-DD",
 		  "integrate this day (default: today, UTC)" },
@@ -25,6 +25,10 @@ static int parse_args(struct run_opts *opts, const char **configs, int argc, cha
 		{ OPT_VALUE, "jobs", 'j', &jobs, 0, 0, "N", "fetch N trees at a time (1 to 64)" },
 		{ OPT_VALUE, "configs", 0, configs, 0, 0, "NAME[,NAME...]",
 		  "build only these of trees.conf's configurations" },
+		{ OPT_VALUE, "build-parallel", 0, &parallel, 0, 0, "N",
+		  "build N configurations side by side (1 to 64; trees.conf's build-parallel=)" },
+		{ OPT_VALUE, "build-jobs", 0, &build_jobs, 0, 0, "N",
+		  "make jobs for all builds together (1 to 1024; trees.conf's build-jobs=)" },
 		{ 0 },
 	};
 	char *end;
@@ -36,6 +40,18 @@ static int parse_args(struct run_opts *opts, const char **configs, int argc, cha
 		opts->jobs = (int)strtol(jobs, &end, 10);
 		if (*end || opts->jobs < 1 || opts->jobs > 64)
 			return opt_usage_error("run", specs, "bad --jobs '%s' (1 to 64)", jobs);
+	}
+	if (parallel) {
+		opts->build_parallel = (int)strtol(parallel, &end, 10);
+		if (!*parallel || *end || opts->build_parallel < 1 || opts->build_parallel > 64)
+			return opt_usage_error("run", specs, "bad --build-parallel '%s' (1 to 64)",
+					       parallel);
+	}
+	if (build_jobs) {
+		opts->build_jobs = (int)strtol(build_jobs, &end, 10);
+		if (!*build_jobs || *end || opts->build_jobs < 1 || opts->build_jobs > 1024)
+			return opt_usage_error("run", specs, "bad --build-jobs '%s' (1 to 1024)",
+					       build_jobs);
 	}
 	if (opts->date && !day_date_is_valid(opts->date))
 		return opt_usage_error("run", specs, "bad date '%s' for --date (expected YYYY-MM-DD)",

@@ -103,6 +103,17 @@ static int print_json(const struct trees_conf *conf)
 			 "location", url_json(conf->base_location),
 			 "tag", str_or_null(conf->base_tag), "trees", trees,
 			 "configs", configs);
+	if (conf->build_order || conf->build_parallel || conf->build_jobs) {
+		size_t *order = trees_conf_build_order(conf);
+		json_t *names = json_array();
+
+		for (i = 0; i < conf->nconfigs; i++)
+			json_array_append_new(names, json_text(conf->configs[order[i]].name));
+		json_object_set_new(root, "build", json_pack("{s:o, s:i, s:i}", "order", names,
+							     "parallel", conf->build_parallel ? conf->build_parallel : 1,
+							     "jobs", conf->build_jobs));
+		free(order);
+	}
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(root);
@@ -146,6 +157,27 @@ static char *config_fragments(const struct build_config *c)
 	return out;
 }
 
+/*
+ * "builds  arm64, up, smoke; 2 at a time; 4 make jobs in all": how tide
+ * run builds them, when trees.conf says more than its default.
+ */
+static void print_build_plan(const struct trees_conf *conf)
+{
+	size_t *order, i;
+
+	if (!conf->build_order && !conf->build_parallel && !conf->build_jobs)
+		return;
+	order = trees_conf_build_order(conf);
+	printf("builds ");
+	for (i = 0; i < conf->nconfigs; i++)
+		printf("%s%s", i ? ", " : " ", conf->configs[order[i]].name);
+	printf("; %d at a time", conf->build_parallel ? conf->build_parallel : 1);
+	if (conf->build_jobs)
+		printf("; %d make job%s in all", conf->build_jobs, conf->build_jobs == 1 ? "" : "s");
+	putchar('\n');
+	free(order);
+}
+
 /* One line per configuration, after the trees; "! why" when this machine cannot run it. */
 static void print_configs(const struct trees_conf *conf)
 {
@@ -178,6 +210,7 @@ static void print_configs(const struct trees_conf *conf)
 		free(how);
 		free(problem);
 	}
+	print_build_plan(conf);
 }
 
 static int print_table(const struct trees_conf *conf)

@@ -2214,13 +2214,18 @@ int build_run(struct build_result *res, git_repository *repo,
 	set_env(&b);
 	if ((error = start(&b, commit)) < 0 || (error = farm_start(&b)) < 0)
 		goto done;
-	step_event(&b, "checkout of %.12s", res->commit);
-	error = build_checkout(&res->checkout, repo, commit, opts->srcdir, opts->state_path);
-	res->checkout_seconds = res->checkout.seconds;
-	if (error < 0)
-		goto done;
-	step_event(&b, "checkout in %.1f s (%zu files written, %zu removed)",
-		   res->checkout_seconds, res->checkout.written, res->checkout.removed);
+	if (opts->no_checkout) {
+		step_event(&b, "source of %.12s checked out for the matrix", res->commit);
+	} else {
+		step_event(&b, "checkout of %.12s", res->commit);
+		error = build_checkout(&res->checkout, repo, commit, opts->srcdir,
+				       opts->state_path);
+		res->checkout_seconds = res->checkout.seconds;
+		if (error < 0)
+			goto done;
+		step_event(&b, "checkout in %.1f s (%zu files written, %zu removed)",
+			   res->checkout_seconds, res->checkout.written, res->checkout.removed);
+	}
 	if ((error = build_steps(&b)) < 0)
 		goto done;
 	if ((error = parse_build_log(&b)) == 0 && b.make_ran)
@@ -2284,6 +2289,7 @@ void build_opts_init(struct build_opts *opts, const char *wsdir, const char *log
 	opts->jobs = o ? o->jobs : 0;
 	opts->no_ccache = o ? o->no_ccache : 0;
 	opts->nice = o ? o->nice : 0;
+	opts->no_checkout = o ? o->no_checkout : 0;
 	opts->events = o ? o->events : NULL;
 	if (build_farm_load(&opts->farm, abs) < 0) {
 		opts->farm_error = xstrdup(tide_error_last());

@@ -203,6 +203,12 @@ struct build_opts {
 	int no_ccache;
 	int nice;		/* niceness added to make and its children */
 	/*
+	 * srcdir already holds commit (the build matrix checked it out once
+	 * for configurations building side by side): no checkout, which would
+	 * rewrite the state file under the others' feet.
+	 */
+	int no_checkout;
+	/*
 	 * DIR/config's build settings (build_opts_init() loads them).
 	 * A bad DIR/config is kept in farm_error: build_run() then fails
 	 * with it (TIDE_EINVAL) before it touches anything.
@@ -298,6 +304,7 @@ struct build_day_opts {
 	int jobs;
 	int no_ccache;
 	int nice;
+	int no_checkout;	/* as build_opts' */
 };
 
 /*

@@ -23,6 +23,7 @@ struct pending_extra {
 
 struct parser {
 	struct trees_conf *conf;
+	int build_order_line;	/* of "#tide build-order=", checked once all is read */
 	const char *dir;	/* directory of the file, for relative URLs */
 	size_t trees_alloc, configs_alloc;
 	struct pending_extra *extras;
@@ -287,6 +288,73 @@ static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
+/* "#tide build-parallel=N" and "#tide build-jobs=N": a whole number, 1 to max. */
+static int set_build_count(struct parser *p, char **f, size_t n, int line, int *out, int max)
+{
+	const char *eq = strchr(f[1], '=');
+	char *key = xstrndup(f[1], (size_t)(eq - f[1]));
+	char *end;
+	long v;
+	int error = 0;
+
+	errno = 0;
+	v = strtol(eq + 1, &end, 10);
+	if (n != 2)
+		error = conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
+	else if (*out)
+		error = conf_err(p, line, "%s given twice", key);
+	else if (errno || end == eq + 1 || *end || eq[1] == '+' || eq[1] == '-' || v < 1 || v > max)
+		error = conf_err(p, line, "bad %s '%s' (a whole number, 1 to %d)", key, eq + 1, max);
+	else
+		*out = (int)v;
+	free(key);
+	return error;
+}
+
+/* "#tide build-order=NAME[,NAME...]": the names are checked when all configurations are read. */
+static int set_build_order(struct parser *p, char **f, size_t n, int line)
+{
+	const char *v = f[1] + strlen("build-order=");
+
+	if (n != 2)
+		return conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
+	if (p->conf->build_order)
+		return conf_err(p, line, "%s", "build-order given twice");
+	p->conf->build_order = xstrdup(v);
+	p->build_order_line = line;
+	return 0;
+}
+
+/* Each build-order name a declared configuration, named once. */
+static int check_build_order(struct parser *p)
+{
+	const char *list = p->conf->build_order, *q = list;
+	int error = 0;
+
+	if (!list)
+		return 0;
+	for (;;) {
+		size_t n = strcspn(q, ",");
+		char *name = xstrndup(q, n);
+		const char *r;
+
+		if (!n)
+			error = conf_err(p, p->build_order_line, "build-order: an empty name in '%s'",
+					 list);
+		else if (!trees_conf_find_config(p->conf, name))
+			error = conf_err_name(p, p->build_order_line, "build-order: ", name,
+					      " is not a declared configuration");
+		for (r = list; !error && r < q; r += strcspn(r, ",") + 1)
+			if (strcspn(r, ",") == n && !strncmp(r, name, n))
+				error = conf_err(p, p->build_order_line,
+						 "build-order: '%s' named twice", name);
+		free(name);
+		if (error || !q[n])
+			return error;
+		q += n + 1;
+	}
+}
+
 /* A name for "Today's NAME merge of ...": printable ASCII, no '/' or quote. */
 static int project_name_valid(const char *v)
 {
@@ -359,6 +427,12 @@ static int parse_tide_line(struct parser *p, const char *text, int line)
 		error = set_fetch_deadline(p, f, n, line);
 	} else if (str_starts_with(f[1], "project=")) {
 		error = set_project(p, f, n, line);
+	} else if (str_starts_with(f[1], "build-order=")) {
+		error = set_build_order(p, f, n, line);
+	} else if (str_starts_with(f[1], "build-parallel=")) {
+		error = set_build_count(p, f, n, line, &p->conf->build_parallel, 64);
+	} else if (str_starts_with(f[1], "build-jobs=")) {
+		error = set_build_count(p, f, n, line, &p->conf->build_jobs, 1024);
 	} else {
 		array_grow(&p->extras, &p->extras_alloc, p->nextras + 1, sizeof(*p->extras));
 		e = &p->extras[p->nextras++];
@@ -490,6 +564,8 @@ static int parse_text(struct parser *p, const char *text, size_t len)
 	}
 	for (i = 0; i < p->nextras && !error; i++)
 		error = apply_extra(p, &p->extras[i]);
+	if (!error)
+		error = check_build_order(p);
 	if (!error && !p->conf->nconfigs) {
 		p->conf->configs = xcalloc(1, sizeof(*p->conf->configs));
 		p->conf->nconfigs = 1;
@@ -572,6 +648,7 @@ void trees_conf_free(struct trees_conf *conf)
 	free(conf->base_location);
 	free(conf->base_tag);
 	free(conf->project);
+	free(conf->build_order);
 	free(conf);
 }
 
@@ -610,6 +687,31 @@ static int list_has(const char *list, const char *name)
 		p += n + (p[n] == ',');
 	}
 	return 0;
+}
+
+size_t *trees_conf_build_order(const struct trees_conf *conf)
+{
+	size_t *order = xcalloc(conf->nconfigs ? conf->nconfigs : 1, sizeof(*order));
+	char *taken = xcalloc(conf->nconfigs ? conf->nconfigs : 1, 1);
+	const char *q = conf->build_order;
+	size_t i, n = 0;
+
+	while (q && *q) {
+		size_t len = strcspn(q, ",");
+
+		for (i = 0; i < conf->nconfigs; i++)
+			if (!taken[i] && strlen(conf->configs[i].name) == len &&
+			    !strncmp(conf->configs[i].name, q, len)) {
+				taken[i] = 1;
+				order[n++] = i;
+			}
+		q += len + (q[len] == ',');
+	}
+	for (i = 0; i < conf->nconfigs; i++)
+		if (!taken[i])
+			order[n++] = i;
+	free(taken);
+	return order;
 }
 
 char *trees_conf_config_names(const struct trees_conf *conf)

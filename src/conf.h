@@ -45,6 +45,14 @@ struct trees_conf {
 	/* "#tide config NAME ..." lines in file order; none: the default "smoke" */
 	struct build_config *configs;
 	size_t nconfigs;
+	/*
+	 * How tide run builds them: "#tide build-order=NAME[,NAME...]" (NULL:
+	 * trees.conf's order), "#tide build-parallel=N" configurations at
+	 * once (0: one after another), "#tide build-jobs=N" make jobs in all
+	 * (0: one per CPU, or the build farm's).
+	 */
+	char *build_order;
+	int build_parallel, build_jobs;
 };
 
 /* Parse path.  On bad input returns TIDE_EINVAL with "FILE:LINE: what". */
@@ -68,6 +76,13 @@ const struct build_config *trees_conf_find_config(const struct trees_conf *conf,
  * when a name is not declared (the message lists those that are).
  */
 int trees_conf_select_configs(struct trees_conf *conf, const char *list);
+/*
+ * The order tide run builds conf's configurations in, as indexes into
+ * conf->configs (n of them; caller frees): those build-order names that
+ * are still declared (after trees_conf_select_configs()), then the rest
+ * in trees.conf's order.
+ */
+size_t *trees_conf_build_order(const struct trees_conf *conf);
 /* "smoke, arm64, ...": the declared configurations' names, for messages (caller frees). */
 char *trees_conf_config_names(const struct trees_conf *conf);
 

@@ -25,6 +25,7 @@
 #include "conf.h"
 #include "boot.h"
 #include "build.h"
+#include "build_matrix.h"
 #include "buildconf.h"
 #include "day.h"
 #include "event.h"
@@ -353,60 +354,90 @@ static int run_final_commit(struct run *r)
 
 /* ---- later stages ---- */
 
-/*
- * One configuration's build.  tide itself failing (no fragment, I/O) is
- * that configuration's record: the merges and the other configurations
- * still count.
- */
-static void run_build_config(struct run *r, const struct day *prev,
-			     const struct build_day_opts *o)
+/* The build matrix's hooks: a line as each configuration starts and ends. */
+static void run_build_started(void *data, const struct build_day_opts *o)
 {
-	const char *name = o->config ? o->config->name : BUILD_CONFIG_DEFAULT;
-	struct build_result res;
+	struct run *r = data;
 
 	if (r->conf->nconfigs > 1)
 		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROGRESS, NULL, "building %s (%s)",
-			    r->sum->tag, name);
+			    r->sum->tag, o->config->name);
 	else
 		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROGRESS, NULL, "building %s", r->sum->tag);
-	if (build_day(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, o, &res) < 0) {
-		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build%s%s: %s",
-			    o->extra ? " " : "", o->extra ? name : "", tide_error_last());
-		build_record_failure(build_day_slot(r->day, o), "failed");
-		r->sum->stage_failed = 1;
-	} else {
-		event_emitf(&r->sink, EVENT_BUILD, res.ok ? EVENT_INFO : EVENT_PROBLEM, NULL,
-			    "build%s%s %s in %.0f s%s%s", o->extra ? " " : "", o->extra ? name : "",
-			    res.ok ? "ok" : "failed", res.seconds,
-			    res.ok ? "" : ": ", res.ok ? "" : res.failure);
-		r->sum->stage_failed |= !res.ok;
-	}
-	build_result_release(&res);
 }
 
 /*
- * HOOK: the build stage (src/build.h).  Runs on the day's final commit
- * (r->state) before the day is installed, once per configuration of
- * trees.conf, one after another: the first is r->day->build, the others
- * go to r->day->configs; the logs in r->tmp_dir.  A failed build sets
+ * rec NULL: tide itself failed (no fragment, I/O); that is this
+ * configuration's record: the merges and the other configurations still
+ * count.
+ */
+static void run_build_finished(void *data, const struct build_day_opts *o,
+			       const struct day_build *rec, const char *why)
+{
+	struct run *r = data;
+	const char *name = o->config ? o->config->name : BUILD_CONFIG_DEFAULT;
+	int ok = rec && rec->status && !strcmp(rec->status, "ok");
+
+	if (!rec)
+		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build%s%s: %s",
+			    o->extra ? " " : "", o->extra ? name : "", why);
+	else
+		event_emitf(&r->sink, EVENT_BUILD, ok ? EVENT_INFO : EVENT_PROBLEM, NULL,
+			    "build%s%s %s in %.0f s%s%s", o->extra ? " " : "", o->extra ? name : "",
+			    ok ? "ok" : "failed", rec->seconds, ok ? "" : ": ",
+			    ok ? "" : rec->failure ? rec->failure : "build failed");
+	r->sum->stage_failed |= !ok;
+}
+
+/*
+ * HOOK: the build stage (src/build.h, src/build_matrix.h).  Runs on the
+ * day's final commit (r->state) before the day is installed, once per
+ * configuration of trees.conf: in trees.conf's build-order, one after
+ * another unless build-parallel says how many side by side, sharing
+ * build-jobs make jobs.  The first declared is r->day->build, the others
+ * go to r->day->configs (in trees.conf's order, whatever the build
+ * order); the logs in r->tmp_dir.  A failed build sets
  * r->sum->stage_failed; it does not stop the day.
  */
 static int run_stage_build(struct run *r)
 {
+	struct build_matrix_hooks hooks = { run_build_started, run_build_finished, r };
+	struct build_day_opts *opts;
+	size_t *order, i, n = r->conf->nconfigs;
+	int parallel = r->opts->build_parallel ? r->opts->build_parallel : r->conf->build_parallel;
+	int jobs = r->opts->build_jobs ? r->opts->build_jobs : r->conf->build_jobs;
 	struct day *prev;
-	size_t i;
+	int error;
 
 	if (r->opts->no_build)
 		return 0;
 	prev = build_previous_day(r->days_dir, r->sum->date);
-	for (i = 0; i < r->conf->nconfigs; i++) {
-		const struct build_config *c = &r->conf->configs[i];
-		/* The default configuration (none declared) builds as tide always has. */
-		struct build_day_opts o = { .config = c->line ? c : NULL, .extra = i > 0,
-					    .events = &r->sink, .nice = 10 };
+	order = trees_conf_build_order(r->conf);
+	opts = xcalloc(n, sizeof(*opts));
+	for (i = 0; i < n; i++) {
+		const struct build_config *c = &r->conf->configs[order[i]];
 
-		run_build_config(r, prev, &o);
+		/* The default configuration (none declared) builds as tide always has. */
+		opts[i] = (struct build_day_opts){ .config = c->line ? c : NULL,
+						   .extra = order[i] > 0, .events = &r->sink,
+						   .nice = 10, .jobs = build_matrix_jobs(jobs, parallel) };
 	}
+	for (i = 1; i < n; i++)
+		day_config_get(r->day, r->conf->configs[i].name);
+	if (parallel > 1 && n > 1)
+		event_emitf(&r->sink, EVENT_BUILD, EVENT_INFO, NULL,
+			    "building %zu configurations, %d at a time, %d make job%s each", n,
+			    parallel, build_matrix_jobs(jobs, parallel),
+			    build_matrix_jobs(jobs, parallel) == 1 ? "" : "s");
+	error = build_matrix_run(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, opts, n, parallel,
+				 &r->sink, &hooks);
+	if (error < 0) {
+		event_emitf(&r->sink, EVENT_BUILD, EVENT_PROBLEM, NULL, "build: %s", tide_error_last());
+		tide_error_clear();
+		r->sum->stage_failed = 1;
+	}
+	free(opts);
+	free(order);
 	day_free(prev);
 	return 0;
 }

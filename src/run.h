@@ -19,7 +19,12 @@ struct run_opts {
 	const char *date;	/* YYYY-MM-DD; NULL: today (UTC) */
 	int no_build;		/* skip the build stage */
 	int no_boot;		/* skip the boot stage */
-	int jobs;		/* parallel fetches (and build jobs); default 4 */
+	int jobs;		/* parallel fetches; default 4 */
+	/*
+	 * Configurations built side by side and make jobs in all: trees.conf's
+	 * build-parallel= and build-jobs= when 0.
+	 */
+	int build_parallel, build_jobs;
 	/*
 	 * Gets every event of the run (src/event.h); each message is also
 	 * appended to DIR/tide.log.
@@ -27,7 +32,7 @@ struct run_opts {
 	struct event_sink events;
 };
 
-#define RUN_OPTS_INIT { NULL, 0, 0, 4, EVENT_SINK_INIT }
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT }
 
 struct run_summary {
 	char date[11];

@@ -280,8 +280,54 @@ TEST(conf__project_name)
 	CHECK(strstr(tide_error_last(), ":1: unexpected field 'extra'") != NULL);
 }
 
+/* build-order names build first, in its order; the rest follow in the file's order. */
+TEST(conf__build_order_parallel_jobs)
+{
+	static const char decl[] = "#tide\tconfig\ta\tbase=tinyconfig\n"
+				   "#tide\tconfig\tb\tbase=tinyconfig\n"
+				   "#tide\tconfig\tc\tbase=tinyconfig\n";
+	struct trees_conf *conf = NULL;
+	char *text;
+	size_t *order;
+
+	REQUIRE(parse(&conf, decl) == 0);
+	order = trees_conf_build_order(conf);
+	CHECK(order[0] == 0 && order[1] == 1 && order[2] == 2);
+	CHECK(!conf->build_order && !conf->build_parallel && !conf->build_jobs);
+	free(order);
+	trees_conf_free(conf);
+	/* The order line may come before the configurations it names. */
+	text = xasprintf("#tide\tbuild-order=c,a\n#tide\tbuild-parallel=2\n"
+			 "#tide\tbuild-jobs=8\n%s", decl);
+	REQUIRE(parse(&conf, text) == 0);
+	free(text);
+	CHECK_INT(conf->build_parallel, 2);
+	CHECK_INT(conf->build_jobs, 8);
+	order = trees_conf_build_order(conf);
+	CHECK(order[0] == 2 && order[1] == 0 && order[2] == 1);
+	free(order);
+	/* tide run --configs b,c: the order keeps what is left. */
+	REQUIRE(trees_conf_select_configs(conf, "b,c") == 0);
+	order = trees_conf_build_order(conf);
+	CHECK(order[0] == 1 && order[1] == 0);
+	CHECK_STR(conf->configs[order[0]].name, "c");
+	free(order);
+	trees_conf_free(conf);
+	text = xasprintf("%s#tide\tbuild-order=a,d\n", decl);
+	CHECK_INT(parse(&conf, text), TIDE_EINVAL);
+	free(text);
+	CHECK(strstr(tide_error_last(), ":4: build-order: 'd' is not a declared configuration"));
+	CHECK_INT(parse(&conf, "#tide\tbuild-parallel=1\textra\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":1: unexpected field 'extra'"));
+	CHECK_INT(parse(&conf, "#tide\tbuild-jobs=1025\n"), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), ":1: bad build-jobs '1025' (a whole number, 1 to 1024)"));
+	CHECK_INT(parse(&conf, "#tide\tbuild-jobs=+3\n"), TIDE_EINVAL);
+	CHECK_INT(parse(&conf, "#tide\tbuild-parallel=99999999999999999999\n"), TIDE_EINVAL);
+}
+
 TESTS(conf__parses_linux_next_sample, conf__tide_lines_give_base_and_extras,
       conf__urls_are_kept_as_written, conf__bad_input_names_file_and_line,
       conf__missing_file_is_bad_input, conf__crlf_and_spaces_are_tolerated,
       conf__limits_are_numbers_in_range, conf__nul_byte_names_its_line,
-      conf__names_must_be_ascii_ref_components, conf__project_name)
+      conf__names_must_be_ascii_ref_components, conf__project_name,
+      conf__build_order_parallel_jobs)

@@ -423,7 +423,7 @@ static void diag_item(struct buf *p, const struct dash *d, const json_t *v)
 	buf_puts(p, "</li>\n");
 }
 
-static void diag_list(struct buf *p, const struct dash *d, const char *title,
+static void diag_list(struct buf *p, const struct dash *d, int level, const char *title,
 		      const json_t *list, size_t max)
 {
 	const json_t *v;
@@ -431,7 +431,8 @@ static void diag_list(struct buf *p, const struct dash *d, const char *title,
 
 	if (!json_array_size(list))
 		return;
-	buf_printf(p, "<h3>%s (%zu)</h3>\n<ul class=\"diags\">\n", title, json_array_size(list));
+	buf_printf(p, "<h%d>%s (%zu)</h%d>\n<ul class=\"diags\">\n", level, title,
+		   json_array_size(list), level);
 	json_array_foreach(list, i, v)
 		if (i < max)
 			diag_item(p, d, v);
@@ -440,15 +441,15 @@ static void diag_list(struct buf *p, const struct dash *d, const char *title,
 	buf_puts(p, "</ul>\n");
 }
 
-static void build_section(struct buf *p, const struct dash *d, const struct day *day)
+/*
+ * A build's line, its errors and new warnings; level: the lists' heading
+ * level; dflt: its log when the record names none (NULL: no link).
+ */
+static void build_body(struct buf *p, const struct dash *d, const char *date,
+		       const struct day_build *b, int level, const char *dflt)
 {
-	const struct day_build *b = day->build;
+	const char *log = plain_name(b->log, dflt);
 
-	buf_puts(p, "<section id=\"build\">\n<h2>Build</h2>\n");
-	if (!b) {
-		buf_puts(p, "<p class=\"none\">This day was not built.</p>\n</section>\n");
-		return;
-	}
 	buf_puts(p, "<p>");
 	build_brief(p, b);
 	if (b->failure) {
@@ -463,14 +464,29 @@ static void build_section(struct buf *p, const struct dash *d, const struct day 
 		buf_printf(p, "; %zu warning%s", json_array_size(b->warnings),
 			   json_array_size(b->warnings) == 1 ? "" : "s");
 	buf_puts(p, ". ");
-	day_file_link(p, d, day->date, plain_name(b->log, "build.log"), "build log");
+	if (log)
+		day_file_link(p, d, date, log, "build log");
 	buf_puts(p, "</p>\n");
-	diag_list(p, d, "Errors", b->errors, 10);
-	diag_list(p, d, "New warnings", b->new_warnings, 50);
+	diag_list(p, d, level, "Errors", b->errors, 10);
+	diag_list(p, d, level, "New warnings", b->new_warnings, 50);
+}
+
+static void build_section(struct buf *p, const struct dash *d, const struct day *day)
+{
+	buf_puts(p, "<section id=\"build\">\n<h2>Build</h2>\n");
+	if (day->build && day->build->config && day->nconfigs) {
+		buf_puts(p, "<p>Configuration <code>");
+		html_escape(p, day->build->config);
+		buf_puts(p, "</code>, the day's own; the others are under Configurations.</p>\n");
+	}
+	if (!day->build)
+		buf_puts(p, "<p class=\"none\">This day was not built.</p>\n");
+	else
+		build_body(p, d, day->date, day->build, 3, "build.log");
 	buf_puts(p, "</section>\n");
 }
 
-static void failed_tests(struct buf *p, const struct day_boot *b)
+static void failed_tests(struct buf *p, const struct day_boot *b, int level)
 {
 	const json_t *t, *v;
 	size_t i, j, n = 0;
@@ -479,7 +495,8 @@ static void failed_tests(struct buf *p, const struct day_boot *b)
 		if (!json_is_false(json_object_get(t, "ok")))
 			continue;
 		if (!n++)
-			buf_puts(p, "<h3>Failed tests</h3>\n<ul class=\"diags\">\n");
+			buf_printf(p, "<h%d>Failed tests</h%d>\n<ul class=\"diags\">\n", level,
+				   level);
 		buf_puts(p, "<li><code>");
 		html_escape(p, jstr(t, "name") ? jstr(t, "name") : "?");
 		buf_puts(p, "</code>");
@@ -495,16 +512,13 @@ static void failed_tests(struct buf *p, const struct day_boot *b)
 		buf_puts(p, "</ul>\n");
 }
 
-static void boot_section(struct buf *p, const struct dash *d, const struct day *day)
+/* A boot's line and its failed tests; level and dflt as build_body()'s. */
+static void boot_body(struct buf *p, const struct dash *d, const char *date,
+		      const struct day_boot *b, int level, const char *dflt)
 {
-	const struct day_boot *b = day->boot;
+	const char *console = plain_name(b->console, dflt);
 	const char *why;
 
-	buf_puts(p, "<section id=\"boot\">\n<h2>Boot</h2>\n");
-	if (!b) {
-		buf_puts(p, "<p class=\"none\">This day was not booted.</p>\n</section>\n");
-		return;
-	}
 	buf_puts(p, "<p>");
 	boot_brief(p, b);
 	why = b->reason ? b->reason : b->failure;
@@ -518,9 +532,55 @@ static void boot_section(struct buf *p, const struct dash *d, const struct day *
 	if (day_boot_has(b, "smp"))
 		buf_printf(p, ", %lld CPUs", b->smp);
 	buf_puts(p, ". ");
-	day_file_link(p, d, day->date, plain_name(b->console, "console.log"), "console log");
+	if (console)
+		day_file_link(p, d, date, console, "console log");
 	buf_puts(p, "</p>\n");
-	failed_tests(p, b);
+	failed_tests(p, b, level);
+}
+
+static void boot_section(struct buf *p, const struct dash *d, const struct day *day)
+{
+	buf_puts(p, "<section id=\"boot\">\n<h2>Boot</h2>\n");
+	if (!day->boot)
+		buf_puts(p, "<p class=\"none\">This day was not booted.</p>\n");
+	else
+		boot_body(p, d, day->date, day->boot, 3, "console.log");
+	buf_puts(p, "</section>\n");
+}
+
+/*
+ * The day's other configurations (trees.conf's build matrix): each with
+ * its arch, its build and, when it was booted, its boot.
+ */
+static void configs_section(struct buf *p, const struct dash *d, const struct day *day)
+{
+	size_t i;
+
+	if (!day->nconfigs)
+		return;
+	buf_puts(p, "<section id=\"configs\">\n<h2>Configurations</h2>\n");
+	for (i = 0; i < day->nconfigs; i++) {
+		const struct day_config *c = &day->configs[i];
+
+		buf_puts(p, "<div class=\"config\" data-config=\"");
+		html_escape(p, c->name);
+		buf_puts(p, "\">\n<h3><code>");
+		html_escape(p, c->name);
+		buf_puts(p, "</code>");
+		if (c->build && c->build->arch) {
+			buf_puts(p, " (");
+			html_escape(p, c->build->arch);
+			buf_puts(p, ")");
+		}
+		buf_puts(p, "</h3>\n");
+		if (c->build)
+			build_body(p, d, day->date, c->build, 4, NULL);
+		else
+			buf_puts(p, "<p class=\"none\">not built</p>\n");
+		if (c->boot)
+			boot_body(p, d, day->date, c->boot, 4, NULL);
+		buf_puts(p, "</div>\n");
+	}
 	buf_puts(p, "</section>\n");
 }
 
@@ -894,6 +954,7 @@ static int write_day(struct dash *d, size_t day, struct buf *p)
 		buf_puts(p, "</tbody>\n</table>\n</section>\n");
 		build_section(p, d, dy);
 		boot_section(p, d, dy);
+		configs_section(p, d, dy);
 		bisect_section(p, dy);
 	}
 	page_end(p);

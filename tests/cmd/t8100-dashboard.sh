@@ -54,6 +54,23 @@ add_stages() {
 	      "tree": "fixes", "commit": "0123456789abcdef0123456789abcdef01234567",
 	      "subject": "fixes: <em>break</em> edge events", "steps_done": 4, "builds": 4,
 	      "seconds": 60.0}
+	    d["build"].update({"config": "smoke", "arch": "x86_64"})
+	    d["configs"] = [
+	      {"name": "arm64", "build": {"status": "failed", "failure": "make exited 2",
+	        "config": "arm64", "arch": "arm64", "seconds": 80.0, "log": "build.arm64.log",
+	        "errors": [{"file": "drivers/gpio/gpiolib.c", "line": 5, "kind": "compiler",
+	                    "message": "implicit declaration of <i>gpio_request</i>", "tree": "gpio"}],
+	        "warnings": [], "new_warnings": []},
+	       "boot": {"status": "skipped", "failure": "no kernel: the build failed"}},
+	      {"name": "up", "build": {"status": "ok", "config": "up", "arch": "x86_64",
+	        "seconds": 60.0, "log": "build.up.log", "errors": [], "warnings": [],
+	        "new_warnings": []},
+	       "boot": {"status": "passed", "seconds": 2.5, "accel": "tcg", "smp": 1,
+	        "console": "console.up.log", "counts": {"pass": 24, "fail": 0, "skip": 1},
+	        "tests": []}},
+	      {"name": "defconfig", "build": {"status": "ok", "config": "defconfig",
+	        "arch": "x86_64", "seconds": 300.0, "log": "build.defconfig.log", "errors": [],
+	        "warnings": [], "new_warnings": []}}]
 	    [t for t in d["trees"] if t["name"] == "mm"][0]["build"] = {"status": "ok",
 	      "seconds": 30.0, "log": "build-mm.log"}
 	edit("2026-12-02", two)
@@ -62,6 +79,9 @@ add_stages() {
 	echo "the log" >ws/days/2026-12-02/build.log &&
 	echo "the log" >ws/days/2026-12-03/build.log &&
 	echo "the console" >ws/days/2026-12-03/console.log &&
+	for f in build.arm64.log build.up.log console.up.log; do
+		echo "the log" >ws/days/2026-12-03/$f || return 1
+	done &&
 	echo "the log" >ws/days/2026-12-03/build-mm.log
 }
 
@@ -192,8 +212,9 @@ test_expect_success 'chromium: the day page has the errors, new warnings, failed
 	cat >expect <<-\EOT &&
 	build : Build build failed 120.0 s 1 new warning: make exited 2 <script>alert(1)</script>; make 118.5 s, -j2; 1 warning. build log Errors (1) kernel/smp.c:12: redefinition of '"'"'cpumask_any_and_but'"'"' <b> (mainline) New warnings (1) a.c:1: unused variable '"'"'x'"'"' & more (fixes)
 	boot : Boot This day was not booted.
-	build : Build build ok 90.0 s; 0 warnings. build log
+	build : Build Configuration smoke, the day'"'"'s own; the others are under Configurations. build ok 90.0 s; 0 warnings. build log
 	boot : Boot boot tests-failed 3.5 s 16 passed, 1 failed, 0 skipped: 1 test failed; QEMU tcg, 4 CPUs. console log Failed tests gpio.edge_events # expected 1 event, got 0
+	configs : Configurations arm64 (arm64) build failed 80.0 s: make exited 2; 0 warnings. build log Errors (1) drivers/gpio/gpiolib.c:5: implicit declaration of <i>gpio_request</i> (gpio) boot skipped: no kernel: the build failed. up (x86_64) build ok 60.0 s; 0 warnings. build log boot passed 2.5 s 24 passed, 0 failed, 1 skipped; QEMU tcg, 1 CPUs. console log defconfig (x86_64) build ok 300.0 s; 0 warnings.
 	bisect : Bisect bisect found: fixes --test gpio.edge_events: found fixes 0123456789ab "fixes: <em>break</em> edge events" (4 steps, 4 builds, 60s)
 	EOT
 	test_cmp expect actual &&
@@ -273,7 +294,8 @@ test_expect_success 'a day record that cannot be read: a warning naming it, the 
 	test_cmp expect actual &&
 	grep -q "could not be read" ws2/dashboard/day-2026-12-02.html &&
 	grep -q "console log" ws/dashboard/day-2026-12-03.html &&
-	! grep -q "console" ws2/dashboard/day-2026-12-03.html
+	! grep -q "2026-12-03/console.log" ws2/dashboard/day-2026-12-03.html &&
+	grep -q "href=\"../days/2026-12-03/console.up.log\">console log" ws2/dashboard/day-2026-12-03.html
 '
 
 test_expect_success 'an output directory that cannot be written: exit 4, naming it' '

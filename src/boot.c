@@ -733,6 +733,55 @@ static json_t *strings_json(char **v, size_t n)
 	return a;
 }
 
+/* A subtree's leaves, counted as judge_tests() counts them. */
+static void count_tree(const struct ktap_node *n, json_int_t *pass, json_int_t *fail,
+		       json_int_t *skip)
+{
+	size_t i;
+
+	if (n->nchildren) {
+		for (i = 0; i < n->nchildren; i++)
+			count_tree(&n->children[i], pass, fail, skip);
+		return;
+	}
+	if (ktap_node_failed(n))
+		(*fail)++;
+	else if (n->directive == KTAP_SKIP)
+		(*skip)++;
+	else
+		(*pass)++;
+}
+
+/*
+ * The console's KTAP documents, each named: "guest" for the guest
+ * program's (its header line starts "tide "), "kernel" for any other
+ * (KUnit's at boot), with its header, suites and counts.
+ */
+static json_t *documents_json(const struct ktap_result *k)
+{
+	json_t *docs = json_array();
+	size_t i, j;
+
+	for (i = 0; i < k->ndocs; i++) {
+		const struct ktap_doc *d = &k->docs[i];
+		json_t *suites = json_array();
+		json_int_t pass = 0, fail = 0, skip = 0;
+		int guest = d->header && !strncmp(d->header, "tide ", 5);
+
+		for (j = d->first; j < d->first + d->count && j < k->root.nchildren; j++) {
+			json_array_append_new(suites, json_text(k->root.children[j].name
+								? k->root.children[j].name : "?"));
+			count_tree(&k->root.children[j], &pass, &fail, &skip);
+		}
+		json_array_append_new(docs, json_pack("{s:s, s:o, s:o, s:{s:I, s:I, s:I}}",
+						      "name", guest ? "guest" : "kernel",
+						      "header", json_text(d->header),
+						      "suites", suites, "counts", "pass", pass,
+						      "fail", fail, "skip", skip));
+	}
+	return docs;
+}
+
 json_t *boot_result_json(const struct boot_result *res, const char *console_name)
 {
 	const struct boot_verdict *v = &res->verdict;
@@ -748,6 +797,7 @@ json_t *boot_result_json(const struct boot_result *res, const char *console_name
 	json_object_set_new(o, "counts", json_pack("{s:i, s:i, s:i}", "pass", v->pass,
 						   "fail", v->fail, "skip", v->skip));
 	json_object_set_new(o, "tests", tests);
+	json_object_set_new(o, "documents", documents_json(&v->ktap));
 	json_object_set_new(o, "problems", strings_json(v->ktap.problems, v->ktap.nproblems));
 	json_object_set_new(o, "warnings", strings_json(v->warnings, v->nwarnings));
 	json_object_set_new(o, "cmdline", json_text(res->cmdline ? res->cmdline : ""));

@@ -76,6 +76,7 @@ static const struct field boot_fields[] = {
 	O(tests, F_ARRAY, F_ALWAYS),
 	O(problems, F_ARRAY, F_ALWAYS),
 	O(warnings, F_ARRAY, F_ALWAYS),
+	O(documents, F_ARRAY, 0),
 	O(cmdline, F_STR, F_ALWAYS),
 	O(initramfs_seconds, F_REAL, F_ALWAYS),
 	O(accel_note, F_STR, 0),

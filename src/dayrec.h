@@ -63,6 +63,8 @@ struct day_boot {
 	double timeout;
 	json_t *counts;		/* {pass, fail, skip} */
 	json_t *tests, *problems, *warnings;
+	/* [{name: "kernel"|"guest", header, suites, counts}], one per KTAP document; or NULL */
+	json_t *documents;
 	char *cmdline;
 	double initramfs_seconds;
 	char *accel_note, *smp_note, *console;	/* or NULL */

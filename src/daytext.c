@@ -83,6 +83,17 @@ char *day_boot_text(const struct day_boot *rec, const char *config)
 			   (long long)json_integer_value(json_object_get(rec->counts, "fail")),
 			   (long long)json_integer_value(json_object_get(rec->counts, "skip")));
 	buf_putc(&b, '\n');
+	/* Several KTAP documents (the kernel's KUnit, the guest's): each one's counts. */
+	if (json_array_size(rec->documents) > 1)
+		json_array_foreach(rec->documents, i, t) {
+			const json_t *c = json_object_get(t, "counts");
+
+			buf_printf(&b, "        %s KTAP: %lld passed, %lld failed, %lld skipped\n",
+				   jstr(t, "name", "?"),
+				   (long long)json_integer_value(json_object_get(c, "pass")),
+				   (long long)json_integer_value(json_object_get(c, "fail")),
+				   (long long)json_integer_value(json_object_get(c, "skip")));
+		}
 	json_array_foreach(rec->tests, i, t)
 		if (json_is_false(json_object_get(t, "ok")))
 			buf_printf(&b, "        not ok: %s\n",

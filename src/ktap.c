@@ -252,7 +252,13 @@ static void on_result(struct parser *p, int indent, const char *s)
 
 static void end_document(struct parser *p)
 {
+	struct ktap_doc *doc = p->res->ndocs ? &p->res->docs[p->res->ndocs - 1] : NULL;
+
 	close_deeper(p, -1);
+	if (doc) {
+		doc->count = p->res->root.nchildren - doc->first;
+		doc->plan = p->doc_plan;
+	}
 	if (p->res->documents && p->doc_plan >= 0 && p->doc_plan != p->doc_results)
 		problem(p, "document %d planned %d tests, has %d results",
 			p->res->documents, p->doc_plan, p->doc_results);
@@ -276,8 +282,16 @@ static void on_version(struct parser *p, int indent)
 	/* At the top level, or less indented than any open subtest: a new
 	 * document (the kernel's KUnit one, then init's). */
 	if (indent == 0 || (p->depth > 1 && indent < p->stack[1].indent)) {
+		struct ktap_doc *doc;
+
 		end_document(p);
 		p->res->documents++;
+		array_grow(&p->res->docs, &p->res->docs_alloc, p->res->ndocs + 1,
+			   sizeof(*p->res->docs));
+		doc = &p->res->docs[p->res->ndocs++];
+		memset(doc, 0, sizeof(*doc));
+		doc->first = p->res->root.nchildren;
+		doc->plan = -1;
 		return;
 	}
 	if (fresh_level(p, indent))
@@ -314,7 +328,14 @@ static void on_plan(struct parser *p, int indent, int n)
 
 static void on_diag(struct parser *p, int indent, const char *text)
 {
-	add_diag(&frame_for(p, indent)->pending, text);
+	struct frame *f = frame_for(p, indent);
+	struct ktap_doc *doc = p->res->ndocs ? &p->res->docs[p->res->ndocs - 1] : NULL;
+
+	/* "# tide smoke tests on ...": the document's header, before its first result. */
+	if (f == &p->stack[0] && indent == 0 && doc && !doc->header && !p->doc_results &&
+	    p->depth == 1 && *text)
+		doc->header = xstrdup(text);
+	add_diag(&f->pending, text);
 }
 
 /* Strip a printk timestamp "[    1.234567] " (kernel lines). */
@@ -473,6 +494,9 @@ void ktap_result_release(struct ktap_result *res)
 	for (i = 0; i < res->nproblems; i++)
 		free(res->problems[i]);
 	free(res->problems);
+	for (i = 0; i < res->ndocs; i++)
+		free(res->docs[i].header);
+	free(res->docs);
 	memset(res, 0, sizeof(*res));
 }
 

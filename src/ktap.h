@@ -34,9 +34,22 @@ struct ktap_node {
 	size_t nchildren, children_alloc;
 };
 
+/*
+ * One top-level document of the console: the kernel's KUnit results at
+ * boot, then the guest program's.  Its tests are root.children[first]
+ * to [first + count - 1].
+ */
+struct ktap_doc {
+	char *header;		/* its first "# " line before any result, or NULL */
+	size_t first, count;
+	int plan;		/* its "1..N", -1 if none */
+};
+
 struct ktap_result {
 	struct ktap_node root;	/* children: top-level tests of every document */
 	int documents;		/* "KTAP version" / "TAP version" lines at top level */
+	struct ktap_doc *docs;	/* each of them, in console order */
+	size_t ndocs, docs_alloc;
 	char **problems;	/* plan mismatches, missing results, ... */
 	size_t nproblems, problems_alloc;
 };

@@ -5,6 +5,7 @@
 #include "t.h"
 #include "fixture.h"
 #include "boot.h"
+#include "dayrec.h"
 #include "day.h"
 #include "error.h"
 #include "util.h"
@@ -171,6 +172,41 @@ TEST(boot__json_record)
 	buf_release(&b);
 }
 
+/* The real boot's two KTAP documents, each named and counted, and shown. */
+TEST(boot__documents_named_and_counted)
+{
+	struct boot_result res;
+	struct buf b = BUF_INIT;
+	struct day_boot *rec = NULL;
+	json_t *j, *docs;
+	char *text, *dump;
+
+	memset(&res, 0, sizeof(res));
+	REQUIRE(fixture_read(&b, "pass.log") == 0);
+	boot_classify(&res.verdict, b.ptr, b.len, 0);
+	res.accel = xstrdup("tcg");
+	res.smp = 4;
+	j = boot_result_json(&res, "console.log");
+	docs = json_object_get(j, "documents");
+	REQUIRE(json_array_size(docs) == 2);
+	dump = json_dumps(docs, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	CHECK_STR(dump, "[{\"name\":\"kernel\",\"header\":null,\"suites\":[\"cpumask\"],"
+			"\"counts\":{\"pass\":6,\"fail\":0,\"skip\":0}},"
+			"{\"name\":\"guest\",\"header\":\"tide smoke tests on 6.1.192 x86_64\","
+			"\"suites\":[\"gpio\",\"cpumask_smoke\"],"
+			"\"counts\":{\"pass\":11,\"fail\":0,\"skip\":0}}]");
+	free(dump);
+	REQUIRE(day_boot_from_json(&rec, j, "boot") == 0);
+	text = day_boot_text(rec, NULL);
+	CHECK(strstr(text, "\n        kernel KTAP: 6 passed, 0 failed, 0 skipped\n"
+			   "        guest KTAP: 11 passed, 0 failed, 0 skipped\n") != NULL);
+	free(text);
+	day_boot_free(rec);
+	json_decref(j);
+	boot_result_release(&res);
+	buf_release(&b);
+}
+
 TEST(boot__missing_kernel_and_qemu_are_errors)
 {
 	struct boot_opts o = { 0 };
@@ -325,7 +361,7 @@ TEST(boot__day_kernel_comes_from_the_build_record)
 	free(image);
 }
 
-TESTS(boot__day_kernel_comes_from_the_build_record, boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
+TESTS(boot__documents_named_and_counted, boot__day_kernel_comes_from_the_build_record, boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
       boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch,
       boot__real_broken_gpio_sim_kernel, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,

@@ -56,8 +56,36 @@ TEST(ktap__real_boot_has_both_documents)
 	CHECK(legacy->ok);
 	CHECK(legacy->ndiag == 1 && strstr(legacy->diag[0], "mainline") != NULL);
 	CHECK(child(child(&r.root, "cpumask_smoke"), "hotplug") != NULL);
+	/* Each document on its own: KUnit's has no header, the guest's does. */
+	REQUIRE(r.ndocs == 2);
+	CHECK(r.docs[0].header == NULL);
+	CHECK(r.docs[0].first == 0 && r.docs[0].count == 1 && r.docs[0].plan == 1);
+	CHECK_STR(r.docs[1].header, "tide smoke tests on 6.1.192 x86_64");
+	CHECK(r.docs[1].first == 1 && r.docs[1].count == 2 && r.docs[1].plan == 2);
 	ktap_result_release(&r);
 	buf_release(&b);
+}
+
+/* A header is the document's first diagnostic, before any result; later ones are not. */
+TEST(ktap__document_headers)
+{
+	struct ktap_result r;
+
+	parse_str(&r, "KTAP version 1\n1..1\nok 1 a\n# not a header\n"
+		      "KTAP version 1\n# guest\n# second line\n1..2\nok 1 b\nok 2 c\n"
+		      "ok 3 stray\n");
+	REQUIRE(r.ndocs == 2);
+	CHECK(r.docs[0].header == NULL);
+	CHECK(r.docs[0].first == 0 && r.docs[0].count == 1);
+	CHECK_STR(r.docs[1].header, "guest");
+	CHECK(r.docs[1].first == 1 && r.docs[1].count == 3 && r.docs[1].plan == 2);
+	CHECK_INT(r.nproblems, 1);	/* planned 2, has 3 */
+	ktap_result_release(&r);
+	/* Results before any version line belong to no document. */
+	parse_str(&r, "ok 1 early\nKTAP version 1\n1..1\nok 1 late\n");
+	REQUIRE(r.ndocs == 1);
+	CHECK(r.docs[0].first == 1 && r.docs[0].count == 1);
+	ktap_result_release(&r);
 }
 
 TEST(ktap__directives_and_diagnostics)
@@ -277,6 +305,7 @@ TEST(ktap__tab_indented_subtests)
 }
 
 TESTS(ktap__real_kunit_cpumask_with_kernel_lines, ktap__real_boot_has_both_documents,
+      ktap__document_headers,
       ktap__directives_and_diagnostics, ktap__old_tap14_form,
       ktap__cut_off_document_and_plan_mismatch, ktap__deeper_nesting_and_odd_indentation,
       ktap__garbage_bytes_do_not_break_parsing, ktap__walk_paths, ktap__kernel_message_cutting_a_line,

@@ -69,7 +69,7 @@ static void child_event(void *data, const struct event *ev)
 }
 
 static void __attribute__((noreturn))
-child_run(int fd, struct day *day, git_repository *repo, const char *wsdir, const char *daydir,
+child_run(int fd, pid_t parent, struct day *day, git_repository *repo, const char *wsdir, const char *daydir,
 	  const struct day *prev, const struct build_day_opts *o)
 {
 	struct event_sink sink = { child_event, &fd };
@@ -80,6 +80,8 @@ child_run(int fd, struct day *day, git_repository *repo, const char *wsdir, cons
 
 	/* tide killed, its builds stop too rather than race the next run. */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(1);	/* it died before the line above */
 	mine.events = &sink;
 	mine.no_checkout = 1;
 	if (build_day(day, repo, wsdir, daydir, prev, &mine, NULL) < 0)
@@ -253,6 +255,7 @@ static int child_start(struct child *c, const struct build_day_opts *o, struct c
 		       size_t n, struct day *day, git_repository *repo, const char *wsdir,
 		       const char *daydir, const struct day *prev)
 {
+	pid_t parent;
 	int p[2];
 	size_t i;
 
@@ -264,6 +267,7 @@ static int child_start(struct child *c, const struct build_day_opts *o, struct c
 		return tide_error_errno(TIDE_EIO, "cannot make a pipe for the build of %s",
 					config_name(o));
 	fflush(NULL);
+	parent = getpid();
 	if ((c->pid = fork()) < 0) {
 		close(p[0]);
 		close(p[1]);
@@ -274,7 +278,7 @@ static int child_start(struct child *c, const struct build_day_opts *o, struct c
 		for (i = 0; i < n; i++)
 			if (kids[i].fd >= 0 && &kids[i] != c)
 				close(kids[i].fd);
-		child_run(p[1], day, repo, wsdir, daydir, prev, o);
+		child_run(p[1], parent, day, repo, wsdir, daydir, prev, o);
 	}
 	close(p[1]);
 	c->fd = p[0];

@@ -274,14 +274,28 @@ long long conf_parse_size(const char *s)
 	return (long long)(v << shift);
 }
 
-static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
+/*
+ * A "#tide<TAB>KEY=VALUE" line of the whole file: nothing after it, and
+ * given once (given: an earlier line set it).
+ */
+static int global_line(struct parser *p, char **f, size_t n, int line, int given)
 {
-	const char *v = f[1] + strlen("fetch-deadline=");
+	const char *eq = strchr(f[1], '=');
 
 	if (n != 2)
 		return conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
-	if (p->conf->fetch_deadline)
-		return conf_err(p, line, "%s", "fetch-deadline given twice");
+	if (given)
+		return conf_err(p, line, "%.*s given twice", (int)(eq - f[1]), f[1]);
+	return 0;
+}
+
+static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
+{
+	const char *v = f[1] + strlen("fetch-deadline=");
+	int error;
+
+	if ((error = global_line(p, f, n, line, p->conf->fetch_deadline != 0)) < 0)
+		return error;
 	if ((p->conf->fetch_deadline = conf_parse_seconds(v)) < 0)
 		return conf_err(p, line, "bad fetch-deadline '%s' (whole seconds, 1 to %ld)",
 				v, CONF_MAX_SECONDS);
@@ -292,18 +306,16 @@ static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
 static int set_build_count(struct parser *p, char **f, size_t n, int line, int *out, int max)
 {
 	const char *eq = strchr(f[1], '=');
-	char *key = xstrndup(f[1], (size_t)(eq - f[1]));
-	char *end;
+	char *key, *end;
 	long v;
-	int error = 0;
+	int error;
 
+	if ((error = global_line(p, f, n, line, *out != 0)) < 0)
+		return error;
+	key = xstrndup(f[1], (size_t)(eq - f[1]));
 	errno = 0;
 	v = strtol(eq + 1, &end, 10);
-	if (n != 2)
-		error = conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
-	else if (*out)
-		error = conf_err(p, line, "%s given twice", key);
-	else if (errno || end == eq + 1 || *end || eq[1] == '+' || eq[1] == '-' || v < 1 || v > max)
+	if (errno || end == eq + 1 || *end || eq[1] == '+' || eq[1] == '-' || v < 1 || v > max)
 		error = conf_err(p, line, "bad %s '%s' (a whole number, 1 to %d)", key, eq + 1, max);
 	else
 		*out = (int)v;
@@ -315,11 +327,10 @@ static int set_build_count(struct parser *p, char **f, size_t n, int line, int *
 static int set_build_order(struct parser *p, char **f, size_t n, int line)
 {
 	const char *v = f[1] + strlen("build-order=");
+	int error;
 
-	if (n != 2)
-		return conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
-	if (p->conf->build_order)
-		return conf_err(p, line, "%s", "build-order given twice");
+	if ((error = global_line(p, f, n, line, p->conf->build_order != NULL)) < 0)
+		return error;
 	p->conf->build_order = xstrdup(v);
 	p->build_order_line = line;
 	return 0;
@@ -371,11 +382,10 @@ static int project_name_valid(const char *v)
 static int set_project(struct parser *p, char **f, size_t n, int line)
 {
 	const char *v = f[1] + strlen("project=");
+	int error;
 
-	if (n != 2)
-		return conf_err(p, line, "unexpected field '%s' after '%s'", f[2], f[1]);
-	if (p->conf->project)
-		return conf_err(p, line, "%s", "project given twice");
+	if ((error = global_line(p, f, n, line, p->conf->project != NULL)) < 0)
+		return error;
 	if (!project_name_valid(v))
 		return conf_err(p, line, "bad project name '%s' (1 to 64 printable characters, "
 				"no space, '/', '\\' or '\"')", v);

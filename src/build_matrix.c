@@ -421,6 +421,12 @@ int build_matrix_run(struct day *day, git_repository *repo, const char *wsdir,
 			kill(kids[i].pid, SIGTERM);
 			child_finish(&kids[i], day, hooks);
 		}
+	if (error < 0 && next < n) {
+		char *why = xasprintf("not built: %s", tide_error_last());
+
+		fail_rest(day, opts, next, n, why, hooks);
+		free(why);
+	}
 	free(pfd);
 	free(kids);
 	return error;

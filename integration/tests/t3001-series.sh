@@ -7,18 +7,29 @@ M=$TOP/work/world/mainline.git
 
 "$I/import-mainline" >/dev/null
 
-# Every series a test looks at: each tree's own series file and each day's.
+# Every series a test looks at: each tree's own series file (on
+# v6.1.192) and each day's (on the day's base: v6.1.192, or with the
+# mainline patches its days/N/base lists).  Lines: tree, series, base list.
 all_series() {
 	for t in "$I"/series/*/; do
-		t=$(basename "$t"); echo "$t $I/series/$t/series"
+		t=$(basename "$t"); echo "$t $I/series/$t/series -"
 		for d in "$I"/days/*/; do
-			[ -f "$d$t" ] && echo "$t $d$t"
+			b=-; [ -f "${d}base" ] && b=${d}base
+			[ -f "$d$t" ] && echo "$t $d$t $b"
 		done
 	done
 }
 
-test_expect_success 'every tree has a README, a series file and its patches' '
-	for t in fixes cpumask gpio bitmap mmotm; do
+# apply_list TREE LIST: apply the patches LIST names to $TRASH/idx.
+apply_list() {
+	for p in $(grep -v "^#" "$2"); do
+		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git apply --cached "$I/series/$1/$p" ||
+			{ echo "$2: $p does not apply"; return 1; }
+	done
+}
+
+test_expect_success 'every tree (and mainline) has a README, a series file and its patches' '
+	for t in mainline fixes cpumask gpio bitmap mmotm; do
 		test -s "$I/series/$t/README" && test -s "$I/series/$t/series" || exit 1
 		for p in $(cat "$I/series/$t/series"); do test -f "$I/series/$t/$p" || exit 1; done
 	done
@@ -34,17 +45,20 @@ test_expect_success 'every patch is a mail with From, Date, [PATCH] Subject and 
 	done
 '
 
-test_expect_success 'every series applies alone to v6.1.192' '
+test_expect_success 'every series applies alone to its base (v6.1.192 or the day'"'"'s mainline)' '
 	git init -q --bare repo.git &&
 	echo "$M/objects" >repo.git/objects/info/alternates &&
-	all_series | while read -r t s; do
+	all_series | while read -r t s b; do
 		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
-		for p in $(cat "$s"); do
-			GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git apply --cached "$I/series/$t/$p" ||
-				{ echo "$s: $p does not apply"; exit 1; }
-		done || exit 1
+		{ test "$b" = - || apply_list mainline "$b"; } &&
+		apply_list "$t" "$s" || exit 1
 		echo "$s applies"
 	done
+'
+
+test_expect_success 'the series of days 4 and 5 need their base: cpumask'"'"'s removal of the fallbacks does not apply to v6.1.192' '
+	GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
+	! apply_list cpumask "$I/days/5/cpumask" 2>/dev/null
 '
 
 test_expect_success 'every patch is checkpatch --strict clean' '

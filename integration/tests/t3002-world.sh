@@ -107,4 +107,40 @@ test_expect_success 'a patch that does not apply names the series, the patch and
 	grep -q "drivers/gpio/Makefile" err
 '
 
+test_expect_success 'day 4 moves the base: a v6.1.193-rc1 tag on v6.1.192, named in trees.conf, under every tree' '
+	"$I/world" 4 "$W" &&
+	grep -q "^#tide	base	mainline.git#v6.1.193-rc1$" "$W/trees.conf" &&
+	git --git-dir="$W/mainline.git" merge-base --is-ancestor v6.1.192 v6.1.193-rc1 &&
+	test "$(git --git-dir="$W/mainline.git" rev-list --count v6.1.192..v6.1.193-rc1)" = \
+	     "$(grep -vc "^#" "$I/days/4/base")" &&
+	git --git-dir="$W/mainline.git" log -1 --format="%cn|%s" v6.1.193-rc1 >tip &&
+	test "$(cat tip)" = "Lin Mainwright|Linux 6.1.193-rc1" &&
+	for t in cpumask gpio bitmap; do
+		git --git-dir="$W/trees/$t.git" merge-base --is-ancestor v6.1.193-rc1 for-next || exit 1
+		n=$(git --git-dir="$W/trees/$t.git" rev-list --count v6.1.193-rc1..for-next) &&
+		test "$n" = "$(grep -vc "^#" "$I/days/4/$t")" || exit 1
+	done &&
+	test "$(git --git-dir="$W/trees/fixes.git" rev-parse for-next)" = \
+	     "$(git --git-dir="$W/mainline.git" rev-parse v6.1.193-rc1^{commit})"
+'
+
+test_expect_success 'the base is the same commit on every run and day that lists it; day 1 is back on v6.1.192' '
+	git --git-dir="$W/mainline.git" rev-parse v6.1.193-rc1^{commit} >b4 &&
+	"$I/world" 5 "$W" &&
+	git --git-dir="$W/mainline.git" rev-parse v6.1.193-rc1^{commit} >b5 &&
+	cmp b4 b5 &&
+	"$I/world" 1 "$W" &&
+	grep -q "^#tide	base	mainline.git#v6.1.192$" "$W/trees.conf" &&
+	test "$(git --git-dir="$W/trees/fixes.git" rev-list --count v6.1.192..for-next)" = 1
+'
+
+test_expect_success 'a mainline patch that does not apply names series mainline and the patch, exit 3' '
+	rm -rf src && mkdir -p src && cp -r "$I/days" "$I/series" src/ &&
+	p=src/series/mainline/linux-6.1.193-rc1.patch &&
+	sed -i "s/^-SUBLEVEL = 192$/-SUBLEVEL = 191/" "$p" &&
+	test_must_fail --status=3 env TIDE_WORLD_SRC="$TRASH/src" "$I/world" 4 "$TRASH/w3" 2>err &&
+	cat err &&
+	grep -q "series mainline: patch linux-6.1.193-rc1.patch does not apply to Makefile" err
+'
+
 test_done

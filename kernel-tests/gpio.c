@@ -14,7 +14,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "ktest.h"
 
@@ -572,34 +571,6 @@ static int test_release_rerequest(void)
 	return KT_PASS;
 }
 
-/*
- * "y", "n" (is not set) or "" (the option does not exist) from the running
- * kernel's own configuration, /proc/config.gz (CONFIG_IKCONFIG_PROC, set in
- * kernel-tests/smoke.config); -1 if it cannot be read.
- */
-static int config_value(const char *opt, char *out, size_t size)
-{
-	char line[512], set[128], unset[128];
-	gzFile gz;
-	int err;
-
-	if (!(gz = gzopen("/proc/config.gz", "rb")))
-		return -1;
-	snprintf(set, sizeof(set), "%s=", opt);
-	snprintf(unset, sizeof(unset), "# %s is not set", opt);
-	out[0] = '\0';
-	while (gzgets(gz, line, sizeof(line))) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, set, strlen(set)))
-			snprintf(out, size, "%s", line + strlen(set));
-		else if (!strcmp(line, unset))
-			snprintf(out, size, "n");
-	}
-	gzerror(gz, &err);
-	gzclose(gz);
-	return err == Z_OK || err == Z_STREAM_END ? 0 : -1;
-}
-
 /* The address of a symbol in /proc/kallsyms: 1 found, 0 absent, -1 error. */
 static int kallsyms_addr(const char *sym, unsigned long long *addr)
 {
@@ -643,7 +614,7 @@ static int test_legacy_api(void)
 	char val[16];
 	int has;
 
-	if (config_value("CONFIG_GPIOLIB_LEGACY", val, sizeof(val)) < 0) {
+	if (kt_config_value("CONFIG_GPIOLIB_LEGACY", val, sizeof(val)) < 0) {
 		kt_diag("cannot read /proc/config.gz: %s (CONFIG_IKCONFIG_PROC unset?)",
 			strerror(errno));
 		return KT_FAIL;

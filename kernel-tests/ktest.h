@@ -43,6 +43,14 @@ int kt_write_file(const char *path, const char *text);
 int kt_read_file(const char *path, char *out, size_t size);
 /* A kernel command line parameter "key=value" into out; 0 if present. */
 int kt_cmdline(const char *key, char *out, size_t size);
+/*
+ * An option of the running kernel's own configuration, /proc/config.gz
+ * (CONFIG_IKCONFIG_PROC, set in kernel-tests/smoke.config): its value
+ * ("y", "m", ...), "n" (is not set) or "" (no line: the option does not
+ * exist, is hidden and off, or depends on one that is off); -1 if it
+ * cannot be read.
+ */
+int kt_config_value(const char *opt, char *out, size_t size);
 /* Join into a fixed buffer; returns out (truncation is a test bug). */
 char *kt_path(char *out, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

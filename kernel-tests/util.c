@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "ktest.h"
 
@@ -53,6 +54,29 @@ int kt_cmdline(const char *key, char *out, size_t size)
 		}
 	}
 	return -1;
+}
+
+int kt_config_value(const char *opt, char *out, size_t size)
+{
+	char line[512], set[128], unset[128];
+	gzFile gz;
+	int err;
+
+	if (!(gz = gzopen("/proc/config.gz", "rb")))
+		return -1;
+	snprintf(set, sizeof(set), "%s=", opt);
+	snprintf(unset, sizeof(unset), "# %s is not set", opt);
+	out[0] = '\0';
+	while (gzgets(gz, line, sizeof(line))) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, set, strlen(set)))
+			snprintf(out, size, "%s", line + strlen(set));
+		else if (!strcmp(line, unset))
+			snprintf(out, size, "n");
+	}
+	gzerror(gz, &err);
+	gzclose(gz);
+	return err == Z_OK || err == Z_STREAM_END ? 0 : -1;
 }
 
 char *kt_path(char *out, size_t size, const char *fmt, ...)

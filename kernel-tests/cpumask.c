@@ -2,12 +2,16 @@
  * Suite "cpumask_smoke": the CPU masks the kernel exports agree with the
  * CPUs QEMU was given (tide.smp=N on the command line), the scheduler
  * honours affinity to each CPU, and CPU hotplug moves the online mask.
+ * test_bitmap reports lib/test_bitmap.c, the kernel's boot-time test of
+ * the bitmap and find functions the cpumask helpers are built on: a mask
+ * of a few CPUs only ever fills word 0, its cases span many words.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 
 #include "ktest.h"
 
@@ -157,10 +161,118 @@ static int test_hotplug(void)
 	return KT_PASS;
 }
 
+/* klogctl() actions, as in the kernel's include/linux/syslog.h */
+#define SYSLOG_ACTION_READ_ALL 3
+#define SYSLOG_ACTION_SIZE_BUFFER 10
+
+/*
+ * The kernel log as dmesg reads it, NUL-terminated; NULL and errno on
+ * error.  Twice the ring's size: each record gains a "<6>[    1.234567] "
+ * prefix, and a short buffer would keep only the newest records.
+ */
+static char *kernel_log(void)
+{
+	int size = klogctl(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0), n;
+	char *log;
+
+	if (size <= 0 || !(log = malloc(2 * (size_t)size + 1)))
+		return NULL;
+	if ((n = klogctl(SYSLOG_ACTION_READ_ALL, log, 2 * size)) < 0) {
+		free(log);
+		return NULL;
+	}
+	log[n] = '\0';
+	return log;
+}
+
+/*
+ * lib/test_bitmap.c's verdict, printed by kstm_report()
+ * (tools/testing/selftests/kselftest_module.h) when it runs at boot:
+ *   test_bitmap: all N tests passed
+ *   test_bitmap: skipped S tests + test_bitmap: remaining N tests passed
+ *   test_bitmap: failed F out of N tests
+ * Each failed check prints a "test_bitmap: [lib/test_bitmap.c:LINE] ..."
+ * line before it; the first few become diagnostics.  %n is set only when
+ * the whole pattern matched.
+ */
+struct bitmap_verdict {
+	int found;
+	unsigned int total, failed, skipped;
+};
+
+static int is_verdict(const char *p, struct bitmap_verdict *v)
+{
+	int end = 0;
+
+	if (sscanf(p, "test_bitmap: all %u tests passed%n", &v->total,
+		   &end) == 1 && end)
+		return 1;
+	if (sscanf(p, "test_bitmap: remaining %u tests passed%n", &v->total,
+		   &end) == 1 && end)
+		return 1;
+	return sscanf(p, "test_bitmap: failed %u out of %u tests%n", &v->failed,
+		      &v->total, &end) == 2 && end;
+}
+
+static void scan_bitmap_line(const char *line, struct bitmap_verdict *v,
+			     int *shown)
+{
+	const char *p = strstr(line, "test_bitmap: ");
+
+	if (!p)
+		return;
+	if (is_verdict(p, v))
+		v->found = 1;
+	else if (!strncmp(p, "test_bitmap: [", 14) && (*shown)++ < 3)
+		kt_diag("%s", p);
+	else
+		sscanf(p, "test_bitmap: skipped %u tests", &v->skipped);
+}
+
+static int read_bitmap_verdict(struct bitmap_verdict *v)
+{
+	char *log = kernel_log(), *line, *save = NULL;
+	int shown = 0;
+
+	if (!log)
+		return -1;
+	for (line = strtok_r(log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		scan_bitmap_line(line, v, &shown);
+	free(log);
+	return 0;
+}
+
+static int test_bitmap(void)
+{
+	struct bitmap_verdict v = { 0 };
+	char val[16];
+
+	if (kt_config_value("CONFIG_TEST_BITMAP", val, sizeof(val)) < 0) {
+		kt_diag("cannot read /proc/config.gz: %s (CONFIG_IKCONFIG_PROC unset?)",
+			strerror(errno));
+		return KT_FAIL;
+	}
+	if (strcmp(val, "y")) {
+		kt_diag("CONFIG_TEST_BITMAP %s: lib/test_bitmap.c is not built in",
+			val[0] == 'm' ? "=m" : "unset");
+		return KT_SKIP;
+	}
+	KT_EXPECT(read_bitmap_verdict(&v) == 0, "klogctl: %s", strerror(errno));
+	KT_EXPECT(v.found,
+		  "CONFIG_TEST_BITMAP=y, but the kernel log has no verdict of test_bitmap");
+	kt_diag("test_bitmap: %u tests, %u failed, %u skipped", v.total, v.failed,
+		v.skipped);
+	KT_EXPECT(!v.failed, "lib/test_bitmap.c failed %u of its %u checks", v.failed,
+		  v.total);
+	return KT_PASS;
+}
+
 static const struct ktest cpumask_tests[] = {
 	{ "cpu_masks", test_cpu_masks },
 	{ "affinity", test_affinity },
 	{ "hotplug", test_hotplug },
+	{ "test_bitmap", test_bitmap },
 };
 
 const struct ksuite cpumask_suite = {

@@ -26,13 +26,25 @@ test_expect_success 'day 1 lays out mainline, the git trees, the quilt tree and 
 	test "$(cat order)" = "fixes cpumask gpio bitmap mmotm "
 '
 
-test_expect_success 'trees.conf declares the build matrix: smoke first, arm64, up, defconfig' '
+test_expect_success 'trees.conf declares the build matrix: smoke first, arm64, up, legacy, defconfig' '
 	"$TIDE_BIN" -f "$W/trees.conf" trees >trees &&
 	grep "^config " trees | tr -s " " | cut -d" " -f2-4 >configs &&
 	printf "%s\n" "smoke x86_64 tinyconfig" "arm64 arm64 tinyconfig" \
-		"up x86_64 tinyconfig" "defconfig x86_64 defconfig" >expect &&
+		"up x86_64 tinyconfig" "legacy x86_64 tinyconfig" \
+		"defconfig x86_64 defconfig" >expect &&
 	test_cmp expect configs &&
-	grep -q "^config up .* smp 1 W=1 C=1$" trees
+	grep -q "^config up .* smp 1 W=1 C=1$" trees &&
+	grep -q "^config legacy .*/smoke.config,.*/legacy.config  *boot pc$" trees
+'
+
+test_expect_success 'the top-level trees.conf declares the same configurations' '
+	grep "^#tide	config	" "$TOP/trees.conf" | cut -f3 >top &&
+	grep "^#tide	config	" "$W/trees.conf" | cut -f3 >world &&
+	test_cmp world top &&
+	grep "^#tide	config	legacy	" "$TOP/trees.conf" | cut -f4- >top &&
+	grep "^#tide	config	legacy	" "$W/trees.conf" | cut -f4- |
+		sed "s|=$TOP/|=|g" >world &&
+	test_cmp world top
 '
 
 test_expect_success 'trees share the mainline objects (nothing copied)' '

@@ -5,8 +5,10 @@
 #   day 4 (dated 2026-12-04): the base is v6.1.193-rc1, a tag
 #          integration/world makes on v6.1.192 with the fixes tree's
 #          compat layer in it; fixes is up to date, every other tree is
-#          rebased onto the tag and merges; tide run --configs smoke
-#          builds and boots the kernel and every test passes;
+#          rebased onto the tag and merges; with TIDE_CHECK_FULL (make
+#          check-kernel-full) tide run --configs smoke also builds and
+#          boots the kernel and every test passes (a full kernel build
+#          that make check's budget leaves out: its cpumask.h is new);
 #   day 5 (2026-12-05): cpumask removes the compat layer and
 #          cpumask_weight_andnot(), bitmap (merged after it) adds a user
 #          written against the compat layer: the build fails in
@@ -64,14 +66,18 @@ world() {
 	"$I/world" "$1" "$WORLD-$1" >/dev/null
 }
 
-# run DAY DATE: tide run of the laid-out day with the smoke configuration;
-# exit 0 (clean day) or 1 (the day had problems) is a result, left in
-# the file rc; more is a failure.
+# run DAY DATE [OPTION...]: tide run of the laid-out day with the smoke
+# configuration (and the options); exit 0 (clean day) or 1 (the day had
+# problems) is a result, left in the file rc; more is a failure.  A day
+# built and booted has its times logged.
 run() {
+	day=$1 date=$2 && shift 2 &&
 	start=$(date +%s) &&
-	rc=0 && tide -C "$WS" -f "$WORLD-$1/trees.conf" run --date "$2" --configs smoke >out 2>err || rc=$? &&
+	rc=0 && tide -C "$WS" -f "$WORLD-$day/trees.conf" run --date "$date" --configs smoke "$@" >out 2>err || rc=$? &&
 	cat out && echo $rc >rc &&
 	test $rc -le 1 &&
+	if [ $# -gt 0 ]; then return 0; fi &&
+	set -- "$day" "$date" &&
 	echo "# day $1: $(( $(date +%s) - start )) s: build $(field $2 "b(\"smoke\")[\"status\"]")" \
 		"in $(field $2 "round(b(\"smoke\")[\"seconds\"])") s" \
 		"(ccache $(field $2 "b(\"smoke\").get(\"ccache_stats\")")); boot $(field $2 "o(\"smoke\").get(\"status\")")" \
@@ -91,7 +97,7 @@ test_expect_success 'setup: days 4 and 5 laid out, both on v6.1.193-rc1' '
 
 test_expect_success 'day 4: on the new base, fixes is up to date and every tree merges' '
 	rm -rf "$WS" &&
-	run 4 $DAY4 &&
+	if [ -n "${TIDE_CHECK_FULL:-}" ]; then run 4 $DAY4; else run 4 $DAY4 --no-build; fi &&
 	test "$(cat rc)" = 0 &&
 	test "$(field $DAY4 "d[\"base\"][\"tag\"]")" = "$(expect 4 "d[\"base\"][\"tag\"]")" &&
 	test "$(field $DAY4 "d[\"base\"][\"commit\"]")" = \
@@ -102,6 +108,7 @@ test_expect_success 'day 4: on the new base, fixes is up to date and every tree 
 	test -z "$(expect 4 "d[\"conflicts\"]")"
 '
 
+if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 test_expect_success 'day 4: the smoke kernel builds, boots, and every test passes' '
 	test "$(field $DAY4 "b(\"smoke\")[\"status\"]")" = "$(expect 4 "d[\"build\"][\"status\"]")" &&
 	test "$(expect 4 "d[\"config\"][\"CONFIG_GPIOLIB_LEGACY\"]")" = n &&
@@ -119,6 +126,7 @@ test_expect_success 'day 4: the smoke kernel builds, boots, and every test passe
 		test "$(cat suite)" = "[True]" || { echo "suite $s: $(cat suite)"; exit 1; }
 	done
 '
+fi
 
 test_expect_success 'day 5: the build fails in kernel/smp.c, implicit declaration of cpumask_weight_andnot' '
 	run 5 $DAY5 &&

@@ -1,5 +1,7 @@
 #!/bin/sh
-# The series of the kernel world: mail format, apply alone, checkpatch.
+# The series of the kernel world: mail format, apply alone, checkpatch
+# --strict (MACRO_ARG_REUSE allowed only on for_each_* iterator macros)
+# and kernel-doc (-v: "Return:" sections too): no series adds a warning.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 I=$TOP/integration
 SRC=$TOP/work/linux-source
@@ -61,19 +63,83 @@ test_expect_success 'the series of days 4 and 5 need their base: cpumask'"'"'s r
 	! apply_list cpumask "$I/days/5/cpumask" 2>/dev/null
 '
 
-test_expect_success 'every patch is checkpatch --strict clean' '
+# checkpatch PATCH: checkpatch --strict's findings on PATCH, one block
+# each, except MACRO_ARG_REUSE on a for_each_* iterator macro: those must
+# name their arguments twice, as upstream's own for_each_*_bit() in
+# find.h do.  Nothing printed: clean.
+checkpatch() {
+	(cd "$SRC" && perl scripts/checkpatch.pl --strict --show-types -q "$1") 2>&1 |
+	awk -v RS= '/^total: / { next }
+		/^CHECK:MACRO_ARG_REUSE:/ && /\n\+#define for_each_[a-z0-9_]*\(/ { next }
+		{ print; print "" }'
+}
+
+test_expect_success 'every patch is checkpatch --strict clean (MACRO_ARG_REUSE only on for_each_*)' '
 	for p in "$I"/series/*/*.patch; do
-		# Iterator macros must name their arguments twice, as upstream'"'"'s
-		# for_each_*_bit() do: the only check allowed.
-		(cd "$SRC" && perl scripts/checkpatch.pl --strict --ignore MACRO_ARG_REUSE -q "$p") >cp.out 2>&1 ||
-			{ cat cp.out; echo "checkpatch: $p"; exit 1; }
-		test ! -s cp.out || { cat cp.out; exit 1; }
+		checkpatch "$p" >cp.out &&
+		test ! -s cp.out || { cat cp.out; echo "checkpatch: $p"; exit 1; }
 	done
+'
+
+test_expect_success 'the for_each_* exemption is that narrow: a reused argument elsewhere is found' '
+	p=$(grep -l "^+#define for_each_or_bit(" "$I"/series/cpumask/*.patch | head -n 1) &&
+	checkpatch "$p" >cp.out && test ! -s cp.out &&
+	sed "s/^+#define for_each_or_bit(/+#define walk_or_bit(/" "$p" >bad.patch &&
+	checkpatch "$TRASH/bad.patch" >cp.out &&
+	grep -q "^CHECK:MACRO_ARG_REUSE: Macro argument reuse .bit." cp.out
+'
+
+# kernel_doc LIST: scripts/kernel-doc -none -v (-v: 6.1's kernel-doc
+# checks the "Return:" section only then) on the .c and .h files the
+# patches of LIST (one tree's day or series, on the index $TRASH/idx
+# holds) touch, written out of the index into $TRASH/kd/; its warnings
+# without line numbers (a patch moves the old ones), sorted.
+kernel_doc() {
+	rm -rf kd && mkdir kd &&
+	files=$(for p in $(grep -v "^#" "$2"); do
+			sed -n "s|^+++ b/\(.*\.[ch]\)$|\1|p" "$I/series/$1/$p"
+		done | sort -u) &&
+	for f in $files; do
+		# A file the series deletes is not in the index: nothing to check.
+		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git ls-files --error-unmatch -- "$f" \
+			>/dev/null 2>&1 || continue
+		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git --work-tree=kd checkout-index -- "$f" &&
+		echo "$f" >>kd.files || return 1
+	done &&
+	(cd kd && for f in $files; do
+		test -f "$f" && perl "$SRC/scripts/kernel-doc" -none -v "$f" 2>&1
+	done) | grep ": warning: " | sed "s/^\([^:]*\):[0-9]*: /\1: /" | sort || true
+}
+
+test_expect_success 'kernel-doc: no series adds a warning to the files it touches' '
+	rm -f kd.files &&
+	all_series | while read -r t s b; do
+		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
+		{ test "$b" = - || apply_list mainline "$b"; } &&
+		kernel_doc "$t" "$s" >before &&
+		apply_list "$t" "$s" &&
+		kernel_doc "$t" "$s" >after &&
+		comm -13 before after >new &&
+		test ! -s new || { echo "kernel-doc, $s:"; cat new; exit 1; }
+	done &&
+	: the check read the files: cpumask.h, bitmap.c and gpiolib-cdev.c among them &&
+	grep -qx include/linux/cpumask.h kd.files &&
+	grep -qx lib/bitmap.c kd.files &&
+	grep -qx drivers/gpio/gpiolib-cdev.c kd.files
+'
+
+test_expect_success 'the kernel-doc check can fail: "Returns" for "Return:", an undescribed parameter' '
+	mkdir -p kdbad/lib &&
+	printf "/**\n * bad_fn() - count\n * @x: a value\n *\n * Returns the count.\n */\nint bad_fn(int x, int y);\n" >kdbad/lib/bad.c &&
+	(cd kdbad && perl "$SRC/scripts/kernel-doc" -none -v lib/bad.c 2>&1) | grep ": warning: " >kd.out &&
+	grep -q "No description found for return value of .bad_fn." kd.out &&
+	grep -q "parameter or member .y. not described in .bad_fn." kd.out
 '
 
 test_expect_success 'the checkpatch check can fail' '
 	sed "s/^+\(.*\)$/+\1 /" "$I/series/mmotm/$(head -n 1 "$I/series/mmotm/series")" >bad.patch &&
-	! (cd "$SRC" && perl scripts/checkpatch.pl --strict --ignore MACRO_ARG_REUSE -q "$TRASH/bad.patch") >/dev/null 2>&1
+	checkpatch "$TRASH/bad.patch" >cp.out &&
+	test -s cp.out
 '
 
 test_expect_success 'the apply check can fail' '

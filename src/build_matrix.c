@@ -209,10 +209,27 @@ static char *child_end_text(int status)
 	return xasprintf("exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/*
+ * o's build has ended: rec into the day (NULL: tide could not build it, a
+ * "failed" record saying why), unless build_day() put it there already,
+ * and the hook told.
+ */
+static void settle(struct day *day, const struct build_day_opts *o, struct day_build *rec,
+		   const char *why, const struct build_matrix_hooks *hooks)
+{
+	struct day_build **slot = build_day_slot(day, o);
+
+	if (!rec || *slot != rec) {
+		day_build_free(*slot);
+		*slot = rec ? rec : day_build_failed("failed", why);
+	}
+	if (hooks && hooks->finished)
+		hooks->finished(hooks->data, o, rec, why);
+}
+
 /* The child has ended: its record into the day, and the hook told. */
 static void child_finish(struct child *c, struct day *day, const struct build_matrix_hooks *hooks)
 {
-	struct day_build **slot = build_day_slot(day, c->o);
 	struct day_build *rec = NULL;
 	const json_t *j = c->result ? json_object_get(c->result, "record") : NULL;
 	const json_t *e = c->result ? json_object_get(c->result, "error") : NULL;
@@ -239,10 +256,7 @@ static void child_finish(struct child *c, struct day *day, const struct build_ma
 		why = xasprintf("the build of %s ended without a record (%s)", config_name(c->o), end);
 		free(end);
 	}
-	day_build_free(*slot);
-	*slot = rec ? rec : day_build_failed("failed", why);
-	if (hooks && hooks->finished)
-		hooks->finished(hooks->data, c->o, rec, why);
+	settle(day, c->o, rec, why, hooks);
 	free(why);
 	free(c->status);
 	c->status = NULL;
@@ -317,14 +331,8 @@ done:
 static void fail_rest(struct day *day, const struct build_day_opts *opts, size_t i, size_t n,
 		      const char *why, const struct build_matrix_hooks *hooks)
 {
-	for (; i < n; i++) {
-		struct day_build **slot = build_day_slot(day, &opts[i]);
-
-		day_build_free(*slot);
-		*slot = day_build_failed("failed", why);
-		if (hooks && hooks->finished)
-			hooks->finished(hooks->data, &opts[i], NULL, why);
-	}
+	for (; i < n; i++)
+		settle(day, &opts[i], NULL, why, hooks);
 }
 
 static int matrix_serial(struct day *day, git_repository *repo, const char *wsdir,
@@ -335,21 +343,18 @@ static int matrix_serial(struct day *day, git_repository *repo, const char *wsdi
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct day_build **slot = build_day_slot(day, &opts[i]);
 		char *why;
 
 		if (hooks && hooks->started)
 			hooks->started(hooks->data, &opts[i]);
 		if (build_day(day, repo, wsdir, daydir, prev, &opts[i], NULL) == 0) {
-			if (hooks && hooks->finished)
-				hooks->finished(hooks->data, &opts[i], *slot, NULL);
+			settle(day, &opts[i], *build_day_slot(day, &opts[i]), NULL, hooks);
 			continue;
 		}
 		/* tide failing (no fragment, I/O) is this configuration's record only. */
 		why = xstrdup(tide_error_last());
-		build_record_failure(slot, "failed");
-		if (hooks && hooks->finished)
-			hooks->finished(hooks->data, &opts[i], NULL, why);
+		tide_error_clear();
+		settle(day, &opts[i], NULL, why, hooks);
 		free(why);
 	}
 	return 0;

@@ -406,6 +406,7 @@ static int run_stage_build(struct run *r)
 	size_t *order, i, n = r->conf->nconfigs;
 	int parallel = r->opts->build_parallel ? r->opts->build_parallel : r->conf->build_parallel;
 	int jobs = r->opts->build_jobs ? r->opts->build_jobs : r->conf->build_jobs;
+	int each = build_matrix_jobs(jobs, parallel);
 	struct day *prev;
 	int error;
 
@@ -420,15 +421,14 @@ static int run_stage_build(struct run *r)
 		/* The default configuration (none declared) builds as tide always has. */
 		opts[i] = (struct build_day_opts){ .config = c->line ? c : NULL,
 						   .extra = order[i] > 0, .events = &r->sink,
-						   .nice = 10, .jobs = build_matrix_jobs(jobs, parallel) };
+						   .nice = 10, .jobs = each };
 	}
 	for (i = 1; i < n; i++)
 		day_config_get(r->day, r->conf->configs[i].name);
 	if (parallel > 1 && n > 1)
 		event_emitf(&r->sink, EVENT_BUILD, EVENT_INFO, NULL,
 			    "building %zu configurations, %d at a time, %d make job%s each", n,
-			    parallel, build_matrix_jobs(jobs, parallel),
-			    build_matrix_jobs(jobs, parallel) == 1 ? "" : "s");
+			    parallel, each, each == 1 ? "" : "s");
 	error = build_matrix_run(r->day, r->repo, r->ws->dir, r->tmp_dir, prev, opts, n, parallel,
 				 &r->sink, &hooks);
 	if (error < 0) {

@@ -98,6 +98,17 @@ struct count_ctx {
 	char *first_failed_suite;	/* a suite failed with no failed case */
 };
 
+/* A leaf test into one of the counts: failed, skipped or passed. */
+static void tally(const struct ktap_node *n, int *pass, int *fail, int *skip)
+{
+	if (ktap_node_failed(n))
+		(*fail)++;
+	else if (n->directive == KTAP_SKIP)
+		(*skip)++;
+	else
+		(*pass)++;
+}
+
 static int count_leaf(const struct ktap_node *n, const char *path, int depth,
 		      void *data)
 {
@@ -111,12 +122,7 @@ static int count_leaf(const struct ktap_node *n, const char *path, int depth,
 	}
 	if (failed && !c->first_failed)
 		c->first_failed = xstrdup(path);
-	if (failed)
-		c->v->fail++;
-	else if (n->directive == KTAP_SKIP)
-		c->v->skip++;
-	else
-		c->v->pass++;
+	tally(n, &c->v->pass, &c->v->fail, &c->v->skip);
 	return 0;
 }
 
@@ -734,22 +740,16 @@ static json_t *strings_json(char **v, size_t n)
 }
 
 /* A subtree's leaves, counted as judge_tests() counts them. */
-static void count_tree(const struct ktap_node *n, json_int_t *pass, json_int_t *fail,
-		       json_int_t *skip)
+static void count_tree(const struct ktap_node *n, int *pass, int *fail, int *skip)
 {
 	size_t i;
 
-	if (n->nchildren) {
-		for (i = 0; i < n->nchildren; i++)
-			count_tree(&n->children[i], pass, fail, skip);
+	if (!n->nchildren) {
+		tally(n, pass, fail, skip);
 		return;
 	}
-	if (ktap_node_failed(n))
-		(*fail)++;
-	else if (n->directive == KTAP_SKIP)
-		(*skip)++;
-	else
-		(*pass)++;
+	for (i = 0; i < n->nchildren; i++)
+		count_tree(&n->children[i], pass, fail, skip);
 }
 
 /*
@@ -765,7 +765,7 @@ static json_t *documents_json(const struct ktap_result *k)
 	for (i = 0; i < k->ndocs; i++) {
 		const struct ktap_doc *d = &k->docs[i];
 		json_t *suites = json_array();
-		json_int_t pass = 0, fail = 0, skip = 0;
+		int pass = 0, fail = 0, skip = 0;
 		int guest = d->header && !strncmp(d->header, "tide ", 5);
 
 		for (j = d->first; j < d->first + d->count && j < k->root.nchildren; j++) {
@@ -773,7 +773,7 @@ static json_t *documents_json(const struct ktap_result *k)
 								? k->root.children[j].name : "?"));
 			count_tree(&k->root.children[j], &pass, &fail, &skip);
 		}
-		json_array_append_new(docs, json_pack("{s:s, s:o, s:o, s:{s:I, s:I, s:I}}",
+		json_array_append_new(docs, json_pack("{s:s, s:o, s:o, s:{s:i, s:i, s:i}}",
 						      "name", guest ? "guest" : "kernel",
 						      "header", json_text(d->header),
 						      "suites", suites, "counts", "pass", pass,

@@ -159,7 +159,7 @@ void boot_classify(struct boot_verdict *out, const char *console, size_t len,
 	memset(out, 0, sizeof(*out));
 	ktap_parse(&out->ktap, console, len);
 	collect_warnings(out, console, len);
-	if (find(console, len, "Linux version") < 0 && !out->ktap.documents) {
+	if (find(console, len, "Linux version") < 0 && !out->ktap.ndocs) {
 		out->status = BOOT_NO_OUTPUT;
 		out->reason = xstrdup(timed_out ? "the kernel printed nothing before the timeout"
 					     : "the kernel printed nothing");

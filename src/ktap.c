@@ -259,9 +259,9 @@ static void end_document(struct parser *p)
 		doc->count = p->res->root.nchildren - doc->first;
 		doc->plan = p->doc_plan;
 	}
-	if (p->res->documents && p->doc_plan >= 0 && p->doc_plan != p->doc_results)
-		problem(p, "document %d planned %d tests, has %d results",
-			p->res->documents, p->doc_plan, p->doc_results);
+	if (doc && p->doc_plan >= 0 && p->doc_plan != p->doc_results)
+		problem(p, "document %zu planned %d tests, has %d results",
+			p->res->ndocs, p->doc_plan, p->doc_results);
 	node_release(&p->stack[0].pending);
 	node_init(&p->stack[0].pending);
 	p->doc_plan = -1;
@@ -285,7 +285,6 @@ static void on_version(struct parser *p, int indent)
 		struct ktap_doc *doc;
 
 		end_document(p);
-		p->res->documents++;
 		array_grow(&p->res->docs, &p->res->docs_alloc, p->res->ndocs + 1,
 			   sizeof(*p->res->docs));
 		doc = &p->res->docs[p->res->ndocs++];

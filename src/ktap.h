@@ -47,8 +47,8 @@ struct ktap_doc {
 
 struct ktap_result {
 	struct ktap_node root;	/* children: top-level tests of every document */
-	int documents;		/* "KTAP version" / "TAP version" lines at top level */
-	struct ktap_doc *docs;	/* each of them, in console order */
+	/* One per "KTAP version" / "TAP version" line at top level, in console order. */
+	struct ktap_doc *docs;
 	size_t ndocs, docs_alloc;
 	char **problems;	/* plan mismatches, missing results, ... */
 	size_t nproblems, problems_alloc;

@@ -25,7 +25,7 @@ TEST(ktap__real_kunit_cpumask_with_kernel_lines)
 
 	REQUIRE(fixture_read(&b, "kunit-cpumask.log") == 0);
 	ktap_parse(&r, b.ptr, b.len);
-	CHECK_INT(r.documents, 1);
+	CHECK_INT((int)r.ndocs, 1);
 	CHECK_INT(r.nproblems, 0);
 	REQUIRE((suite = child(&r.root, "cpumask")) != NULL);
 	CHECK(suite->ok && suite->has_result);
@@ -47,7 +47,7 @@ TEST(ktap__real_boot_has_both_documents)
 
 	REQUIRE(fixture_read(&b, "pass.log") == 0);
 	ktap_parse(&r, b.ptr, b.len);
-	CHECK_INT(r.documents, 2);
+	CHECK_INT((int)r.ndocs, 2);
 	CHECK_INT(r.nproblems, 0);
 	CHECK_INT(r.root.nchildren, 3);
 	REQUIRE((gpio = child(&r.root, "gpio")) != NULL);
@@ -126,7 +126,7 @@ TEST(ktap__old_tap14_form)
 
 	REQUIRE(fixture_read(&b, "tap14-kunit.log") == 0);
 	ktap_parse(&r, b.ptr, b.len);
-	CHECK_INT(r.documents, 1);
+	CHECK_INT((int)r.ndocs, 1);
 	CHECK_INT(r.nproblems, 0);
 	REQUIRE((ex = child(&r.root, "example")) != NULL);
 	CHECK(ex->ok && ex->nchildren == 2);
@@ -237,7 +237,7 @@ TEST(ktap__empty_and_no_ktap)
 	struct ktap_result r;
 
 	parse_str(&r, "");
-	CHECK_INT(r.documents, 0);
+	CHECK_INT((int)r.ndocs, 0);
 	CHECK_INT(r.root.nchildren, 0);
 	ktap_result_release(&r);
 	parse_str(&r, "SeaBIOS\nBooting from ROM..\nok then\n");
@@ -251,7 +251,7 @@ TEST(ktap__empty_line)
 
 	/* One byte: the line is "" and nothing after it may be read. */
 	parse_str(&r, "\n");
-	CHECK_INT(r.documents, 0);
+	CHECK_INT((int)r.ndocs, 0);
 	CHECK_INT(r.root.nchildren, 0);
 	ktap_result_release(&r);
 }
@@ -261,7 +261,7 @@ TEST(ktap__console_starting_with_empty_line)
 	struct ktap_result r;
 
 	parse_str(&r, "\n\nKTAP version 1\n1..2\nok 1 first\n\nok 2 second\n");
-	CHECK_INT(r.documents, 1);
+	CHECK_INT((int)r.ndocs, 1);
 	REQUIRE(r.root.nchildren == 2);
 	CHECK_STR(r.root.children[0].name, "first");
 	CHECK_STR(r.root.children[1].name, "second");

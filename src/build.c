@@ -2331,7 +2331,7 @@ struct day *build_previous_day(const char *days_dir, const char *date)
 	return found;
 }
 
-static int oid_from_hex(git_oid *out, const char *hex, const char *what)
+int build_record_oid(git_oid *out, const char *hex, const char *what)
 {
 	if (!hex || git_oid_fromstr(out, hex) < 0)
 		return tide_error_set(TIDE_EINVAL, "day record has no valid %s", what);
@@ -2435,9 +2435,9 @@ int build_day(struct day *day, git_repository *repo, const char *wsdir,
 		res = &local;
 	memset(res, 0, sizeof(*res));
 	if ((error = build_day_opts(&opts, o, wsdir, tmp)) < 0 ||
-	    (error = oid_from_hex(&commit, day->commit, "commit")) < 0)
+	    (error = build_record_oid(&commit, day->commit, "commit")) < 0)
 		goto done;
-	have_base = oid_from_hex(&base, day->base_commit, "base commit") == 0;
+	have_base = build_record_oid(&base, day->base_commit, "base commit") == 0;
 	tide_error_clear();
 	opts.touched_base = have_base ? &base : NULL;
 	if ((error = build_run(res, repo, &commit, &opts)) < 0)

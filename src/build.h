@@ -46,6 +46,12 @@ int build_checkout(struct build_checkout_stats *stats, git_repository *repo,
 		   const git_oid *commit, const char *srcdir,
 		   const char *state_path);
 
+/*
+ * Parse a day record's object name (hex): TIDE_EINVAL "day record has no
+ * valid WHAT" when it is missing or not an object name.
+ */
+int build_record_oid(git_oid *out, const char *hex, const char *what);
+
 /* ---- log parsing ---- */
 
 enum build_diag_kind {

@@ -309,10 +309,8 @@ static int matrix_checkout(const struct day *day, git_repository *repo, const ch
 	git_oid commit;
 	int error;
 
-	if (!day->commit || git_oid_fromstr(&commit, day->commit) < 0) {
-		error = tide_error_set(TIDE_EINVAL, "day record has no valid commit");
+	if ((error = build_record_oid(&commit, day->commit, "commit")) < 0)
 		goto done;
-	}
 	event_emitf(events, EVENT_BUILD, EVENT_PROGRESS, NULL, "matrix: checkout of %.12s",
 		    day->commit);
 	if ((error = build_checkout(&st, repo, &commit, src, state)) == 0)

@@ -6,31 +6,16 @@
 # series, so each build is incremental and ccache-warm.  Build times go to
 # $TIDE_MEASURE/series-build.txt.  Runs with make check-kernel-full.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-series.sh"
 I=$TOP/integration
-M=$TOP/work/world/mainline.git
 C=$TOP/work/series-build
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
-export GIT_AUTHOR_NAME=tide GIT_AUTHOR_EMAIL=tide@tide.invalid
-export GIT_COMMITTER_NAME=tide GIT_COMMITTER_EMAIL=tide@tide.invalid
-export GIT_CONFIG_NOSYSTEM=1
 
-"$I/import-mainline" >/dev/null || { t_failed=1; test_done; }
+series_src "$C" || { t_failed=1; test_done; }
 mkdir -p "$MEASURE"
-if [ ! -d "$C/src/.git" ]; then
-	rm -rf "$C" && mkdir -p "$C" &&
-	git clone -q --shared -n "$M" "$C/src" || { t_failed=1; test_done; }
-fi
 
-# apply TREE...: reset the source to v6.1.192, then `git am` each tree's series.
-apply() {
-	git -C "$C/src" am --abort >/dev/null 2>&1
-	git -C "$C/src" checkout -q -f --detach v6.1.192 &&
-	git -C "$C/src" clean -q -fdx || return 1
-	for t in "$@"; do
-		(cd "$I/series/$t" && git -C "$C/src" am -q -3 $(sed "s|^|$I/series/$t/|" series)) ||
-			{ echo "$t: the series does not apply"; return 1; }
-	done
-}
+# apply TREE...: the source at v6.1.192 with each TREE's series.
+apply() { series_apply "$C/src" "$@"; }
 
 # build LABEL: build the source, note the time, exit status of the build.
 build() {

@@ -11,20 +11,14 @@
 # configuration and the legacy one, and in arm64 allnoconfig on (Debian's
 # aarch64-linux-gnu-gcc).  Times go to $TIDE_MEASURE/bisect-walk.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-series.sh"
 I=$TOP/integration
 K=$TOP/kernel-tests
 C=$TOP/work/bisect-walk
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
-export GIT_AUTHOR_NAME=tide GIT_AUTHOR_EMAIL=tide@tide.invalid
-export GIT_COMMITTER_NAME=tide GIT_COMMITTER_EMAIL=tide@tide.invalid
-export GIT_CONFIG_NOSYSTEM=1
 
-"$I/import-mainline" >/dev/null || { t_failed=1; test_done; }
+series_src "$C" || { t_failed=1; test_done; }
 mkdir -p "$MEASURE"
-if [ ! -d "$C/src/.git" ]; then
-	rm -rf "$C" && mkdir -p "$C" &&
-	git clone -q --shared -n "$TOP/work/world/mainline.git" "$C/src" || { t_failed=1; test_done; }
-fi
 cd "$TRASH" || exit 1
 
 # The two users of the legacy interface that x86_64 builds without

@@ -10,25 +10,19 @@
 # (-Wmissing-prototypes) and sparse ("Should it be static?") both report.
 # The counts go to $TIDE_MEASURE/series-warnings.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-series.sh"
 I=$TOP/integration
 K=$TOP/kernel-tests
 C=$TOP/work/series-warnings
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
-export GIT_AUTHOR_NAME=tide GIT_AUTHOR_EMAIL=tide@tide.invalid
-export GIT_COMMITTER_NAME=tide GIT_COMMITTER_EMAIL=tide@tide.invalid
-export GIT_CONFIG_NOSYSTEM=1
 # As integration/build-kernel: ASCII messages, fixed stamps, ccache shared
 # with the other kernel trees of work/.
 export LC_ALL=C LANG=C LC_CTYPE=C KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
 export KBUILD_BUILD_USER=tide KBUILD_BUILD_HOST=tide ARCH=x86_64
 export CCACHE_BASEDIR=$C CCACHE_NOHASHDIR=1
 
-"$I/import-mainline" >/dev/null || { t_failed=1; test_done; }
+series_src "$C" || { t_failed=1; test_done; }
 mkdir -p "$MEASURE"
-if [ ! -d "$C/src/.git" ]; then
-	rm -rf "$C" && mkdir -p "$C" &&
-	git clone -q --shared -n "$TOP/work/world/mainline.git" "$C/src" || { t_failed=1; test_done; }
-fi
 cd "$TRASH" || exit 1
 kmake() { nice make -s -C "$C/src" O="$C/out" CC="ccache gcc" "$@"; }
 
@@ -57,14 +51,7 @@ objects() {
 }
 
 # reset TREE...: v6.1.192 with the series of each TREE applied.
-reset() {
-	git -C "$C/src" am --abort >/dev/null 2>&1
-	git -C "$C/src" checkout -q -f --detach v6.1.192 && git -C "$C/src" clean -q -fdx &&
-	for t in "$@"; do
-		git -C "$C/src" am -q -3 $(sed "s|^|$I/series/$t/|" "$I/series/$t/series") ||
-			{ echo "$t: the series does not apply"; return 1; }
-	done
-}
+reset() { series_apply "$C/src" "$@"; }
 
 # warnings LABEL OBJECT...: compile the objects with W=1 and sparse; the
 # warnings (file: message, numbers dropped) in warnings-LABEL.

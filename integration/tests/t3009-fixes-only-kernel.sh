@@ -10,26 +10,19 @@
 # a wrong trivial cpumask_weight_andnot() (one that ignores its first
 # mask) is built and booted too, and its KUnit case must fail.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-series.sh"
 I=$TOP/integration
 C=$TOP/work/fixes-only
 E=$I/days/expect.json
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
-export GIT_AUTHOR_NAME=tide GIT_AUTHOR_EMAIL=tide@tide.invalid
-export GIT_COMMITTER_NAME=tide GIT_COMMITTER_EMAIL=tide@tide.invalid
-export GIT_CONFIG_NOSYSTEM=1
 
-"$I/import-mainline" >/dev/null || { t_failed=1; test_done; }
+series_src "$C" || { t_failed=1; test_done; }
 mkdir -p "$MEASURE"
-if [ ! -d "$C/src/.git" ]; then
-	rm -rf "$C" && mkdir -p "$C" &&
-	git clone -q --shared -n "$TOP/work/world/mainline.git" "$C/src" || { t_failed=1; test_done; }
-fi
 cd "$TRASH" || exit 1
 
-# The fixes tree of day 3, then the cpumask tree's KUnit patches.
-git -C "$C/src" am --abort >/dev/null 2>&1
-git -C "$C/src" checkout -q -f --detach v6.1.192 && git -C "$C/src" clean -q -fdx &&
-git -C "$C/src" am -q -3 $(sed "s|^|$I/series/fixes/|" "$I/days/3/fixes") &&
+# The fixes tree (its series is day 3's), then the cpumask tree's KUnit
+# patches.
+series_apply "$C/src" fixes &&
 git -C "$C/src" am -q -3 "$I/series/cpumask/lib-cpumask_kunit-test-the-new-cpumask-helpers.patch" \
 	"$I/series/cpumask/lib-cpumask_kunit-test-cpumask_any_and_but.patch" ||
 	{ echo "the fixes tree and the KUnit patches do not apply"; t_failed=1; test_done; }
@@ -53,6 +46,7 @@ boot() {
 python3 -c "import json; print('\n'.join(json.load(open('$E'))['days']['3']['boot']['kunit_cpumask']))" >cases
 
 test_expect_success 'only the trivial helpers are there: none of the real ones defines its name' '
+	cmp "$I/days/3/fixes" "$I/series/fixes/series" &&
 	for f in cpumask_weight_andnot cpumask_first_and_and for_each_cpu_or cpumask_any_and_but; do
 		grep -q "^#ifndef $f\$" "$C/src/include/linux/cpumask.h" &&
 		! grep -rq "^#define $f $f\$" "$C/src/include" || { echo "$f"; exit 1; }

@@ -1,0 +1,31 @@
+# integration/tests/lib-series.sh: sourced by the kernel tests that build
+# the series of integration/series/ with plain make on v6.1.192 (t3006
+# to t3009), each in a source tree of its own.
+
+export GIT_AUTHOR_NAME=tide GIT_AUTHOR_EMAIL=tide@tide.invalid
+export GIT_COMMITTER_NAME=tide GIT_COMMITTER_EMAIL=tide@tide.invalid
+export GIT_CONFIG_NOSYSTEM=1
+
+# series_src DIR: import mainline (once), and make DIR/src a clone of it
+# that borrows its objects, unless there is one.
+series_src() {
+	"$TOP/integration/import-mainline" >/dev/null || return 1
+	[ -d "$1/src/.git" ] && return 0
+	rm -rf "$1" && mkdir -p "$1" &&
+	git clone -q --shared -n "$TOP/work/world/mainline.git" "$1/src"
+}
+
+# series_apply SRC TREE...: reset SRC to v6.1.192, then `git am` the
+# series of each TREE in order.
+series_apply() {
+	sa_src=$1
+	shift
+	git -C "$sa_src" am --abort >/dev/null 2>&1
+	git -C "$sa_src" checkout -q -f --detach v6.1.192 &&
+	git -C "$sa_src" clean -q -fdx || return 1
+	for sa_tree; do
+		git -C "$sa_src" am -q -3 $(sed "s|^|$TOP/integration/series/$sa_tree/|" \
+			"$TOP/integration/series/$sa_tree/series") ||
+			{ echo "$sa_tree: the series does not apply"; return 1; }
+	done
+}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build days 1-3 with plain make (tinyconfig + kernel-tests/smoke.config),
+# Build days 1-5 with plain make (tinyconfig + kernel-tests/smoke.config),
 # through integration/build-kernel, until tide's own build replaces this.
 # The source (work/check/src) and output (work/check/out) paths stay the
 # same from run to run so ccache hits; days build incrementally in order.
@@ -34,6 +34,21 @@ build_day() {
 	return $rc
 }
 
+# fails_as_expected DAY: the day's build stopped at the first error
+# expect.json gives (file, message, symbol).  O= builds name the source by
+# its absolute path, or relative to OUT where ccache's base directory
+# rewrote it (build-kernel sets one).
+fails_as_expected() {
+	f=$(expect "e[\"days\"][\"$1\"][\"build\"][\"first_error_file\"]") &&
+	m=$(expect "e[\"days\"][\"$1\"][\"build\"][\"error\"]") &&
+	sym=$(expect "e[\"days\"][\"$1\"][\"build\"][\"symbol\"]") &&
+	grep -m1 -E ": (error|fatal error):" "$C/out/build.log" >"$TRASH/first$1" &&
+	cat "$TRASH/first$1" &&
+	grep -qE "^($C/src/|(\.\./)+src/)?$f:[0-9]+:[0-9]+: error: " "$TRASH/first$1" &&
+	grep -qF "$m" "$TRASH/first$1" &&
+	grep -qF "$sym" "$TRASH/first$1"
+}
+
 test_expect_success 'day 1 builds, without the legacy GPIO API' '
 	rm -f "$C"/bzImage-day* "$C"/config-day* &&
 	checkout_day 1 &&
@@ -51,15 +66,7 @@ test_expect_success 'day 1 builds, without the legacy GPIO API' '
 test_expect_success 'day 2 fails to build where expect.json says' '
 	checkout_day 2 &&
 	test_must_fail build_day 2 &&
-	f=$(expect "e[\"days\"][\"2\"][\"build\"][\"first_error_file\"]") &&
-	m=$(expect "e[\"days\"][\"2\"][\"build\"][\"error\"]") &&
-	sym=$(expect "e[\"days\"][\"2\"][\"build\"][\"symbol\"]") &&
-	grep -m1 -E ": (error|fatal error):" "$C/out/build.log" >first &&
-	cat first &&
-	# O= builds name the source by its absolute path
-	grep -qE "^($C/src/)?$f:[0-9]+:[0-9]+: error: " first &&
-	grep -qF "$m" first &&
-	grep -qF "$sym" first
+	fails_as_expected 2
 '
 
 test_expect_success 'day 3 builds again' '
@@ -67,7 +74,25 @@ test_expect_success 'day 3 builds again' '
 	build_day 3 &&
 	test -f "$C/out/arch/x86/boot/bzImage" &&
 	cp "$C/out/arch/x86/boot/bzImage" "$C/bzImage-day3" &&
-	cp "$C/out/.config" "$C/config-day3"
+	cp "$C/out/.config" "$C/config-day3" &&
+	cp "$C/src/include/linux/cpumask.h" "$TRASH/cpumask.h-day3"
+'
+
+test_expect_success 'day 4 builds on the new base, with the same <linux/cpumask.h> as day 3' '
+	tag=$(expect "e[\"days\"][\"4\"][\"base\"][\"tag\"]") &&
+	checkout_day 4 &&
+	git -C "$C/src" merge-base --is-ancestor "$(git -C "$C/world/mainline.git" rev-parse "$tag^{commit}")" HEAD &&
+	test_cmp "$TRASH/cpumask.h-day3" "$C/src/include/linux/cpumask.h" &&
+	build_day 4 &&
+	grep -q "^${tag#v}" "$C/out/include/config/kernel.release" &&
+	cp "$C/out/arch/x86/boot/bzImage" "$C/bzImage-day4" &&
+	cp "$C/out/.config" "$C/config-day4"
+'
+
+test_expect_success 'day 5 fails to build where expect.json says' '
+	checkout_day 5 &&
+	test_must_fail build_day 5 &&
+	fails_as_expected 5
 '
 
 test_done

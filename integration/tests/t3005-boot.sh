@@ -1,8 +1,9 @@
 #!/bin/sh
-# Boot the day 1 and day 3 kernels that t3004 built (work/check/) with
+# Boot the day 1, 3 and 4 kernels that t3004 built (work/check/) with
 # `tide boot --kernel` and compare with integration/days/expect.json:
 # day 1 passes everything, day 3 fails exactly the edge-event subtests
-# expect.json lists (the planted commit swaps every event id).
+# expect.json lists (the planted commit swaps every event id), day 4 (v2
+# of that commit, on the new base) passes everything again.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 C=$TOP/work/check
 E=$TOP/integration/days/expect.json
@@ -33,6 +34,16 @@ test_expect_success 'day 3 boots and fails exactly the expected subtests' '
 	test "$(grep -cE "^[[:space:]]+not ok [0-9]+ " console3)" = \
 		"$(python3 -c "import json; print(len(json.load(open(\"$E\"))[\"days\"][\"3\"][\"boot\"][\"failed_subtests\"]))")" &&
 	grep -q "# cpumask: pass:10 fail:0" console3
+'
+
+test_expect_success 'day 4 boots on v6.1.193-rc1 and every test passes again' '
+	test -f "$C/bzImage-day4" &&
+	boot 4 &&
+	cat boot4 &&
+	grep -q "Linux version 6.1.193-rc1" console4 &&
+	n=$(python3 -c "import json; print(len(json.load(open(\"$E\"))[\"days\"][\"4\"][\"boot\"][\"kunit_cpumask\"]))") &&
+	grep -q "# cpumask: pass:$n fail:0" console4 &&
+	! grep -q "not ok" console4
 '
 
 test_done

@@ -2,13 +2,19 @@
 # the series of integration/series/ with plain make on v6.1.192 (t3006
 # to t3009), each in a source tree of its own.
 
+I=$TOP/integration
+K=$TOP/kernel-tests
+# Where the tests leave their figures (build times, warning counts).
+MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
+
 export GIT_AUTHOR_NAME=tide GIT_AUTHOR_EMAIL=tide@tide.invalid
 export GIT_COMMITTER_NAME=tide GIT_COMMITTER_EMAIL=tide@tide.invalid
 export GIT_CONFIG_NOSYSTEM=1
 
 # series_src DIR: import mainline (once), and make DIR/src a clone of it
-# that borrows its objects, unless there is one.
+# that borrows its objects, unless there is one; MEASURE exists.
 series_src() {
+	mkdir -p "$MEASURE" &&
 	"$TOP/integration/import-mainline" >/dev/null || return 1
 	[ -d "$1/src/.git" ] && return 0
 	rm -rf "$1" && mkdir -p "$1" &&

@@ -7,12 +7,9 @@
 # $TIDE_MEASURE/series-build.txt.  Runs with make check-kernel-full.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
-I=$TOP/integration
 C=$TOP/work/series-build
-MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 
 series_src "$C" || { t_failed=1; test_done; }
-mkdir -p "$MEASURE"
 
 # apply TREE...: the source at v6.1.192 with each TREE's series.
 apply() { series_apply "$C/src" "$@"; }

@@ -12,13 +12,9 @@
 # aarch64-linux-gnu-gcc).  Times go to $TIDE_MEASURE/bisect-walk.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
-I=$TOP/integration
-K=$TOP/kernel-tests
 C=$TOP/work/bisect-walk
-MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 
 series_src "$C" || { t_failed=1; test_done; }
-mkdir -p "$MEASURE"
 cd "$TRASH" || exit 1
 
 # The two users of the legacy interface that x86_64 builds without

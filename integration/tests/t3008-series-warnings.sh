@@ -11,18 +11,13 @@
 # The counts go to $TIDE_MEASURE/series-warnings.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
-I=$TOP/integration
-K=$TOP/kernel-tests
 C=$TOP/work/series-warnings
-MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
-# As integration/build-kernel: ASCII messages, fixed stamps, ccache shared
-# with the other kernel trees of work/.
-export LC_ALL=C LANG=C LC_CTYPE=C KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
-export KBUILD_BUILD_USER=tide KBUILD_BUILD_HOST=tide ARCH=x86_64
-export CCACHE_BASEDIR=$C CCACHE_NOHASHDIR=1
+# Built as integration/build-kernel builds, sharing its ccache objects.
+. "$I/kbuild-env.sh"
+kbuild_env "$C/src" "$C/out"
+export ARCH=x86_64
 
 series_src "$C" || { t_failed=1; test_done; }
-mkdir -p "$MEASURE"
 cd "$TRASH" || exit 1
 kmake() { nice make -s -C "$C/src" O="$C/out" CC="ccache gcc" "$@"; }
 

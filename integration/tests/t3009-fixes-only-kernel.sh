@@ -11,13 +11,10 @@
 # mask) is built and booted too, and its KUnit case must fail.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
-I=$TOP/integration
 C=$TOP/work/fixes-only
 E=$I/days/expect.json
-MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 
 series_src "$C" || { t_failed=1; test_done; }
-mkdir -p "$MEASURE"
 cd "$TRASH" || exit 1
 
 # The fixes tree (its series is day 3's), then the cpumask tree's KUnit

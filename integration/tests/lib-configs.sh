@@ -1,5 +1,5 @@
-# integration/tests/lib-configs.sh: sourced by the kernel tests of the
-# build matrix (t4600, t4610).
+# integration/tests/lib-configs.sh: sourced by the kernel tests that run
+# tide on the kernel world (t4600, t4610, t4620, t7100).
 #
 # config_field FILE EXPR: a value from the day record FILE (day.json), by
 # a python expression on d; b(NAME) and o(NAME) are configuration NAME's
@@ -16,4 +16,28 @@ def cfg(n):
 def b(n): return cfg(n)['build']
 def o(n): return cfg(n).get('boot') or {}
 print($2)" "$1"
+}
+
+# need_kernel_world TOOL...: the tools are installed (else the script ends
+# failed, pointing at make deps), mainline is imported and the guest's
+# tests (kernel-tests/) are built.
+need_kernel_world() {
+	for nk_tool; do
+		command -v "$nk_tool" >/dev/null ||
+			{ echo "# $nk_tool is not installed: run make deps"; t_failed=1; test_done; }
+	done
+	if [ ! -d "$TOP/work/world/mainline.git" ]; then
+		"$TOP/integration/import-mainline" >/dev/null || { t_failed=1; test_done; }
+	fi
+	make -s -C "$TOP/kernel-tests" || exit 1
+}
+
+# world_day DAY DIR: lay out that day of the kernel world in DIR, whose
+# mainline.git is a bare clone borrowing work/world's objects.
+world_day() {
+	mkdir -p "$2" &&
+	if [ ! -d "$2/mainline.git" ]; then
+		git clone -q --bare --shared "$TOP/work/world/mainline.git" "$2/mainline.git"
+	fi &&
+	"$TOP/integration/world" "$1" "$2" >/dev/null
 }

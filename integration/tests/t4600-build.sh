@@ -36,30 +36,14 @@ export TIDE_KERNEL_TESTS=$TOP/kernel-tests
 # Timings go to the real stdout (fd 3); test bodies' output is captured.
 exec 3>&1
 
-if ! command -v ccache >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null ||
-   ! command -v qemu-system-aarch64 >/dev/null; then
-	echo "# ccache, gcc-aarch64-linux-gnu or qemu-system-arm is not installed: run make deps"
-	t_failed=1
-	test_done
-fi
-if [ ! -d "$WORK/world/mainline.git" ]; then
-	"$TOP/integration/import-mainline" >/dev/null || { t_failed=1; test_done; }
-fi
-make -s -C "$TOP/kernel-tests" || exit 1
+need_kernel_world ccache aarch64-linux-gnu-gcc qemu-system-aarch64
 test -x "$TOP/kernel-tests/init.arm64" || { echo "# no kernel-tests/init.arm64 (zlib1g-dev:arm64: make deps)"; t_failed=1; test_done; }
 
 # field DATE EXPR: a value from that day's record (config_field).
 field() { config_field "$WS/days/$1/day.json" "$2"; }
 
 # world DAY: lay out that day of the kernel world.
-world() {
-	mkdir -p "$WORLD" &&
-	if [ ! -d "$WORLD/mainline.git" ]; then
-		git clone -q --bare --shared "$WORK/world/mainline.git" "$WORLD/mainline.git"
-	fi &&
-	"$TOP/integration/world" "$1" "$WORLD" >/dev/null &&
-	test -f "$WORLD/trees.conf"
-}
+world() { world_day "$1" "$WORLD" && test -f "$WORLD/trees.conf"; }
 
 # timing DATE CONFIG: one configuration's build and boot, for run's line.
 timing() {

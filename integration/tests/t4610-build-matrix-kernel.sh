@@ -19,20 +19,13 @@ KT=$TOP/kernel-tests
 export TIDE_KERNEL_TESTS=$KT
 exec 3>&1
 
-if [ ! -d "$WORK/world/mainline.git" ]; then
-	"$TOP/integration/import-mainline" >/dev/null || { t_failed=1; test_done; }
-fi
-make -s -C "$KT" || exit 1
+need_kernel_world
 
 # field EXPR [DATE]: a value from the day's record (default day 1; config_field).
 field() { config_field "$WS/days/${2:-2026-01-01}/day.json" "$1"; }
 
 test_expect_success 'lay out day 1: the world declares five configurations' '
-	mkdir -p "$WORLD" &&
-	if [ ! -d "$WORLD/mainline.git" ]; then
-		git clone -q --bare --shared "$WORK/world/mainline.git" "$WORLD/mainline.git"
-	fi &&
-	"$TOP/integration/world" 1 "$WORLD" >/dev/null &&
+	world_day 1 "$WORLD" &&
 	tide -f "$WORLD/trees.conf" trees >trees &&
 	test "$(grep "^config " trees | cut -d" " -f2 | tr "\n" " ")" = "smoke arm64 up legacy defconfig " &&
 	! grep "^config.*!" trees

@@ -34,15 +34,7 @@ export TIDE_KERNEL_TESTS=$TOP/kernel-tests
 # Timings go to the real stdout (fd 3); test bodies' output is captured.
 exec 3>&1
 
-if ! command -v ccache >/dev/null || ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "# ccache or qemu-system-x86 is not installed: run make deps"
-	t_failed=1
-	test_done
-fi
-if [ ! -d "$WORK/world/mainline.git" ]; then
-	"$I/import-mainline" >/dev/null || { t_failed=1; test_done; }
-fi
-make -s -C "$TOP/kernel-tests" || exit 1
+need_kernel_world ccache qemu-system-x86_64
 mkdir -p "$MEASURE"
 
 # expect DAY EXPR: a value from expect.json's day d (lists one per line).
@@ -58,13 +50,7 @@ print('\n'.join(r) if isinstance(r, list) else r)" "$EXPECT" "$1"
 field() { config_field "$WS/days/$1/day.json" "$2"; }
 
 # world DAY: lay out that day of the kernel world.
-world() {
-	mkdir -p "$WORLD-$1" &&
-	if [ ! -d "$WORLD-$1/mainline.git" ]; then
-		git clone -q --bare --shared "$WORK/world/mainline.git" "$WORLD-$1/mainline.git"
-	fi &&
-	"$I/world" "$1" "$WORLD-$1" >/dev/null
-}
+world() { world_day "$1" "$WORLD-$1"; }
 
 # run DAY DATE [OPTION...]: tide run of the laid-out day with the smoke
 # configuration (and the options); exit 0 (clean day) or 1 (the day had

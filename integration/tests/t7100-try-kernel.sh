@@ -9,6 +9,7 @@
 # tests (--boot).  The workspace is the same afterwards.  The time
 # of the warm try lands in $TIDE_MEASURE/try-kernel.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
+. "$TOP/integration/tests/lib-configs.sh"
 
 I=$TOP/integration
 WORK=$TOP/work
@@ -36,11 +37,7 @@ test_expect_success 'day 1 built in the workspace (t4600, else built here)' '
 	if ! test -f "$WS/build/src.tree" || ! test -f "$WS/days/$DAY/day.json"; then
 		if [ ! -d "$WORK/world/mainline.git" ]; then "$I/import-mainline" >/dev/null; fi &&
 		make -s -C "$TOP/kernel-tests" &&
-		mkdir -p "$WORLD" &&
-		if [ ! -d "$WORLD/mainline.git" ]; then
-			git clone -q --bare --shared "$WORK/world/mainline.git" "$WORLD/mainline.git"
-		fi &&
-		"$I/world" 1 "$WORLD" >/dev/null &&
+		world_day 1 "$WORLD" &&
 		rc=0 && nice "$TIDE_BIN" -C "$WS" -f "$WORLD/trees.conf" run --no-boot --configs smoke --date $DAY >out 2>err || rc=$? &&
 		{ test $rc -le 1 || { cat out err; false; }; }
 	fi &&

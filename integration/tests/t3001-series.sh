@@ -30,6 +30,13 @@ apply_list() {
 	done
 }
 
+# base_index BASE: the index $TRASH/idx (of repo.git, in $TRASH) at
+# v6.1.192, with the mainline patches the file BASE lists ("-": none).
+base_index() {
+	GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
+	{ test "$1" = - || apply_list mainline "$1"; }
+}
+
 test_expect_success 'every tree (and mainline) has a README, a series file and its patches' '
 	for t in mainline fixes cpumask gpio bitmap mmotm; do
 		test -s "$I/series/$t/README" && test -s "$I/series/$t/series" || exit 1
@@ -51,15 +58,14 @@ test_expect_success 'every series applies alone to its base (v6.1.192 or the day
 	git init -q --bare repo.git &&
 	echo "$M/objects" >repo.git/objects/info/alternates &&
 	all_series | while read -r t s b; do
-		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
-		{ test "$b" = - || apply_list mainline "$b"; } &&
+		base_index "$b" &&
 		apply_list "$t" "$s" || exit 1
 		echo "$s applies"
 	done
 '
 
 test_expect_success 'the series of days 4 and 5 need their base: cpumask'"'"'s removal of the fallbacks does not apply to v6.1.192' '
-	GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
+	base_index - &&
 	! apply_list cpumask "$I/days/5/cpumask" 2>/dev/null
 '
 
@@ -114,8 +120,7 @@ kernel_doc() {
 test_expect_success 'kernel-doc: no series adds a warning to the files it touches' '
 	rm -f kd.files &&
 	all_series | while read -r t s b; do
-		GIT_INDEX_FILE=$TRASH/idx git --git-dir=repo.git read-tree $(git --git-dir="$M" rev-parse v6.1.192^{tree}) &&
-		{ test "$b" = - || apply_list mainline "$b"; } &&
+		base_index "$b" &&
 		kernel_doc "$t" "$s" >before &&
 		apply_list "$t" "$s" &&
 		kernel_doc "$t" "$s" >after &&

@@ -6,7 +6,10 @@
 # (on).  The walk is shown to catch the order a bisect would trip on:
 # with "gpiolib: make the legacy GPIO number interface optional" moved
 # before the patches that select the option, the "on" configuration
-# stops at that patch.  With TIDE_CHECK_FULL (make check-kernel-full) the
+# stops at that patch.  At the end of the series, legacy-callers --check
+# finds every caller of the legacy interface built only by symbols that
+# select the option, and finds the arm boards when the arm patch is left
+# out.  With TIDE_CHECK_FULL (make check-kernel-full) the
 # series is also walked in x86_64 defconfig off and on, in the smoke
 # configuration and the legacy one, and in arm64 allnoconfig on (Debian's
 # aarch64-linux-gnu-gcc).  Times go to $TIDE_MEASURE/bisect-walk.txt.
@@ -62,6 +65,26 @@ test_expect_success 'every patch of the gpio series builds in allnoconfig, optio
 	grep -A2 "^\[[0-9]*/$n\] Input: select GPIOLIB_LEGACY" walk-allno | grep -q "allno-on: ok" &&
 	grep -A2 "^\[[0-9]*/$n\] Input: select GPIOLIB_LEGACY" walk-allno | grep -q "allno-off: same .config" &&
 	grep -A2 "make the legacy GPIO number interface optional" walk-allno | grep -q "allno-off: ok"
+'
+
+# At the end of the walk the tree holds the whole series.  Every caller
+# of the legacy interface (242 files on v6.1.192, 104 of them arch/arm
+# board code) must be built only by symbols that select or depend on
+# GPIOLIB_LEGACY; leaving out the arm select patch must be found: the
+# 104 board files, and two drivers built only for arm machines.
+test_expect_success 'legacy-callers --check: every caller selects the option; without the arm patch, the arm boards do not' '
+	python3 "$I/series/gpio/legacy-callers" "$C/src" >callers &&
+	test $(grep -c . callers) = 242 &&
+	test $(grep -c "^arch/arm/" callers) = 104 &&
+	python3 "$I/series/gpio/legacy-callers" --check "$C/src" >uncovered &&
+	test ! -s uncovered &&
+	git -C "$C/src" apply -R "$I/series/gpio/arm-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch" &&
+	{ python3 "$I/series/gpio/legacy-callers" --check "$C/src" >callers.arm; rc=$?
+	  git -C "$C/src" checkout -q -f HEAD; } &&
+	test $rc = 1 &&
+	test $(grep -c "^not covered: arch/arm/" callers.arm) = 104 &&
+	test $(grep -c "^not covered: " callers.arm) = 106 &&
+	grep -qx "not covered: drivers/video/fbdev/omap/lcd_inn1610.c MACH_OMAP_INNOVATOR" callers.arm
 '
 
 test_expect_success 'the walk stops at the patch that breaks a user: the option made optional before the selects' '

@@ -33,16 +33,18 @@ header_users() {
 	esac
 }
 
-# objects TREE: the objects of what TREE's series touches.
+# objects PATCH...: the objects of what the patches touch, one a line:
+# each .c file's, and header_users' for each header; none when they touch
+# no .c file or header (Kconfig, Makefiles, Documentation).
 objects() {
-	for p in $(cat "$I/series/$1/series"); do
-		sed -n 's|^+++ b/||p' "$I/series/$1/$p"
-	done | sort -u | while read -r f; do
+	ob=
+	for f in $(sed -n 's|^+++ b/||p' "$@" | sort -u); do
 		case "$f" in
-		*.c) echo "${f%.c}.o" ;;
-		*.h) header_users "$f" ;;
+		*.c) ob="$ob ${f%.c}.o" ;;
+		*.h) ob="$ob $(header_users "$f")" || return 1 ;;
 		esac
-	done | tr ' ' '\n' | sort -u
+	done
+	for o in $ob; do echo "$o"; done | sort -u
 }
 
 # reset TREE...: v6.1.192 with the series of each TREE applied.
@@ -61,6 +63,29 @@ warnings() {
 		sed -E -e "s|^$C/src/||" -e 's|^(\.\./)*src/||' -e 's/^([^:]+):[0-9]+:([0-9]+:)? /\1: /' | sort -u >"warnings-$label"
 }
 
+# new_warnings BEFORE AFTER: the warnings of label AFTER that label
+# BEFORE does not have, in new-AFTER.
+new_warnings() { comm -13 "warnings-$1" "warnings-$2" >"new-$2"; }
+
+# series_check LABEL LIST NEEDS...: the objects of the patches the file
+# LIST names (absolute paths), compiled on v6.1.192 with the series of
+# each NEEDS (label base-LABEL) and with LIST's patches applied on top
+# (LABEL); prints the counts; the new warnings in new-LABEL.
+series_check() {
+	sc_label=$1 sc_list=$2
+	shift 2
+	sc_objs=$(objects $(cat "$sc_list")) && test -n "$sc_objs" &&
+	reset "$@" && warnings "base-$sc_label" $sc_objs &&
+	series_am "$C/src" $(cat "$sc_list") && warnings "$sc_label" $sc_objs &&
+	new_warnings "base-$sc_label" "$sc_label" || return 1
+	echo "$sc_label: $(echo $sc_objs | wc -w) objects, $(wc -l <"warnings-base-$sc_label") warnings before," \
+		"$(wc -l <"warnings-$sc_label") after, $(wc -l <"new-$sc_label") new"
+}
+
+# plant: a function with external linkage and no prototype at the end of
+# kernel/smp.c.
+plant() { printf "\nint tide_check_helper(void)\n{\n\treturn 0;\n}\n" >>"$C/src/kernel/smp.c"; }
+
 test_expect_success 'the configuration builds every object the series touch' '
 	cat "$K/smoke.config" "$K/legacy.config" >check.config &&
 	printf "CONFIG_CGROUPS=y\nCONFIG_MEMCG=y\nCONFIG_INPUT=y\nCONFIG_INPUT_KEYBOARD=y\nCONFIG_KEYBOARD_GPIO=y\n" >>check.config &&
@@ -78,21 +103,18 @@ test_expect_success 'the configuration builds every object the series touch' '
 for t in fixes cpumask gpio bitmap mmotm; do
 	case $t in bitmap) needs=cpumask ;; *) needs= ;; esac
 	test_expect_success "$t adds no W=1 or sparse warning to what it touches" '
-		objs=$(objects '$t') && test -n "$objs" &&
-		reset '"$needs"' && warnings base-'$t' $objs &&
-		reset '"$needs $t"' && warnings '$t' $objs &&
-		comm -13 warnings-base-'$t' warnings-'$t' >new-'$t' &&
-		echo "'$t': $(echo $objs | wc -w) objects, $(wc -l <warnings-base-'$t') warnings before, $(wc -l <warnings-'$t') after, $(wc -l <new-'$t') new" |
-			tee -a "$MEASURE/series-warnings.txt" &&
+		series_patches '$t' >patches-'$t' &&
+		series_check '$t' "$TRASH/patches-'$t'" '"$needs"' >counts-'$t' &&
+		tee -a "$MEASURE/series-warnings.txt" <counts-'$t' &&
 		test_cmp /dev/null new-'$t'
 	'
 done
 
 test_expect_success 'a function without a prototype is a new warning of both W=1 and sparse' '
 	reset fixes &&
-	printf "\nint tide_check_helper(void)\n{\n\treturn 0;\n}\n" >>"$C/src/kernel/smp.c" &&
+	plant &&
 	warnings planted kernel/smp.o &&
-	comm -13 warnings-fixes warnings-planted >new-planted &&
+	new_warnings fixes planted &&
 	cat new-planted &&
 	grep -q "^kernel/smp.c: warning: no previous prototype for .tide_check_helper." new-planted &&
 	grep -q "^kernel/smp.c: warning: symbol .tide_check_helper. was not declared. Should it be static?" new-planted

@@ -150,12 +150,15 @@ test_expect_success 'the configuration builds every object the series touch' '
 	done
 '
 
-# The tree each series needs under it (its README's "Needs").
-for t in fixes cpumask gpio bitmap mmotm; do
-	case $t in bitmap) needs=cpumask ;; *) needs= ;; esac
+# The series, each with its patches in patches-TREE.
+trees="fixes cpumask gpio bitmap mmotm"
+for t in $trees; do series_patches $t >"$TRASH/patches-$t"; done
+# needs TREE: the tree the series needs under it (its README's "Needs").
+needs() { case $1 in bitmap) echo cpumask ;; esac; }
+
+for t in $trees; do
 	test_expect_success "$t adds no W=1 or sparse warning to what it touches" '
-		series_patches '$t' >patches-'$t' &&
-		series_check '$t' "$TRASH/patches-'$t'" '"$needs"' >counts-'$t' &&
+		series_check '$t' "$TRASH/patches-'$t'" '"$(needs $t)"' >counts-'$t' &&
 		tee -a "$MEASURE/series-warnings.txt" <counts-'$t' &&
 		test_cmp /dev/null new-'$t'
 	'
@@ -172,11 +175,9 @@ test_expect_success 'a function without a prototype is a new warning of both W=1
 '
 
 if [ -n "${TIDE_CHECK_FULL:-}" ]; then
-	for t in fixes cpumask gpio bitmap mmotm; do
-		case $t in bitmap) needs=cpumask ;; *) needs= ;; esac
+	for t in $trees; do
 		test_expect_success "no patch of $t adds a W=1 or sparse warning to what it touches" '
-			series_patches '$t' >patches-'$t' &&
-			{ walk '$t' "$TRASH/patches-'$t'" '"$needs"' || { cat walk-'$t'; false; }; } &&
+			{ walk '$t' "$TRASH/patches-'$t'" '"$(needs $t)"' || { cat walk-'$t'; false; }; } &&
 			tee -a "$MEASURE/series-warnings.txt" <walk-'$t' &&
 			test $(grep -c "^\[" walk-'$t') = $(grep -c . patches-'$t')
 		'
@@ -186,13 +187,12 @@ if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 	# series: the first adds tide_check_helper() to kernel/smp.c, the
 	# second takes it out again.
 	test_expect_success 'a warning one patch adds and the next removes: the walk sees it, the series comparison does not' '
-		series_patches fixes >fixes &&
-		reset && series_am "$C/src" $(sed -n 1,2p fixes) &&
+		reset && series_am "$C/src" $(sed -n 1,2p patches-fixes) &&
 		plant && git -C "$C/src" commit -q -a -m "smp: add tide_check_helper()" &&
 		git -C "$C/src" checkout -q HEAD~ -- kernel/smp.c &&
 		git -C "$C/src" commit -q -a -m "smp: remove tide_check_helper()" &&
 		rm -rf planted && git -C "$C/src" format-patch -q -2 -o "$TRASH/planted" &&
-		{ sed -n 1,2p fixes && ls "$TRASH"/planted/*.patch && sed -n "3,\$p" fixes; } >planted-fixes &&
+		{ sed -n 1,2p patches-fixes && ls "$TRASH"/planted/*.patch && sed -n "3,\$p" patches-fixes; } >planted-fixes &&
 		series_check planted-series "$TRASH/planted-fixes" &&
 		test_cmp /dev/null new-planted-series &&
 		test_must_fail walk planted-walk "$TRASH/planted-fixes" &&

@@ -21,6 +21,19 @@ series_src() {
 	git clone -q --shared -n "$TOP/work/world/mainline.git" "$1/src"
 }
 
+# series_patches TREE: the paths of TREE's patches, in the series' order.
+series_patches() {
+	sed "s|^|$TOP/integration/series/$1/|" "$TOP/integration/series/$1/series"
+}
+
+# series_am SRC PATCH...: `git am` the patches onto what SRC has checked
+# out, in order.
+series_am() {
+	sm_src=$1
+	shift
+	git -C "$sm_src" am -q -3 "$@"
+}
+
 # series_apply SRC TREE...: reset SRC to v6.1.192, then `git am` the
 # series of each TREE in order.
 series_apply() {
@@ -30,8 +43,7 @@ series_apply() {
 	git -C "$sa_src" checkout -q -f --detach v6.1.192 &&
 	git -C "$sa_src" clean -q -fdx || return 1
 	for sa_tree; do
-		git -C "$sa_src" am -q -3 $(sed "s|^|$TOP/integration/series/$sa_tree/|" \
-			"$TOP/integration/series/$sa_tree/series") ||
+		series_am "$sa_src" $(series_patches "$sa_tree") ||
 			{ echo "$sa_tree: the series does not apply"; return 1; }
 	done
 }

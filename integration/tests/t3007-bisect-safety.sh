@@ -33,7 +33,7 @@ CONFIG_INPUT=y
 CONFIG_INPUT_KEYBOARD=y
 CONFIG_KEYBOARD_GPIO=y
 EOF
-sed "s|^|$I/series/gpio/|" "$I/series/gpio/series" >patches
+series_patches gpio >patches
 n=$(grep -c . patches)
 
 # walk LABEL PATCHES CONFIG...: the walk's output in walk-LABEL, its time

@@ -1,6 +1,6 @@
 # integration/kbuild-env.sh: sourced by the plain-make kernel builds of
-# integration/ (build-kernel, bisect-walk, t3008), so that they build
-# alike and hit each other's objects in ccache.
+# integration/ (build-kernel, bisect-walk, t3008, t3010), so that they
+# build alike and hit each other's objects in ccache.
 #
 # kbuild_env SRC OUT: export ASCII compiler messages (Kbuild unexports
 # LC_ALL, so LANG and LC_CTYPE too), fixed KBUILD_BUILD_* stamps, and a
@@ -16,4 +16,14 @@ kbuild_env() {
 		ke_base=$(dirname "$ke_base")
 	done
 	export CCACHE_BASEDIR=$ke_base CCACHE_NOHASHDIR=1
+}
+
+# kbuild_merge SRC OUT FRAGMENT...: merge the fragments onto OUT/.config
+# in order with SRC's merge_config.sh -m, which runs in OUT (absolute
+# fragment paths) and makes its configuration for $ARCH; olddefconfig
+# is the caller's.
+kbuild_merge() {
+	km_src=$1 km_out=$2
+	shift 2
+	(cd "$km_out" && "$km_src/scripts/kconfig/merge_config.sh" -m -O "$km_out" "$km_out/.config" "$@")
 }

@@ -143,7 +143,7 @@ test_expect_success 'the configuration builds every object the series touch' '
 	reset &&
 	mkdir -p "$C/out" &&
 	kmake tinyconfig >/dev/null &&
-	(cd "$C/out" && "$C/src/scripts/kconfig/merge_config.sh" -m -O "$C/out" .config "$TRASH/check.config") >/dev/null &&
+	kbuild_merge "$C/src" "$C/out" "$TRASH/check.config" >/dev/null &&
 	kmake olddefconfig >/dev/null &&
 	for o in CONFIG_MEMCG CONFIG_TEST_BITMAP CONFIG_CPUMASK_KUNIT_TEST CONFIG_LEDS_GPIO CONFIG_KEYBOARD_GPIO; do
 		grep -qx "$o=y" "$C/out/.config" || { echo "$o is not set"; exit 1; }

@@ -12,8 +12,11 @@
 # go to $TIDE_MEASURE/arm-board-files.txt.  The check is shown to fail:
 # with the ARM select patch left out, nothing turns the option on in
 # iop32x_defconfig and mach-iop32x does not build ("implicit declaration
-# of function 'gpio_request'").  make check-kernel-full only: about 5
-# minutes on 2 cores with an empty ccache, 3 with a warm one.
+# of function 'gpio_request'").  The two 32-bit x86 callers (OLPC XO-1
+# SCI, CS5535 audio's OLPC part) are built the same way for i386, and
+# fail without the series' x86 and ALSA select patches.  make
+# check-kernel-full only: about 5 minutes on 2 cores with an empty
+# ccache, 3 with a warm one.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
 C=$TOP/work/arm-boards
@@ -57,7 +60,7 @@ configure() {
 	o=$C/out/$1
 	{
 		{
-			echo UNUSED_BOARD_FILES
+			test "$ARCH" = arm && echo UNUSED_BOARD_FILES
 			for d in $(echo "$3" | tr , ' '); do
 				grep "^arch/arm/$d/" callers | cut -d' ' -f2
 			done | tr , '\n'
@@ -149,17 +152,47 @@ test_expect_success 'the configurations compile every ARM caller' '
 	test_cmp /dev/null left
 '
 
+# without PATCH...: v6.1.192 + the gpio series but PATCH... in $C/src.
+without() {
+	series_patches gpio | grep -v -F "$(printf "/%s\n" "$@")" >without &&
+	test $(grep -c . without) = $(($(series_patches gpio | grep -c .) - $#)) &&
+	series_apply "$C/src" && series_am "$C/src" $(cat without)
+}
+
 test_expect_success 'without the ARM selects a board file does not build: implicit declaration of a legacy function' '
-	grep -v "^arm-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch\$" "$I/series/gpio/series" |
-		sed "s|^|$I/series/gpio/|" >noarm &&
-	test $(grep -c . noarm) = $(($(grep -c . "$I/series/gpio/series") - 1)) &&
-	series_apply "$C/src" && git -C "$C/src" am -q -3 $(cat noarm) &&
+	without arm-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch &&
 	configure noarm iop32x_defconfig mach-iop32x "" &&
 	! grep -q "^CONFIG_GPIOLIB_LEGACY=" "$C/out/noarm/.config" &&
 	test_must_fail build noarm arch/arm/mach-iop32x/ >errors &&
 	cat errors &&
 	grep -E "^(\.\./)*(src/)?arch/arm/mach-iop32x/[a-z0-9_-]+\.c:[0-9]+:[0-9]+: error: implicit declaration of function .gpio_(request|request_one|free)." errors |
 		head -1 | tee -a "$MEASURE/arm-board-files.txt"
+'
+
+# The 32-bit x86 callers: the OLPC XO-1's SCI driver and the CS5535
+# audio driver's OLPC part, built for i386 with the host's gcc (no
+# cross compiler: the kernel needs no 32-bit libc).
+olpc=OLPC,OLPC_XO1_PM,OLPC_XO1_SCI,MFD_CS5535,GPIO_CS5535,SOUND,SND,SND_PCI,SND_CS5535AUDIO
+x86_callers='arch/x86/platform/olpc/olpc-xo1-sci sound/pci/cs5535audio/cs5535audio_olpc'
+test_expect_success 'the 32-bit x86 OLPC callers build for i386 with the series, and not without its x86 and ALSA selects' '
+	(
+		export ARCH=i386 && X= &&
+		series_apply "$C/src" gpio &&
+		configure olpc i386_defconfig "" $olpc &&
+		grep -qx CONFIG_GPIOLIB_LEGACY=y "$C/out/olpc/.config" &&
+		build olpc arch/x86/platform/olpc/ sound/pci/cs5535audio/ &&
+		for f in $x86_callers; do test -f "$C/out/olpc/$f.o" || exit 1; done &&
+		echo "i386 OLPC: $x86_callers compiled" | tee -a "$MEASURE/arm-board-files.txt" &&
+		without x86-platform-olpc-select-gpiolib_legacy-for-olpc_xo1_sci.patch \
+			alsa-select-gpiolib_legacy-for-drivers-using-gpio-numbers.patch &&
+		configure noolpc i386_defconfig "" $olpc &&
+		! grep -q "^CONFIG_GPIOLIB_LEGACY=" "$C/out/noolpc/.config" &&
+		for f in $x86_callers; do
+			test_must_fail build noolpc "${f%/*}/" >errors &&
+			grep -E "^(\.\./)*(src/)?$f\.c:[0-9]+:[0-9]+: error: implicit declaration of function .gpio_" errors |
+				head -1 | tee -a "$MEASURE/arm-board-files.txt" | grep . || exit 1
+		done
+	)
 '
 
 test_done

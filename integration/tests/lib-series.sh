@@ -21,6 +21,17 @@ series_src() {
 	git clone -q --shared -n "$TOP/work/world/mainline.git" "$1/src"
 }
 
+# series_kbuild DIR ARCH: C=DIR; DIR/src is built into DIR/out as
+# integration/build-kernel builds (kbuild-env.sh: ASCII messages, fixed
+# stamps, ccache objects shared with the other plain-make builds), for
+# ARCH, with kbuild_merge() at hand.
+series_kbuild() {
+	C=$1
+	. "$I/kbuild-env.sh"
+	kbuild_env "$C/src" "$C/out"
+	export ARCH=$2
+}
+
 # series_patches TREE: the paths of TREE's patches, in the series' order.
 series_patches() {
 	sed "s|^|$TOP/integration/series/$1/|" "$TOP/integration/series/$1/series"

@@ -18,11 +18,7 @@
 # $TIDE_MEASURE/series-warnings.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
-C=$TOP/work/series-warnings
-# Built as integration/build-kernel builds, sharing its ccache objects.
-. "$I/kbuild-env.sh"
-kbuild_env "$C/src" "$C/out"
-export ARCH=x86_64
+series_kbuild "$TOP/work/series-warnings" x86_64
 
 series_src "$C" || { t_failed=1; test_done; }
 cd "$TRASH" || exit 1

@@ -41,7 +41,8 @@ kbuild_env "$C/src" "$C/out"
 # boards) AM200EPD.
 # mips: the machine (AR7, BCM47XX, BCM63XX, Alchemy, TX49xx) is a
 # choice, and so is the Alchemy board (MTX-1 or DB1xxx): one defconfig
-# each.  sh: a board depends on its CPU subtype, a choice: one defconfig
+# each (mtx1's alchemy turns both boards on; MIPS_MTX1 last settles
+# it).  sh: a board depends on its CPU subtype, a choice: one defconfig
 # per subtype (the three SH7724 boards in ecovec24_defconfig), and the
 # SH-X3 setup is under kernel/cpu/sh4a.  powerpc: SGY_CTS1000 depends on
 # CORENET_GENERIC.

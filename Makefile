@@ -24,7 +24,9 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	ccache flex bison libelf-dev libssl-dev bc xz-utils perl kmod time \
 	clang libclang-rt-14-dev libgmime-3.0-dev strace zlib1g-dev patch \
 	man-db groff-base redis-server distcc python3-jsonschema python3-rfc3987 \
-	chromium gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi sparse qemu-system-arm zlib1g-dev:arm64
+	chromium gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi gcc-mips-linux-gnu \
+	gcc-sh4-linux-gnu gcc-m68k-linux-gnu gcc-powerpc-linux-gnu sparse \
+	qemu-system-arm zlib1g-dev:arm64
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))

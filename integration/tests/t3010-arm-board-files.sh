@@ -26,10 +26,9 @@
 # powerpc configurations' objects not in it (the arm ones cold add 2).
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
 . "$TOP/integration/tests/lib-series.sh"
-C=$TOP/work/arm-boards
-# Built as integration/build-kernel builds (ASCII messages, ccache).
-. "$I/kbuild-env.sh"
-kbuild_env "$C/src" "$C/out"
+# Built as integration/build-kernel builds (ASCII messages, ccache);
+# use() picks the architecture of each configuration.
+series_kbuild "$TOP/work/arm-boards" arm
 
 # ARCH:CROSS-PREFIX:DEFCONFIG:DIRS:EXTRA-SYMBOLS.  The boards of DIRS
 # (comma-separated, under arch/<ARCH's directory>/) are turned on; the

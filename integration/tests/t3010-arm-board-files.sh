@@ -45,7 +45,7 @@ series_kbuild "$TOP/work/arm-boards" arm
 # per subtype (the three SH7724 boards in ecovec24_defconfig), and the
 # SH-X3 setup is under kernel/cpu/sh4a.  powerpc: SGY_CTS1000 depends on
 # CORENET_GENERIC.
-A=arm:arm-linux-gnueabi-
+A=arm:arm-linux-gnueabi- M=mips:mips-linux-gnu- S=sh:sh4-linux-gnu-
 configs="
 $A:pxa_defconfig:mach-pxa:ARCH_PXA_PALM,MACH_CENTRO,MACH_CORGI
 $A:am200epdkit_defconfig:mach-pxa:GUMSTIX_AM200EPD
@@ -59,21 +59,21 @@ $A:iop32x_defconfig:mach-iop32x:
 $A:h3600_defconfig:mach-sa1100:
 $A:omap2plus_defconfig:mach-omap2:
 $A:mvebu_v7_defconfig:mach-mvebu:
-mips:mips-linux-gnu-:mtx1_defconfig:alchemy:MIPS_MTX1
-mips:mips-linux-gnu-:db1xxx_defconfig:alchemy/devboards:
-mips:mips-linux-gnu-:ar7_defconfig:ar7:
-mips:mips-linux-gnu-:bcm47xx_defconfig:bcm47xx:
-mips:mips-linux-gnu-:bcm63xx_defconfig:bcm63xx:
-mips:mips-linux-gnu-:rbtx49xx_defconfig:txx9:
-sh:sh4-linux-gnu-:ecovec24_defconfig:boards:
-sh:sh4-linux-gnu-:migor_defconfig:boards:
-sh:sh4-linux-gnu-:ap325rxa_defconfig:boards:
-sh:sh4-linux-gnu-:magicpanelr2_defconfig:boards:
-sh:sh4-linux-gnu-:sh7757lcr_defconfig:boards:
-sh:sh4-linux-gnu-:urquell_defconfig:boards:
-sh:sh4-linux-gnu-:r7785rp_defconfig:boards:
-sh:sh4-linux-gnu-:rsk7203_defconfig:boards:
-sh:sh4-linux-gnu-:shx3_defconfig:kernel/cpu/sh4a:
+$M:mtx1_defconfig:alchemy:MIPS_MTX1
+$M:db1xxx_defconfig:alchemy/devboards:
+$M:ar7_defconfig:ar7:
+$M:bcm47xx_defconfig:bcm47xx:
+$M:bcm63xx_defconfig:bcm63xx:
+$M:rbtx49xx_defconfig:txx9:
+$S:ecovec24_defconfig:boards:
+$S:migor_defconfig:boards:
+$S:ap325rxa_defconfig:boards:
+$S:magicpanelr2_defconfig:boards:
+$S:sh7757lcr_defconfig:boards:
+$S:urquell_defconfig:boards:
+$S:r7785rp_defconfig:boards:
+$S:rsk7203_defconfig:boards:
+$S:shx3_defconfig:kernel/cpu/sh4a:
 m68k:m68k-linux-gnu-:m5208evb_defconfig:coldfire:
 powerpc:powerpc-linux-gnu-:corenet32_smp_defconfig:platforms/85xx:
 "
@@ -242,11 +242,11 @@ implicit() {
 
 # ARCH:CROSS-PREFIX:DEFCONFIG:DIR:PATCH: without PATCH, nothing turns the
 # option on in DEFCONFIG with DIR's boards, and DIR does not build.
-fails='
-arm:arm-linux-gnueabi-:iop32x_defconfig:mach-iop32x:arm-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch
-sh:sh4-linux-gnu-:migor_defconfig:boards/mach-migor:sh-select-gpiolib_legacy-for-boards-using-gpio-numbers.patch
-mips:mips-linux-gnu-:bcm47xx_defconfig:bcm47xx:mips-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch
-'
+fails="
+$A:iop32x_defconfig:mach-iop32x:arm-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch
+$S:migor_defconfig:boards/mach-migor:sh-select-gpiolib_legacy-for-boards-using-gpio-numbers.patch
+$M:bcm47xx_defconfig:bcm47xx:mips-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch
+"
 for spec in $fails; do
 	IFS=: read -r arch x cfg dir patch <<EOF
 $spec

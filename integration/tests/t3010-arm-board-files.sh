@@ -87,6 +87,18 @@ use() {
 	case $1 in i386|x86_64) D=x86 ;; *) D=$1 ;; esac
 }
 
+# unpack SPEC NAME...: a line of a table (ARCH:CROSS-PREFIX:...): use
+# its architecture and compiler, arch names it, and the NAMEs get the
+# rest of its fields.
+unpack() {
+	up_spec=$1
+	shift
+	IFS=: read -r arch up_x "$@" <<EOF
+$up_spec
+EOF
+	use $arch $up_x
+}
+
 for x in $(echo "$configs" | cut -d: -f2 | sort -u); do
 	command -v ${x}gcc >/dev/null ||
 		{ echo "# ${x}gcc is not installed: run make deps"; t_failed=1; test_done; }
@@ -187,10 +199,7 @@ test_expect_success 'v6.1.192 + the gpio series; legacy-callers lists the arch c
 '
 
 for spec in $configs; do
-	IFS=: read -r arch x cfg dirs extras <<EOF
-$spec
-EOF
-	use $arch $x
+	unpack "$spec" cfg dirs extras
 	test_expect_success "$arch $cfg with its boards builds the legacy callers it enables" '
 		t0=$(date +%s) &&
 		configure $cfg $cfg $dirs "$extras" &&
@@ -248,10 +257,7 @@ $S:migor_defconfig:boards/mach-migor:sh-select-gpiolib_legacy-for-boards-using-g
 $M:bcm47xx_defconfig:bcm47xx:mips-select-gpiolib_legacy-for-platforms-using-gpio-numbers.patch
 "
 for spec in $fails; do
-	IFS=: read -r arch x cfg dir patch <<EOF
-$spec
-EOF
-	use $arch $x
+	unpack "$spec" cfg dir patch
 	test_expect_success "without the $arch selects a board file does not build: implicit declaration of a legacy function" '
 		without $patch &&
 		configure no$arch $cfg $dir "" &&

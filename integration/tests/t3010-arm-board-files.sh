@@ -143,8 +143,8 @@ compiled() {
 	done <callers
 	return 0
 }
-# set OUT: the callers one of whose symbols OUT's configuration sets
-# (y or m).
+# set_callers OUT: the callers one of whose symbols OUT's configuration
+# sets (y or m).
 set_callers() {
 	while read -r f s; do
 		for y in $(echo "$s" | tr , ' '); do
@@ -154,26 +154,26 @@ set_callers() {
 	return 0
 }
 
-# boarddirs OUT DIRS: the directories of the .c callers under DIRS
-# (comma-separated, under arch/$D/) that OUT's configuration sets.  Not
-# DIRS themselves: kbuild enters arch/sh's boards/mach-*/ from
+# boarddirs SET DIRS: the directories of the .c callers under DIRS
+# (comma-separated, under arch/$D/) that the file SET (set_callers'
+# output) names.  Not DIRS themselves: kbuild enters arch/sh's boards/mach-*/ from
 # arch/sh/Makefile, not from boards/, and a board directory may build
 # its files unconditionally (obj-y), so one whose board is off would be
 # built for a CPU it is not for.
 boarddirs() {
-	set_callers "$1" >set-callers &&
 	for d in $(echo "$2" | tr , ' '); do
-		grep "^arch/$D/$d/[^ ]*\.c$" set-callers
+		grep "^arch/$D/$d/[^ ]*\.c$" "$1"
 	done | sed 's|[^/]*$||' | sort -u
 }
 
-# enabled OUT: the objects of the callers outside arch/ that OUT's
-# configuration builds: of the .c callers it sets, those kbuild's dry
-# run of their directories compiles (the symbols alone can name an
-# object the configuration leaves out: sound/soc/soc-ac97.c is under
-# SND_SOC but built only with SND_SOC_AC97_BUS).
+# enabled OUT SET: the objects of the callers outside arch/ that OUT's
+# configuration builds: of the .c callers it sets (the file SET,
+# set_callers' output), those kbuild's dry run of their directories
+# compiles (the symbols alone can name an object the configuration
+# leaves out: sound/soc/soc-ac97.c is under SND_SOC but built only with
+# SND_SOC_AC97_BUS).
 enabled() {
-	set_callers "$1" | grep -v "^arch/" | sed -n "s/\.c$/.o/p" >candidates
+	grep -v "^arch/" "$2" | sed -n "s/\.c$/.o/p" >candidates
 	test -s candidates || return 0
 	kmake O="$1" -n -k $(sed 's|[^/]*$||' candidates | sort -u) >dry-run 2>&1 &&
 	grep -q -- "-o [^ ]*\.o" dry-run || { echo "$1: kbuild's dry run names no object" >&2; return 1; }
@@ -205,12 +205,14 @@ for spec in $configs; do
 		configure $cfg $cfg $dirs "$extras" &&
 		o=$C/out/$cfg &&
 		grep -qx CONFIG_GPIOLIB_LEGACY=y "$o/.config" &&
-		boarddirs "$o" $dirs >boarddirs-$cfg && test -s boarddirs-$cfg &&
+		set_callers "$o" >set-$cfg &&
+		boarddirs set-$cfg $dirs >boarddirs-$cfg && test -s boarddirs-$cfg &&
 		build $cfg $(cat boarddirs-$cfg) &&
-		compiled "$o" | grep "^arch/$D/" >arch-$cfg &&
-		enabled "$o" >drivers-$cfg &&
+		enabled "$o" set-$cfg >drivers-$cfg &&
 		if [ -s drivers-$cfg ]; then build $cfg $(cat drivers-$cfg); fi &&
-		{ compiled "$o" | grep -v "^arch/" || :; } >others-$cfg &&
+		compiled "$o" >compiled-$cfg &&
+		grep "^arch/$D/" compiled-$cfg >arch-$cfg &&
+		{ grep -v "^arch/" compiled-$cfg || :; } >others-$cfg &&
 		n=$(wc -l <arch-$cfg) others=$(wc -l <others-$cfg) &&
 		test $n -gt 0 && test $others = $(wc -l <drivers-$cfg) &&
 		echo "$cfg: $n $ARCH callers compiled ($(sed "s|^arch/$D/||; s|/.*||" arch-$cfg | sort | uniq -c | awk "{printf \"%s%s %s\", s, \$2, \$1; s=\", \"}")), $others drivers/sound callers compiled, in $(($(date +%s) - t0)) s" |

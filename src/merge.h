@@ -57,9 +57,22 @@ struct merge_opts {
 	 * them rather than walking twice.
 	 */
 	const git_oidarray *bases;
+	/*
+	 * Content limits (0: the defaults).  A file over big_file_threshold
+	 * bytes on any side is not merged by lines but handled as a binary
+	 * file (a conflict keeping ours), without being read; so is a merge
+	 * whose texts, result and line tables would need more than
+	 * content_budget bytes (xmerge_cost()).
+	 */
+	size_t big_file_threshold;
+	size_t content_budget;
+	int marker_size;		/* conflict markers; 0: 7 (twice the depth added inside virtual bases) */
 };
 
-#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL }
+#define MERGE_BIG_FILE_DEFAULT ((size_t)512 << 20)	/* git's core.bigFileThreshold */
+#define MERGE_CONTENT_BUDGET_DEFAULT ((size_t)512 << 20)
+
+#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0 }
 
 struct merge_result {
 	git_oid tree;			/* the written result tree */

@@ -58,6 +58,10 @@ struct ent {
 
 static const struct ent NONE_ENT;
 
+/* merge_set_limits() */
+static size_t default_big_file = MERGE_BIG_FILE_DEFAULT;
+static size_t default_budget = MERGE_CONTENT_BUDGET_DEFAULT;
+
 /* An entry of a result directory. */
 struct out_ent {
 	char *name;
@@ -477,18 +481,26 @@ static int blob_is_binary(const git_blob *blob)
 }
 
 /*
- * Whether a blob is over the big-file threshold, from its header: a big
- * blob is never read whole to be merged.
+ * Whether contents are too big to merge by lines, from the blobs' headers
+ * (a big blob is never read whole): a side over the big-file threshold,
+ * or texts and a result that alone pass the content budget.
  */
-static int blob_too_big(struct mctx *m, const char *path, const git_oid *oid, int *big)
+static int blobs_too_big(struct mctx *m, const char *path, const git_oid *const oids[3],
+			 int *big)
 {
-	size_t len;
+	size_t len[3] = { 0, 0, 0 };
 	git_object_t type;
+	int i;
 
-	if (git_odb_read_header(&len, &type, m->odb, oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read blob %s of '%s'",
-				      git_oid_tostr_s(oid), path);
-	if (len > m->big_file)
+	for (i = 0; i < 3; i++) {
+		if (oids[i] && git_odb_read_header(&len[i], &type, m->odb, oids[i]) < 0)
+			return tide_error_git(TIDE_ERROR, "cannot read blob %s of '%s'",
+					      git_oid_tostr_s(oids[i]), path);
+		if (len[i] > m->big_file)
+			*big = 1;
+	}
+	/* as xmerge_cost() counts them, without the lines */
+	if (len[0] / 2 + len[1] + len[2] > m->budget / 2)
 		*big = 1;
 	return 0;
 }
@@ -582,9 +594,7 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 		return 0;
 	}
 	m->res->blobs_merged++;
-	for (i = 0; i < 3 && error == 0; i++)
-		if (oids[i])
-			error = blob_too_big(m, path, oids[i], &big);
+	error = blobs_too_big(m, path, oids, &big);
 	for (i = 0; i < 3 && error == 0 && !big; i++)
 		if (oids[i] && (error = content_load(m, path, oids[i], &blobs[i])) == 0)
 			big = blob_is_binary(blobs[i]);
@@ -2180,9 +2190,8 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
 	m.big_file = opts && opts->big_file_threshold ? opts->big_file_threshold
-						      : MERGE_BIG_FILE_DEFAULT;
-	m.budget = opts && opts->content_budget ? opts->content_budget
-						: MERGE_CONTENT_BUDGET_DEFAULT;
+						      : default_big_file;
+	m.budget = opts && opts->content_budget ? opts->content_budget : default_budget;
 	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : 7;
 	if (git_repository_odb(&m.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
@@ -2209,6 +2218,14 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	if (error < 0)
 		merge_result_clear(out);
 	return error;
+}
+
+void merge_set_limits(size_t big_file_threshold, size_t content_budget)
+{
+	if (big_file_threshold)
+		default_big_file = big_file_threshold;
+	if (content_budget)
+		default_budget = content_budget;
 }
 
 int merge_trees(struct merge_result *out, git_repository *repo,

@@ -72,6 +72,13 @@ struct merge_opts {
 #define MERGE_BIG_FILE_DEFAULT ((size_t)512 << 20)	/* git's core.bigFileThreshold */
 #define MERGE_CONTENT_BUDGET_DEFAULT ((size_t)512 << 20)
 
+/*
+ * The content limits of every merge whose merge_opts leave them 0 (like
+ * git's core.bigFileThreshold, a process-wide setting: cmd/ sets it from
+ * tide-config(5)); 0 keeps the current value.
+ */
+void merge_set_limits(size_t big_file_threshold, size_t content_budget);
+
 #define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0 }
 
 struct merge_result {

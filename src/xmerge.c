@@ -58,39 +58,49 @@ struct hunks {
 struct line_class {
 	const char *ptr;
 	uint32_t len;
-	uint32_t hash;
 };
 
+/*
+ * Open addressing; a slot holds a class's hash (high half) and index + 1
+ * (low half, 0: empty), so a probe that does not match reads no class.
+ */
 struct classifier {
 	struct line_class *cls;
 	size_t ncls, cls_alloc;
-	uint32_t *slots;		/* class index + 1; 0: empty */
+	uint64_t *slots;
 	size_t nslots;			/* a power of two */
 };
 
+/* Eight bytes at a time, then a full avalanche: the table uses low bits. */
 static uint32_t line_hash(const char *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
 
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 0x100000001b3ull;
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
 	}
-	return (uint32_t)(h ^ (h >> 32));
+	for (w = 0; len; len--)
+		w = (w << 8) | (unsigned char)p[len - 1];
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
 }
 
 static void classifier_grow(struct classifier *c)
 {
-	size_t n = c->nslots ? c->nslots * 2 : 1024, i;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
+	size_t n = c->nslots ? c->nslots * 2 : 1024, i, s;
+	uint64_t *slots = xcalloc(n, sizeof(*slots));
 
-	for (i = 0; i < c->ncls; i++) {
-		size_t s = c->cls[i].hash & (n - 1);
-
-		while (slots[s])
-			s = (s + 1) & (n - 1);
-		slots[s] = (uint32_t)i + 1;
+	for (i = 0; i < c->nslots; i++) {
+		if (!c->slots[i])
+			continue;
+		for (s = (c->slots[i] >> 32) & (n - 1); slots[s]; s = (s + 1) & (n - 1))
+			;
+		slots[s] = c->slots[i];
 	}
 	free(c->slots);
 	c->slots = slots;
@@ -99,20 +109,20 @@ static void classifier_grow(struct classifier *c)
 
 static uint32_t classify(struct classifier *c, const char *p, uint32_t len)
 {
-	uint32_t h = line_hash(p, len);
+	uint64_t h = line_hash(p, len);
 	size_t s;
 
 	if ((c->ncls + 1) * 2 > c->nslots)
 		classifier_grow(c);
 	for (s = h & (c->nslots - 1); c->slots[s]; s = (s + 1) & (c->nslots - 1)) {
-		const struct line_class *k = &c->cls[c->slots[s] - 1];
+		const struct line_class *k = &c->cls[(uint32_t)c->slots[s] - 1];
 
-		if (k->hash == h && k->len == len && !memcmp(k->ptr, p, len))
-			return c->slots[s] - 1;
+		if (c->slots[s] >> 32 == h && k->len == len && !memcmp(k->ptr, p, len))
+			return (uint32_t)c->slots[s] - 1;
 	}
 	array_grow(&c->cls, &c->cls_alloc, c->ncls + 1, sizeof(*c->cls));
-	c->cls[c->ncls] = (struct line_class){ p, len, h };
-	c->slots[s] = (uint32_t)++c->ncls;
+	c->cls[c->ncls] = (struct line_class){ p, len };
+	c->slots[s] = h << 32 | (uint64_t)++c->ncls;
 	return (uint32_t)c->ncls - 1;
 }
 

@@ -46,6 +46,66 @@ while [ $g -lt $GROUPS ]; do
 	g=$((g + 1))
 done
 
+# The limits (not git's: git merges any text under 1 GiB by lines).
+# big.txt, LINES lines, changed at its start by ours and its end by theirs.
+big_repo() {
+	git init -q --bare "$1" &&
+	python3 - "$2" <<-\PY | git -C "$1" fast-import --quiet
+	import sys
+	n = int(sys.argv[1]); out = sys.stdout.buffer
+	base = b"".join(b"line %010d\n" % i for i in range(n))
+	ours = b"ours\n" + base[16:]
+	theirs = base[:-16] + b"theirs\n"
+	for m, d in ((1, base), (2, ours), (3, theirs)):
+	    out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (m, len(d), d))
+	for ref, m, b, p in ((b"base", 10, 1, 0), (b"ours", 11, 2, 10), (b"theirs", 12, 3, 10)):
+	    out.write(b"commit refs/heads/%s\nmark :%d\ncommitter T <t@x> 1700000000 +0000\n"
+	              b"data 1\nx\n" % (ref, m))
+	    if p:
+	        out.write(b"from :%d\n" % p)
+	    out.write(b"M 100644 :%d big.txt\n" % b)
+	PY
+}
+
+test_expect_success 'a file over --big-file-threshold is a binary conflict keeping ours' '
+	big_repo small.git 1000 &&
+	(cd small.git && git merge-tree --write-tree ours theirs) >exp &&
+	(cd small.git && tide merge-tree ours theirs) >got &&
+	test_cmp exp got &&
+	(cd small.git && test_must_fail --status=1 tide merge-tree --big-file-threshold=10K \
+		--name-only ours theirs) >got &&
+	sed -n 2p got >paths && echo big.txt >want && test_cmp want paths &&
+	grep -q "^CONFLICT (binary): Merge conflict in big.txt" got &&
+	test "$(git -C small.git rev-parse "$(head -n 1 got)":big.txt)" = \
+		"$(git -C small.git rev-parse ours:big.txt)"
+'
+
+test_expect_success 'a merge over --merge-memory is a binary conflict keeping ours' '
+	(cd small.git && test_must_fail --status=1 tide merge-tree --merge-memory=100K \
+		--name-only ours theirs) >got &&
+	sed -n 2p got >paths && test_cmp want paths &&
+	test "$(git -C small.git rev-parse "$(head -n 1 got)":big.txt)" = \
+		"$(git -C small.git rev-parse ours:big.txt)" &&
+	test_must_fail --status=2 tide merge-tree --merge-memory=lots ours theirs 2>err &&
+	grep -q "bad --merge-memory .lots." err
+'
+
+# 64 MB a side: over the threshold, it is never read (RSS far below it).
+test_expect_success 'a big file is not read: 64 MB text changed on both sides' '
+	big_repo big.git 4194304 &&
+	(cd big.git && test_must_fail --status=1 /usr/bin/time -f %M -o ../rss "$TIDE_BIN" \
+		merge-tree --big-file-threshold=16M --name-only ours theirs) >got &&
+	sed -n 2p got >paths && test_cmp want paths &&
+	echo "# RSS $(tail -n 1 rss) KB" &&
+	test "$(tail -n 1 rss)" -lt 60000
+'
+
+test_expect_success 'tide-config: a bad big-file-threshold is bad input naming the line' '
+	mkdir ws && printf "# limits\nbig-file-threshold = lots\n" >ws/config &&
+	test_must_fail --status=3 tide -C ws log 2>err &&
+	grep -q "ws/config:2: bad big-file-threshold .lots." err
+'
+
 # The figures: files merged, conflicted in git's merge, differing.
 m=$(git -C "$TRASH/r" ls-tree --name-only g0-ours | wc -l)
 total=$((m * GROUPS))

@@ -7,6 +7,7 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
+#   make bench-content-merge  content merges of real files against libgit2 and git
 #   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
 
 CC ?= gcc
@@ -189,6 +190,9 @@ bench-merge: all
 bench-day: all
 	bench/bench-day
 
+bench-content-merge: all
+	bench/bench-content-merge
+
 bench-bisect: all
 	bench/bench-bisect
 
@@ -200,7 +204,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
+.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build bench-content-merge clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

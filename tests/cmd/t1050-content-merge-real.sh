@@ -11,8 +11,9 @@
 #    or with conflict markers.
 . "$(dirname "$0")/lib.sh"
 
+# ../shared next to the project's checkout (../../shared from a worktree)
 BUNDLE=${TIDE_LIBGIT2_BUNDLE:-$TOP/../shared/data/libgit2.bundle}
-[ -f "$BUNDLE" ] || BUNDLE=/work/shared/data/libgit2.bundle
+[ -f "$BUNDLE" ] || [ -n "$TIDE_LIBGIT2_BUNDLE" ] || BUNDLE=$TOP/../../shared/data/libgit2.bundle
 SEED=${TIDE_CONTENT_SEED:-1050}
 PAIRS=${TIDE_CONTENT_PAIRS:-60}
 

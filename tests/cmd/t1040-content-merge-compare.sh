@@ -7,7 +7,10 @@
 # `tide merge-tree` and `git merge-tree --write-tree`.  The result trees
 # must be the same object (so every merged blob, conflict markers and
 # labels included), and so must the exit status and the conflicted paths.
+# Then the content limits (big-file-threshold, merge-memory), in
+# merge-tree and in a day.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-world.sh"
 
 SEED=${TIDE_XMERGE_SEED:-1040}
 FILES=${TIDE_XMERGE_FILES:-150}
@@ -104,6 +107,28 @@ test_expect_success 'tide-config: a bad big-file-threshold is bad input naming t
 	mkdir ws && printf "# limits\nbig-file-threshold = lots\n" >ws/config &&
 	test_must_fail --status=3 tide -C ws log 2>err &&
 	grep -q "ws/config:2: bad big-file-threshold .lots." err
+'
+
+test_expect_success 'tide run: two trees change a big file: a binary conflict, the day ships' '
+	git init -q -b master world/mainline &&
+	python3 -c "import sys; sys.stdout.write(\"\".join(\"line %010d\\n\" % i for i in range(100000)))" \
+		>world/mainline/big.txt &&
+	git -C world/mainline add big.txt && git -C world/mainline commit -qm mainline &&
+	git -C world/mainline tag v1.0 &&
+	for t in t1 t2; do
+		git clone -q world/mainline world/$t &&
+		git -C world/$t checkout -q -b for-next &&
+		sed -i "s/^line 0000000005\$/$t was here/" world/$t/big.txt &&
+		git -C world/$t commit -qam "$t: change big.txt" || exit 1
+	done &&
+	conf "t1 git t1#for-next" "t2 git t2#for-next" &&
+	mkdir -p run && echo "big-file-threshold = 1M" >run/config &&
+	test_must_fail --status=1 tide -C run -f world/trees.conf run --no-build --no-boot \
+		--date 2026-12-01 >out 2>err &&
+	grep -q "^next-20261201: 1 of 2 trees merged, 1 left out$" out &&
+	grep -q "t2: conflict in 1 path (big.txt), left out" err &&
+	WS=run day_field 2026-12-01 "\" \".join(c[\"kind\"] for t in d[\"trees\"] for c in t.get(\"conflicts\", []))" >kinds &&
+	echo binary >want && test_cmp want kinds
 '
 
 # The figures: files merged, conflicted in git's merge, differing.

@@ -37,6 +37,8 @@
 #define BINARY_PROBE 8000
 #define RENAME_SCORE 50		/* merge-ort's default similarity */
 #define RENAME_LIMIT 7000	/* merge.renameLimit's default */
+/* Bytes per line a two-way xdiff (libgit2's, for diffstats) holds. */
+#define DIFF_LINE_COST 130
 
 struct strlist {
 	char **v;
@@ -2549,6 +2551,57 @@ void merge_objects_free(struct merge_objects *mo)
 	free(mo);
 }
 
+static size_t blob_header_size(git_odb *odb, const git_oid *id)
+{
+	git_object_t type;
+	size_t len = 0;
+
+	if (id && !git_oid_is_zero(id) && git_odb_read_header(&len, &type, odb, id) < 0) {
+		git_error_clear();
+		len = 0;
+	}
+	return len;
+}
+
+/* Lines of a blob, reading it (the caller bounded its size). */
+static size_t blob_lines(git_repository *repo, const git_oid *id)
+{
+	git_blob *blob = NULL;
+	const char *p, *end;
+	size_t n = 0;
+
+	if (!id || git_oid_is_zero(id) || git_blob_lookup(&blob, repo, id) < 0)
+		return 0;
+	p = git_blob_rawcontent(blob);
+	end = p + git_blob_rawsize(blob);
+	for (; p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	git_blob_free(blob);
+	return n + 1;
+}
+
+int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
+			   size_t *size_a, size_t *size_b)
+{
+	git_odb *odb = NULL;
+	size_t la, lb;
+
+	if (git_repository_odb(&odb, repo) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	la = *size_a = blob_header_size(odb, a);
+	lb = *size_b = blob_header_size(odb, b);
+	git_odb_free(odb);
+	if (la > default_big_file || lb > default_big_file || la + lb > default_budget / 2)
+		return 1;
+	/* a line costs at most DIFF_LINE_COST: only big texts need counting */
+	if ((la + lb) * (DIFF_LINE_COST + 1) <= default_budget)
+		return 0;
+	return la + lb + DIFF_LINE_COST * (blob_lines(repo, a) + blob_lines(repo, b)) >
+	       default_budget;
+}
+
 void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
 			  void (*add)(void *payload, const char *hunk), void *payload)
 {
@@ -2557,10 +2610,13 @@ void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const ch
 	git_blob *blob = NULL;
 	struct buf hunk = BUF_INIT;
 	const char *p, *end;
+	size_t size;
 	int in = 0;
 
+	/* a blob over the limits was never merged by lines: no markers of ours */
 	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
 	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    merge_diff_over_limits(repo, git_tree_entry_id(entry), NULL, &size, &size) ||
 	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
 		goto done;
 	p = git_blob_rawcontent(blob);

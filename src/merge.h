@@ -79,6 +79,15 @@ struct merge_opts {
  */
 void merge_set_limits(size_t big_file_threshold, size_t content_budget);
 
+/*
+ * Whether a line diff of blobs a and b (NULL or zero: none) would pass
+ * those limits: callers (the diffstat) then show the pair as binary, as
+ * git shows files over core.bigFileThreshold.  The sizes are set from the
+ * objects' headers; only texts near the budget are read, to count lines.
+ */
+int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
+			   size_t *size_a, size_t *size_b);
+
 #define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0 }
 
 struct merge_result {

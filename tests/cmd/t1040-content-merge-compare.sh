@@ -109,7 +109,7 @@ test_expect_success 'tide-config: a bad big-file-threshold is bad input naming t
 	grep -q "ws/config:2: bad big-file-threshold .lots." err
 '
 
-test_expect_success 'tide run: two trees change a big file: a binary conflict, the day ships' '
+test_expect_success 'tide run: two trees change a big file: a binary conflict, a Bin diffstat, the day ships' '
 	git init -q -b master world/mainline &&
 	python3 -c "import sys; sys.stdout.write(\"\".join(\"line %010d\\n\" % i for i in range(100000)))" \
 		>world/mainline/big.txt &&
@@ -128,7 +128,11 @@ test_expect_success 'tide run: two trees change a big file: a binary conflict, t
 	grep -q "^next-20261201: 1 of 2 trees merged, 1 left out$" out &&
 	grep -q "t2: conflict in 1 path (big.txt), left out" err &&
 	WS=run day_field 2026-12-01 "\" \".join(c[\"kind\"] for t in d[\"trees\"] for c in t.get(\"conflicts\", []))" >kinds &&
-	echo binary >want && test_cmp want kinds
+	echo binary >want && test_cmp want kinds &&
+	old=$(git -C world/mainline cat-file -s v1.0:big.txt) &&
+	new=$(git -C world/t1 cat-file -s for-next:big.txt) &&
+	git -C run/repo.git show next-20261201:Next/merge.log >log &&
+	grep -q "^ big.txt | Bin $old -> $new bytes\$" log
 '
 
 # The figures: files merged, conflicted in git's merge, differing.

@@ -134,14 +134,15 @@ test_expect_success 'fetch-deadline: the running fetch, the queued one, a quilt 
 	no_password out err errors
 '
 
-test_expect_success 'a base behind a password that cannot be fetched: the message is redacted' '
+test_expect_success 'a base behind a password that cannot be fetched (a new workspace): the message is redacted' '
 	conf "t1 git t1#for-next" &&
 	sed -i "s|^#tide\tbase\t.*|#tide\tbase\t$STALL/base.git#v1.0|" world/trees.conf &&
 	printf "#tide\tfetch-deadline=2\n" >>world/trees.conf &&
-	test_must_fail tide -C ws -f world/trees.conf run --no-build --date 2026-12-05 >out 2>err &&
+	test_must_fail --status=3 tide -C ws2 -f world/trees.conf run --no-build --date 2026-12-05 >out 2>err &&
 	cat err &&
-	grep -q "alice:\*\*\*@127.0.0.1" err &&
-	no_password out err
+	grep -q "^tide: base tag .v1.0. not found in .http://alice:\*\*\*@127.0.0.1:[0-9]*/base.git.$" err &&
+	grep -q "alice:\*\*\*@127.0.0.1" ws2/tide.log &&
+	no_password out err ws2
 '
 
 test_expect_success 'a kcidb-submit URL and an SMTP URL with a password: redacted or refused' '

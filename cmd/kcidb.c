@@ -12,6 +12,7 @@
 #include "../src/error.h"
 #include "../src/kcidb.h"
 #include "../src/settings.h"
+#include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -160,7 +161,10 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 		token_file = settings_get(ctx->settings, "kcidb-token-file");
 	if (submit_url && !str_starts_with(submit_url, "http://") &&
 	    !str_starts_with(submit_url, "https://")) {
-		cmd_error("--submit wants an http:// or https:// URL, not '%s'", submit_url);
+		char *shown = url_redact(submit_url);
+
+		cmd_error("--submit wants an http:// or https:// URL, not '%s'", shown);
+		free(shown);
 		return EXIT_USAGE;
 	}
 	/* The options win over DIR/config's kcidb-origin and kcidb-url. */
@@ -219,9 +223,12 @@ int cmd_kcidb_check_settings(struct cmd_ctx *ctx)
 	if (!url)
 		return EXIT_OK;
 	if (!str_starts_with(url, "http://") && !str_starts_with(url, "https://")) {
+		char *shown = url_redact(url);
+
 		config_where(&where, ctx, "kcidb-submit");
 		cmd_error("%s: kcidb-submit wants an http:// or https:// URL, not '%s'",
-			  buf_cstr(&where), url);
+			  buf_cstr(&where), shown);
+		free(shown);
 		status = EXIT_BADINPUT;
 	} else if ((origin = settings_get(ctx->settings, "kcidb-origin")) &&
 		   !kcidb_origin_valid(origin)) {

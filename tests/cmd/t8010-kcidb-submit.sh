@@ -61,7 +61,7 @@ test_expect_success 'a server that hangs is given up after --timeout, the spool 
 	start=$(date +%s) &&
 	test_must_fail --status=1 tide -C ws kcidb --submit "$URL" --token-file token --timeout 2 2>err &&
 	test $(( $(date +%s) - start )) -lt 15 &&
-	grep -q "cannot submit next-20261201.json to .*: Operation timed out after 2" err &&
+	grep -q "cannot submit next-20261201.json to .*: [A-Za-z]* timed out after 2" err &&
 	test $(ls ws/kcidb-spool | wc -l) = 2
 '
 
@@ -171,7 +171,7 @@ test_expect_success 'kcidb-timeout bounds the whole submission, not each documen
 	echo 502 >control &&
 	test_must_fail --status=1 tide -C ws kcidb --submit "$URL" 2026-12-01 2>err &&
 	test_must_fail --status=1 tide -C ws kcidb --submit "$URL" 2026-12-02 2>err &&
-	echo "slow:2" >control && echo "kcidb-timeout = 3" >>ws/config &&
+	echo "slow:3" >control && echo "kcidb-timeout = 5" >>ws/config &&
 	start=$(date +%s) &&
 	test_must_fail --status=1 tide -C ws run --date 2026-12-08 --no-build --no-boot >out 2>err &&
 	took=$(($(date +%s) - start)) && echo "took $took s" &&

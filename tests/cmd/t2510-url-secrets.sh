@@ -169,4 +169,14 @@ test_expect_success 'show, log, report, reproducer and the dashboard: no passwor
 	no_password show show.json log changes report repro dash
 '
 
+test_expect_success 'a record written before messages were redacted: show and the dashboard redact it' '
+	python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d[\"trees\"][1][\"fetch\"][\"error\"]=\"'"'"'$STALL/slow.git'"'"': timed out after 3 s\"; json.dump(d, open(p, \"w\"))" \
+		ws/days/2026-12-03/day.json &&
+	grep -q "$PW" ws/days/2026-12-03/day.json &&
+	tide -C ws show 2026-12-03 >show 2>&1 &&
+	rm -rf ws/dashboard && tide -C ws dashboard >dash 2>&1 &&
+	grep -q "alice:\*\*\*@127.0.0.1:[0-9]*/slow.git.: timed out after 3 s" show &&
+	! grep -r -a -l "$PW" show dash ws/dashboard
+'
+
 test_done

@@ -887,8 +887,9 @@ int ld_diff(struct ld_script *out, const uint32_t *a, uint32_t na,
 	e.next_ptrs = xmalloc(((size_t)na + 1) * sizeof(*e.next_ptrs));
 	e.recs = xmalloc(((size_t)na + 1) * sizeof(*e.recs));
 	if (histogram(&e) < 0) {
-		error = tide_error_set(TIDE_ERROR, "the histogram diff found more than %d "
-				       "distinct lines in one hash chain (git fails too)",
+		/* the text's fault (it takes crafting), and git's merge fails on it too */
+		error = tide_error_set(TIDE_EINVAL, "lines that fill a histogram hash chain "
+				       "(%d distinct lines), which git cannot merge either",
 				       MAX_CHAIN);
 		goto done;
 	}

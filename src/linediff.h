@@ -43,7 +43,7 @@ void ld_ids_release(struct ld_ids *ids);
 
 /*
  * Diff A (na ids) against B (nb ids), appending the changes in order to
- * out.  TIDE_ERROR where git's diff fails too: a region whose histogram
+ * out.  TIDE_EINVAL where git's diff fails too: a region whose histogram
  * hash chain reaches 64 distinct lines (xdiff gives up on it, and git's
  * merge then fails).
  */

@@ -35,7 +35,7 @@ struct xmerge_opts {
 /*
  * Merge ours and theirs against base into out (reset first).  Returns
  * the number of conflict hunks (0: clean) or a TIDE_E* code (a text
- * over 2^31 lines or bytes, or a diff git fails too).
+ * over 2^31 bytes, or lines git cannot diff either: TIDE_EINVAL).
  */
 int xmerge(struct buf *out, const struct xmerge_text *base, const struct xmerge_text *ours,
 	   const struct xmerge_text *theirs, const struct xmerge_opts *opts);

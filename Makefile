@@ -25,7 +25,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	clang libclang-rt-14-dev libgmime-3.0-dev strace zlib1g-dev patch \
 	man-db groff-base redis-server distcc python3-jsonschema python3-rfc3987 \
 	chromium gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi gcc-mips-linux-gnu \
-	gcc-sh4-linux-gnu gcc-m68k-linux-gnu gcc-powerpc-linux-gnu sparse \
+	gcc-sh4-linux-gnu gcc-m68k-linux-gnu gcc-powerpc-linux-gnu sparse shfmt \
 	qemu-system-arm zlib1g-dev:arm64
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
@@ -117,9 +117,12 @@ fuzz: fuzz-build
 	tests/run-fuzz $(F) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The short run of make check: replay every corpus file, then 5 seconds each.
-check-fuzz: fuzz-build
+# A target that does not build is not built (-k builds the others), and
+# tests/run-fuzz records it failed.
+check-fuzz:
 	@mkdir -p $(R)
-	-tests/run-fuzz $(F) 5 $(FUZZ_TARGETS)
+	-$(MAKE) -k --no-print-directory fuzz-build
+	tests/run-fuzz $(F) 5 $(FUZZ_TARGETS)
 
 # Install the Debian packages that are missing (needs root the first time).
 deps:
@@ -149,6 +152,18 @@ deps:
 		update-distcc-symlinks; \
 	fi
 
+# The result files each part of make check must leave in $(R): a runner
+# that does not build, dies or never runs leaves none, and tests/summarize
+# counts each missing one as a failure, by name.
+CMD_TESTS = $(sort $(wildcard tests/cmd/t*.sh))
+KERNEL_TESTS = $(sort $(wildcard integration/tests/t*.sh))
+EXPECT_UNIT = $(UNIT_SRCS:tests/unit/%.c=unit-%)
+EXPECT_CMD = $(if $(T),,cmd-test-numbers) \
+	$(foreach t,$(CMD_TESTS),$(if $(findstring $(T),$(t)),cmd-$(basename $(notdir $(t)))))
+EXPECT_FUZZ = $(FUZZ_TARGETS:%=fuzz-%)
+EXPECT_KERNEL = $(KERNEL_TESTS:integration/tests/%.sh=kernel-%)
+
+# Each part runs even when one before it failed; the summary decides.
 check: deps
 	$(MAKE) all asan
 	@rm -rf $(R) && mkdir -p $(R)
@@ -156,17 +171,17 @@ check: deps
 	-tests/run-cmd
 	-$(MAKE) --no-print-directory check-fuzz
 	-$(MAKE) --no-print-directory check-kernel
-	@tests/summarize $(R)
+	@tests/summarize $(R) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
 
 check-unit: asan
 	@rm -rf $(R) && mkdir -p $(R)
 	-tests/run-unit $(UNIT_BINS)
-	@tests/summarize $(R)
+	@tests/summarize $(R) $(EXPECT_UNIT)
 
 check-cmd: all asan
 	@rm -rf $(R) && mkdir -p $(R)
 	-tests/run-cmd $(T)
-	@tests/summarize $(R)
+	@tests/summarize $(R) $(EXPECT_CMD)
 
 # The kernel part: import mainline, check the series, integrate the days.
 check-kernel: all asan

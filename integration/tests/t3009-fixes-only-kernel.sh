@@ -100,9 +100,9 @@ if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 			grep -qxF "$def" "$C/src/lib/cpumask_kunit.c" &&
 			build variant &&
 			echo "$tcase" >expect &&
-			{ boot variant 4 "$id-4"; failed "$id-4" >failed; } &&
+			{ boot variant 4 "$id-4" || true; } && failed "$id-4" >failed &&
 			test_cmp expect failed &&
-			{ boot variant 1 "$id-1"; failed "$id-1" >failed; } &&
+			{ boot variant 1 "$id-1" || true; } && failed "$id-1" >failed &&
 			if [ "$up" = yes ]; then test_cmp expect failed; else test_cmp /dev/null failed; fi &&
 			echo "wrong helper, $what: $tcase fails on 4 CPUs; on 1 CPU: $up" >>"$MEASURE/fixes-only.txt"
 		' </dev/null

@@ -69,7 +69,7 @@ test_expect_success 'a day: the record gets "boot", the day its console.log' '
 	test_must_fail --status=1 tide -C ws boot --accel tcg > out &&
 	grep -q "^boot: no-output" out &&
 	test -f ws/days/2026-12-01/console.log &&
-	python3 - ws/days/2026-12-01/day.json <<-\EOF
+	python3 - ws/days/2026-12-01/day.json <<-\EOF &&
 	import json, sys
 	d = json.load(open(sys.argv[1]))
 	b = d["boot"]

@@ -159,9 +159,13 @@ CMD_TESTS = $(sort $(wildcard tests/cmd/t*.sh))
 KERNEL_TESTS = $(sort $(wildcard integration/tests/t*.sh))
 EXPECT_UNIT = $(UNIT_SRCS:tests/unit/%.c=unit-%)
 EXPECT_CMD = $(if $(T),,cmd-test-numbers) \
-	$(foreach t,$(CMD_TESTS),$(if $(findstring $(T),$(t)),cmd-$(basename $(notdir $(t)))))
+	$(foreach t,$(CMD_TESTS),$(if $(if $(T),$(findstring $(T),$(t)),all),cmd-$(basename $(notdir $(t)))))
 EXPECT_FUZZ = $(FUZZ_TARGETS:%=fuzz-%)
 EXPECT_KERNEL = $(KERNEL_TESTS:integration/tests/%.sh=kernel-%)
+
+# The list, one a line (tests/cmd/t0030-harness.sh checks it).
+check-expected:
+	@printf '%s\n' $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
 
 # Each part runs even when one before it failed; the summary decides.
 check: deps
@@ -215,7 +219,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
+.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -19,6 +19,7 @@
 #       or TOOL:name for a command on PATH); otherwise it is counted skipped
 #   test_expect_code N CMD...   CMD must exit with status N exactly
 #   test_must_fail [--status=N] CMD...   CMD must fail (not die, not be missing)
+#   test_skip 'what' 'why'      a test (or group, said so) cannot run here: one skip
 #   test_skip_all 'why'         the whole file is skipped (counted once), exits
 #
 # test_done records "passed failed skipped" in $TIDE_RESULTS/cmd-NAME (or
@@ -176,6 +177,13 @@ test_done() {
 	rm -rf "$TRASH"
 	[ $t_failed = 0 ] && exit 0
 	exit 1
+}
+
+# A test (or a group of them, said so in DESC) that cannot run here:
+# test_skip DESC WHY counts one skip and says why.
+test_skip() {
+	t_skipped=$((t_skipped + 1))
+	echo "skip - $test_name: $1 ($2)"
 }
 
 # Skip the whole file (a tool or a data set it needs is missing): one skip

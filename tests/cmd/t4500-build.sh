@@ -66,7 +66,8 @@ test_expect_success 'setup: a fake kernel and two days' '
 '
 
 test_expect_success '-h prints the usage of the man page' '
-	tide build -h | tr "\n" " " | tr -s " " >out &&
+	tide build -h >help &&
+	tr "\n" " " <help | tr -s " " >out &&
 	grep -q "^usage: tide build \[DAY|REV\] \[--config NAME\] \[--fragment FILE\] \[--jobs N\] \[--no-ccache\]" out &&
 	grep -q "tide build" "$TOP/man/tide-build.1"
 '
@@ -162,7 +163,8 @@ test_expect_success 'bisect --build --target makes one object per step and finds
 	grep -q "^tree: drv$" out &&
 	grep -q "^first bad commit: [0-9a-f]* drv: break b$" out &&
 	grep -q "b.c -o" "$WS/bisect/check.log" &&
-	tide -C "$WS" show 2026-01-04 | grep -q "^bisect  --build --target drv/b.o: found drv"
+	tide -C "$WS" show 2026-01-04 >show &&
+	grep -q "^bisect  --build --target drv/b.o: found drv" show
 '
 
 test_expect_success 'bisect --target: only with --build, one target' '

@@ -208,7 +208,7 @@ test_expect_success 'boot=yes boots each configuration with its own kernel, arch
 		>fakeqemu/qemu-system-aarch64 &&
 	chmod 755 fakeqemu/qemu-system-aarch64 &&
 	printf "#!/bin/sh\n" >kt/init.arm64 && chmod 755 kt/init.arm64 &&
-	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err;
+	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" test_expect_code 1 tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err &&
 	day_field 2026-01-06 "d[\"configs\"][0][\"boot\"][\"console\"], d[\"configs\"][0][\"boot\"][\"smp\"]" >actual &&
 	echo "console.up.log 1" >expect &&
 	test_cmp expect actual &&
@@ -240,7 +240,7 @@ test_expect_success 'boot=yes boots each configuration with its own kernel, arch
 
 test_expect_success 'an arm64 configuration without its guest program is a boot error saying what to build' '
 	rm kt/init.arm64 &&
-	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-07 >out 2>err;
+	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" test_expect_code 1 tide -C ws -f world/trees.conf run --date 2026-01-07 >out 2>err &&
 	day_field 2026-01-07 "d[\"configs\"][2][\"boot\"]" >actual &&
 	echo "{${SQ}status${SQ}: ${SQ}error${SQ}, ${SQ}failure${SQ}: ${SQ}no arm64 guest program (kernel-tests/init.arm64): build kernel-tests (make deps, make)${SQ}}" >expect &&
 	test_cmp expect actual &&

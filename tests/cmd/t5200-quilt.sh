@@ -16,6 +16,7 @@ if openssl req -x509 -newkey rsa:2048 -nodes -keyout "$TRASH/key.pem" -out "$TRA
 	python3 "$TOP/tests/servers/http-server.py" --root "$TRASH/srv" --port-file "$TRASH/https.port" \
 		--log "$TRASH/https.log" --cert "$TRASH/cert.pem" --key "$TRASH/key.pem" &
 	HTTPS_PID=$!
+	test_set_prereq OPENSSL
 fi
 trap 'kill $HTTP_PID $HTTPS_PID 2>/dev/null; wait $HTTP_PID $HTTPS_PID 2>/dev/null' EXIT
 i=0
@@ -107,8 +108,7 @@ test_expect_success 'a patch that does not apply names the series, the patch and
 	grep -q "does not apply to .f." e
 '
 
-test_expect_success 'https: with the CA named by cainfo= the series is fetched' '
-	test -n "$HTTPS_PID" || { echo "no openssl: https not tested"; exit 0; }
+test_expect_success OPENSSL 'https: with the CA named by cainfo= the series is fetched' '
 	sed -i "s/^ three$/ 3/" srv/mm/0001-mm-first-patch.patch &&
 	printf "#tide\tbase\tmain#v1\nmm\tquilt\thttps://127.0.0.1:%s/mm/\n#tide\tmm\ttimeout=2\n" \
 		"$(cat https.port)" > trees.conf &&

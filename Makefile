@@ -104,8 +104,9 @@ $(F)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
+# The old binary goes first: a target that no longer compiles must not run.
 $(F)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(F)/libtide.a
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) && rm -f $@
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -Isrc -o $@ $< \
 		$(F)/libtide.a $(LIBS)
 

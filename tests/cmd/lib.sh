@@ -18,6 +18,7 @@
 #       of the comma-separated list holds (test_set_prereq, test_lazy_prereq,
 #       or TOOL:name for a command on PATH); otherwise it is counted skipped
 #   test_expect_code N CMD...   CMD must exit with status N exactly
+#   test_cmp EXPECT ACTUAL      whole outputs; test_cmp_str TEXT FILE for one line
 #   test_must_fail [--status=N] CMD...   CMD must fail (not die, not be missing)
 #   test_skip 'what' 'why'      a test (or group, said so) cannot run here: one skip
 #   test_skip_all 'why'         the whole file is skipped (counted once), exits
@@ -74,6 +75,13 @@ test_expect_code() {
 
 # Compare whole outputs: the expected file first, so a failure shows the difference.
 test_cmp() { diff -u "$1" "$2"; }
+
+# test_cmp_str TEXT FILE: FILE is TEXT and a newline, nothing else (a
+# message that must be the whole of stderr).
+test_cmp_str() {
+	printf '%s\n' "$1" >"$TRASH/.expect" &&
+	diff -u "$TRASH/.expect" "$2"
+}
 
 # Prerequisites: test_set_prereq NAME says NAME holds; test_lazy_prereq
 # NAME 'script' decides the first time NAME is asked (script runs in a

@@ -152,9 +152,11 @@ test_expect_success 'success asked for' 'test_expect_code 0 true'
 test_expect_success 'another status' 'test_expect_code 3 sh -c "exit 1"'
 test_expect_success 'test_must_fail --status=N, another status' 'test_must_fail --status=2 sh -c "exit 1"'
 test_expect_success 'test_must_fail on a command that succeeds' 'test_must_fail true'
+test_expect_success 'test_cmp_str, the same text' 'echo "a b" >f && test_cmp_str "a b" f'
+test_expect_success 'test_cmp_str, one line more' 'printf "a b\nc\n" >f && test_cmp_str "a b" f'
 EOF
 
-test_expect_success 'test_expect_code and test_must_fail assert the exit status' '
+test_expect_success 'test_expect_code, test_must_fail and test_cmp_str' '
 	run_planted t9904-code &&
 	grep "^not ok\|^ok\|^#   test_" t9904-code.out >actual &&
 	cat >expect <<-\EOF &&
@@ -166,6 +168,8 @@ test_expect_success 'test_expect_code and test_must_fail assert the exit status'
 	#   test_must_fail: '\''sh -c exit 1'\'' exited 1, expected 2
 	not ok - t9904-code: test_must_fail on a command that succeeds (exit 1)
 	#   test_must_fail: '\''true'\'' succeeded
+	ok - t9904-code: test_cmp_str, the same text
+	not ok - t9904-code: test_cmp_str, one line more (exit 1)
 	EOF
 	test_cmp expect actual
 '

@@ -259,15 +259,16 @@ test_expect_success 'tide run --configs builds only the configurations named; an
 	echo "tide: --configs: no configuration ${SQ}nosuch${SQ} in world/trees.conf (it declares: smoke, up, defmod, arm64)" >expect &&
 	test_cmp expect err &&
 	test_must_fail --status=3 tide -C ws -f world/trees.conf run --configs up, --date 2026-01-09 >out 2>err &&
-	grep -q "an empty configuration name in .up,." err &&
+	test_cmp_str "tide: --configs: an empty configuration name in ${SQ}up,${SQ}" err &&
 	test ! -d ws/days/2026-01-09
 '
 
 test_expect_success 'tide build --config: an unknown name, and --fragment with it, are errors' '
 	test_must_fail --status=3 tide -C ws -f world/trees.conf build --config nosuch 2026-01-04 >out 2>err &&
-	grep -q "no configuration .nosuch. in .*trees.conf (it declares: smoke, up, defmod, arm64)" err &&
+	test_cmp_str "tide: no configuration ${SQ}nosuch${SQ} in world/trees.conf (it declares: smoke, up, defmod, arm64), and no fragment file of that name" err &&
 	test_must_fail --status=2 tide -C ws -f world/trees.conf build --config up --fragment kt/smoke.config >out 2>err &&
-	grep -q "exclude each other" err
+	head -n 1 err >actual &&
+	test_cmp_str "tide: --config and --fragment exclude each other" actual
 '
 
 # A QEMU that passes every boot, saying which kernel and -smp it got in

@@ -43,7 +43,8 @@ static void print_tree(const struct day_tree *t, int width)
 	const char *from, *why;
 	size_t i;
 
-	printf("  %-*s %-12s %.12s", width, t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	printf("  %-*s %-12s %.12s", width, t->name, tree_status_name(t->status) ?: "-",
+	       t->sha ? t->sha : "-");
 	print_handling(t);
 	if ((from = t->handling.version_from))
 		printf("  version of %s", from);

@@ -1165,26 +1165,6 @@ struct bday {
 	json_t *fixups;		/* tree name -> its fixup commits that day */
 };
 
-/* YYYY-MM-DD, YYYYMMDD or next-YYYYMMDD to YYYY-MM-DD. */
-static int normalize_date(char out[11], const char *in)
-{
-	char d[9];
-	size_t i, n = 0;
-
-	if (str_starts_with(in, "next-"))
-		in += 5;
-	for (i = 0; in[i]; i++) {
-		if (isdigit((unsigned char)in[i]) && n < 8)
-			d[n++] = in[i];
-		else if (!(in[i] == '-' && (i == 4 || i == 7)) || n == 8)
-			return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD)", in);
-	}
-	if (n != 8)
-		return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD)", in);
-	snprintf(out, 11, "%.4s-%.2s-%.2s", d, d + 4, d + 6);
-	return 0;
-}
-
 static int oid_field(git_oid *out, const json_t *obj, const char *key)
 {
 	const char *s = json_string_value(json_object_get(obj, key));
@@ -1205,11 +1185,11 @@ static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 {
 	json_error_t jerr;
 	git_commit *cm = NULL;
-	int err;
 
 	memset(d, 0, sizeof(*d));
-	if ((err = normalize_date(d->date, date)) < 0)
-		return err;
+	if (day_date_parse(d->date, date) < 0)
+		return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD or next-YYYYMMDD)",
+				      date);
 	d->path = workspace_day_json(wsdir, d->date);
 	if (!path_exists(d->path))
 		return tide_error_set(TIDE_ENOTFOUND, "no day %s (%s does not exist)",
@@ -1773,19 +1753,19 @@ struct item {
 	const json_t *old_fixups, *new_fixups;	/* borrowed from the days */
 };
 
-/* The commit a day merged for tree name (NULL status: not merged that day). */
+/* The commit a day merged for tree name: 0 when the tree is not in that day. */
 static int day_tree(const struct bday *d, const char *name, git_oid *out)
 {
 	size_t i;
 	json_t *t;
 
 	json_array_foreach(json_object_get(d->json, "trees"), i, t) {
-		const char *st = json_string_value(json_object_get(t, "status"));
+		enum tree_status st;
 
 		if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", name))
 			continue;
-		if (st && strcmp(st, "merged") && strcmp(st, "up-to-date") &&
-		    strcmp(st, "previous"))
+		if (tree_status_parse(&st, json_string_value(json_object_get(t, "status"))) < 0 ||
+		    !tree_status_in_day(st))
 			return 0;
 		return oid_field(out, t, "sha") == 0;
 	}

@@ -219,8 +219,8 @@ static int unchanged_since(const struct dash *d, size_t day, const struct day_tr
 	long p = prev_day(d, day);
 	const struct day_tree *pt = p < 0 ? NULL : tree_on(d, (size_t)p, t->name);
 
-	return pt && t->sha && pt->sha && !strcmp(t->sha, pt->sha) && pt->status && t->status &&
-	       !strcmp(pt->status, t->status);
+	return pt && t->sha && pt->sha && !strcmp(t->sha, pt->sha) && pt->status &&
+	       pt->status == t->status;
 }
 
 /* One line under the status: why a tree is how it is. */
@@ -233,7 +233,8 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 	if (t->nconflicts && handled && !strcmp(handled, "recorded"))
 		buf_printf(out, "resolved conflict with %s", with.len ? buf_cstr(&with) : "mainline");
 	else if (t->nconflicts)
-		buf_printf(out, "%swith %s", t->status && !strcmp(t->status, "conflict") ? "" : "conflict ",
+		/* Conflicts of a tree that is in the day: at an earlier version. */
+		buf_printf(out, "%swith %s", tree_status_in_day(t->status) ? "conflict " : "",
 			   with.len ? buf_cstr(&with) : "mainline");
 	else if (t->handling.reason)
 		buf_puts(out, t->handling.reason);
@@ -613,18 +614,18 @@ static void status_cell(struct buf *p, const struct dash *d, size_t day, const c
 		return;
 	}
 	buf_puts(p, "<td class=\"");
-	status_class(p, "st-", t->status);
+	status_class(p, "st-", tree_status_name(t->status));
 	/* Merged, but not today's commit: the fetch failed. */
 	if (t->fetch_status && !strcmp(t->fetch_status, "stale"))
 		buf_puts(p, " stale");
 	buf_puts(p, "\" data-status=\"");
-	html_escape(p, t->status ? t->status : "");
+	html_escape(p, tree_status_name(t->status) ?: "");
 	page = dashboard_page_name("day-", d->dates[day]);
 	buf_printf(p, "\"><a href=\"%s#t-", page);
 	free(page);
 	name_encode(p, t->name);
 	buf_puts(p, "\"><span class=\"status\">");
-	html_escape(p, t->status ? t->status : "?");
+	html_escape(p, tree_status_name(t->status) ?: "?");
 	buf_puts(p, "</span>");
 	tree_note(&note, d, day, t);
 	if (note.len) {
@@ -875,11 +876,11 @@ static void tree_cells(struct buf *p, const struct dash *d, size_t day, const st
 	char *report = xasprintf("reports/%s.txt", t->name);
 
 	buf_puts(p, "<td class=\"");
-	status_class(p, "st-", t->status);
+	status_class(p, "st-", tree_status_name(t->status));
 	buf_puts(p, "\" data-status=\"");
-	html_escape(p, t->status ? t->status : "");
+	html_escape(p, tree_status_name(t->status) ?: "");
 	buf_puts(p, "\"><span class=\"status\">");
-	html_escape(p, t->status ? t->status : "?");
+	html_escape(p, tree_status_name(t->status) ?: "?");
 	buf_puts(p, "</span>");
 	tree_note(&note, d, day, t);
 	if (note.len) {

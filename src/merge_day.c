@@ -71,9 +71,7 @@ static int merged_tree_then(const struct day *d, void *data)
 	struct previous_sha *p = data;
 	const struct day_tree *dt = day_find_tree(d, p->tree);
 
-	return dt && dt->sha && dt->status &&
-	       (!strcmp(dt->status, "merged") || !strcmp(dt->status, "up-to-date") ||
-		!strcmp(dt->status, "previous")) &&
+	return dt && dt->sha && tree_status_in_day(dt->status) &&
 	       git_oid_fromstr(p->out, dt->sha) == 0 && commit_exists(p->repo, p->out);
 }
 
@@ -144,7 +142,7 @@ static int prepare_quilt(struct merge_day *md, const struct tree *t, git_oid *ti
 	return error;
 }
 
-/* Find the tip to merge; 0 with dt->status set to fetch-failed when there is none. */
+/* Find the tip to merge; 0 with dt->status TREE_FETCH_FAILED when there is none. */
 static int tree_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
 			git_oid *tip, int *have)
 {
@@ -173,14 +171,12 @@ static int tree_tip(struct merge_day *md, const struct tree *t, struct day_tree 
 		dt->fetch_status = xstrdup("stale");
 		event_emitf(&md->events, EVENT_FETCH, EVENT_WARNING, t->name, "%s: %s, using its commit of %s", t->name,
 			  applying ? "a patch failed to apply" : "fetch failed", from);
-		if (applying)
-			md->sum->unapplied++;
-		else
-			md->sum->stale++;
+		dt->fetch_patch_failed = applying;
 		*have = 1;
 	} else {
 		dt->fetch_status = xstrdup("failed");
-		dt->status = xstrdup(applying ? "patch-failed" : "fetch-failed");
+		dt->fetch_patch_failed = applying;
+		dt->status = applying ? TREE_PATCH_FAILED : TREE_FETCH_FAILED;
 	}
 	free(from);
 	return 0;
@@ -527,8 +523,7 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 	md->version_from = NULL;
 	if (rc < 0)
 		goto done;
-	free(dt->status);
-	dt->status = xstrdup("previous");
+	dt->status = TREE_PREVIOUS;
 	set_field(&dt->handling.attempted_sha, dt->sha);
 	free(dt->sha);
 	dt->sha = history_oid_hex(&prev);
@@ -567,8 +562,7 @@ static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree
 	nextfiles_log_outcome(md->mergelog, why);
 	event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s", why);
 	if ((rc = try_previous(md, t, dt, tip)) == 0) {
-		dt->status = xstrdup("rejected");
-		md->sum->left_out++;
+		dt->status = TREE_REJECTED;
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: refused, left out", t->name);
 	}
 	free(why);
@@ -711,9 +705,8 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 	nextfiles_log_outcome(md->mergelog, outcome.ptr);
 	if ((rc = try_previous(md, t, dt, tip)) != 0)
 		goto done;
-	dt->status = xstrdup("conflict");
+	dt->status = TREE_CONFLICT;
 	set_field(&dt->handling.handled, "dropped");
-	md->sum->left_out++;
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
 		  res->nconflicts > 1 ? ", ..." : "");
@@ -731,11 +724,10 @@ static void leave_unrelated(struct merge_day *md, const struct tree *t, struct d
 {
 	const char *why = "no common history with the day";
 
-	dt->status = xstrdup("conflict");
+	dt->status = TREE_CONFLICT;
 	set_field(&dt->handling.reason, why);
 	set_field(&dt->handling.handled, "dropped");
 	nextfiles_log_outcome(md->mergelog, "fatal: refusing to merge unrelated histories");
-	md->sum->left_out++;
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: %s, left out", t->name, why);
 }
 
@@ -798,11 +790,10 @@ static int merge_clean(struct merge_day *md, const struct tree *t, struct day_tr
 		goto done;
 	git_oid_cpy(&md->state, &commit);
 	dt->merge_commit = history_oid_hex(&commit);
-	dt->status = xstrdup("merged");
+	dt->status = TREE_MERGED;
 	md->merged = xrealloc(md->merged, (md->nmerged + 1) * sizeof(*md->merged));
 	md->merged[md->nmerged].name = t->name;
 	git_oid_cpy(&md->merged[md->nmerged++].tip, tip);
-	md->sum->merged++;
 	nextfiles_log_outcome(md->mergelog, "Merge made by the 'ort' strategy.");
 	log_diffstat(md, &before, res);
 	event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: merged", t->name);
@@ -826,16 +817,14 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 
 	git_oid_cpy(&md->state, before);
 	md->nmerged--;
-	md->sum->merged--;
 	free(dt->merge_commit);
-	free(dt->status);
-	dt->merge_commit = dt->status = NULL;
+	dt->merge_commit = NULL;
+	dt->status = TREE_STATUS_NONE;
 	nextfiles_log_outcome(md->mergelog, "Build failed after the merge; merge dropped.");
 	if ((error = try_previous(md, t, dt, tip)) != 0)
 		return error < 0 ? error : 0;
-	dt->status = xstrdup("dropped");
+	dt->status = TREE_DROPPED;
 	set_field(&dt->handling.handled, "dropped");
-	md->sum->left_out++;
 	return 0;
 }
 
@@ -910,9 +899,8 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "merging %s", t->name);
 	tree_tip(md, t, dt, &tip, &have);
 	if (!have) {
-		md->sum->left_out++;
 		event_emitf(&md->events, EVENT_MERGE, EVENT_PROBLEM, t->name, "%s: %s, left out: %s", t->name,
-			  strcmp(dt->status, "patch-failed") ? "not fetched" : "patch failed to apply",
+			  dt->status != TREE_PATCH_FAILED ? "not fetched" : "patch failed to apply",
 			  dt->fetch_error);
 		goto done;
 	}
@@ -933,8 +921,7 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	}
 	if (git_oid_equal(&tip, &md->state) ||
 	    (bases.count == 1 && git_oid_equal(&bases.ids[0], &tip))) {
-		dt->status = xstrdup("up-to-date");
-		md->sum->merged++;
+		dt->status = TREE_UP_TO_DATE;
 		nextfiles_log_outcome(md->mergelog, "Already up to date.");
 		event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
 		goto done;
@@ -945,7 +932,7 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	}
 	git_oid_cpy(&before, &md->state);
 	error = merge_tip(md, t, dt, &tip, &bases);
-	if (!error && dt->status && !strcmp(dt->status, "merged") && tree_opt(t, "build-each-merge") &&
+	if (!error && dt->status == TREE_MERGED && tree_opt(t, "build-each-merge") &&
 	    md->build_merge.fn && md->build_merge.fn(md->build_merge.data, t, dt))
 		error = drop_merge(md, t, dt, &before, &tip);
 	md->nmerges++;

@@ -72,13 +72,11 @@ static char *fetch_url(struct repro *rp, const char *name, const char *recorded)
 	return url ? url_strip_userinfo(url) : NULL;
 }
 
-static const char *status_class(const char *status)
+static const char *status_class(enum tree_status status)
 {
-	if (status && (!strcmp(status, "merged") || !strcmp(status, "up-to-date")))
-		return "merged";
-	if (status && !strcmp(status, "previous"))
-		return "previous version";
-	return "left out";
+	if (!tree_status_in_day(status))
+		return "left out";
+	return status == TREE_PREVIOUS ? "previous version" : "merged";
 }
 
 static int write_file(struct repro *rp, const char *rel, const void *data, size_t len, int mode)
@@ -250,7 +248,7 @@ static int add_tree(struct repro *rp, const struct day_tree *dt, json_t *trees)
 		      "name", json_text(dt->name), "type", json_text(dt->type ? dt->type : "git"),
 		      "url", url_json(url), "branch", json_text(dt->branch),
 		      "commit", json_text(dt->sha), "status", status_class(dt->status),
-		      "day_status", json_text(dt->status));
+		      "day_status", json_text(tree_status_name(dt->status)));
 	json_object_set_new(o, "merge_commit", json_text(dt->merge_commit));
 	json_object_set_new(o, "resolutions", res);
 	json_object_set_new(o, "fixups", fix);

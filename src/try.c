@@ -632,10 +632,13 @@ static void order_trees(struct try_result *r, const struct day *day)
 		const struct day_tree *dt = &day->trees[i];
 		struct try_tree *t = result_tree(r, dt->name);
 
-		t->day_status = xstrdup(dt->status ? dt->status : "?");
-		if (t->status == TRY_TREE_UNTESTED && dt->status && strcmp(dt->status, "merged") &&
-		    strcmp(dt->status, "previous"))
-			t->status = !strcmp(dt->status, "up-to-date") ? TRY_TREE_OK : TRY_TREE_NOT_MERGED;
+		t->day_status = xstrdup(tree_status_name(dt->status) ?: "?");
+		/* A tree in the day with no commit of its own in the chain: up to date. */
+		if (t->status == TRY_TREE_UNTESTED && dt->status == TREE_UP_TO_DATE)
+			t->status = TRY_TREE_OK;
+		else if (t->status == TRY_TREE_UNTESTED && dt->status != TREE_STATUS_NONE &&
+			 !tree_status_in_day(dt->status))
+			t->status = TRY_TREE_NOT_MERGED;
 	}
 	/* "mainline" first, then the day's order, then anything else of the chain. */
 	for (i = 0; i < r->ntrees; i++)

@@ -117,6 +117,12 @@ test_have_prereq() {
 t_lint=$TOP/tests/cmd/chainlint.py
 test_lint_body_() {
 	[ -z "${TIDE_NO_CHAINLINT:-}" ] || return 0
+	# One simple command on one line has nothing to chain (t1010's cases).
+	case $1 in
+	*[\;\&\|\!\{\(\`]*|*"
+"*) ;;
+	*) return 0 ;;
+	esac
 	if [ -z "${t_lint_ok:-}" ]; then
 		t_lint_ok=yes
 		if ! command -v shfmt >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then

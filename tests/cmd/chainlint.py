@@ -13,10 +13,14 @@ places, and a failure there goes unnoticed:
     it, so its commands must be joined with && (`a; b && c` loses a's
     failure);
   - in a loop: only the last pass's status is kept, so an &&-chain in a
-    loop ends with `|| exit 1`.
+    loop ends with `|| exit 1`;
   - `! cmd` on a line of its own (set -e ignores `!`).
-The shell's grammar comes from shfmt (its JSON syntax tree); conditions
-(if, while) and the producers of a pipe are not checked.
+Not flagged: a command whose status the next one reads (`cmd; rc=$?`),
+messages and assignments (echo, printf, `x=word`), a list that ends
+failing anyway (`{ cat err; exit 1; }`) or says its status does not
+matter (`...; true`), `cmd || true`.  The shell's grammar comes from shfmt
+(its JSON syntax tree); conditions (if, while), command substitutions and
+the producers of a pipe are not checked.
 """
 import json
 import subprocess

@@ -110,7 +110,7 @@ test_expect_success 'a date with no day: exit 3' '
 	test_must_fail --status=3 tide -C ws bisect 2026-01-09 --cmd true 2>err &&
 	test_cmp_str "tide: bisect: no day 2026-01-09 ($TRASH/ws/days/2026-01-09/day.json does not exist)" err &&
 	test_must_fail --status=3 tide -C ws bisect yesterday --cmd true 2>err &&
-	test_cmp_str "tide: bisect: '\''yesterday'\'' is not a date (YYYY-MM-DD)" err
+	test_cmp_str "tide: bisect: '\''yesterday'\'' is not a date (YYYY-MM-DD or next-YYYYMMDD)" err
 '
 
 test_expect_success 'a --cmd that does not exist: exit 3' '

@@ -1159,23 +1159,23 @@ out:
 struct bday {
 	char date[11];		/* YYYY-MM-DD */
 	char *path;		/* its day.json */
-	json_t *json;
+	char *days_dir;		/* DIR/days */
+	struct day *day;	/* the record, as day_open() checked it */
 	git_oid tip, base;
 	int has_base;
 	json_t *fixups;		/* tree name -> its fixup commits that day */
 };
 
-static int oid_field(git_oid *out, const json_t *obj, const char *key)
+static int oid_field(git_oid *out, const char *hex)
 {
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s && git_oid_fromstr(out, s) == 0 ? 0 : -1;
+	return hex && git_oid_fromstr(out, hex) == 0 ? 0 : -1;
 }
 
 static void day_release(struct bday *d)
 {
 	free(d->path);
-	json_decref(d->json);
+	day_free(d->day);
+	free(d->days_dir);
 	json_decref(d->fixups);
 	memset(d, 0, sizeof(*d));
 }
@@ -1183,28 +1183,29 @@ static void day_release(struct bday *d)
 static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
-	json_error_t jerr;
 	git_commit *cm = NULL;
+	int err;
 
 	memset(d, 0, sizeof(*d));
 	if (day_date_parse(d->date, date) < 0)
 		return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD or next-YYYYMMDD)",
 				      date);
 	d->path = workspace_day_json(wsdir, d->date);
-	if (!path_exists(d->path))
+	d->days_dir = workspace_days_dir(wsdir);
+	err = day_open(&d->day, d->days_dir, d->date);
+	if (err == TIDE_ENOTFOUND)
 		return tide_error_set(TIDE_ENOTFOUND, "no day %s (%s does not exist)",
 				      d->date, d->path);
-	d->json = json_load_file(d->path, 0, &jerr);
-	if (!d->json)
-		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", d->path, jerr.line, jerr.text);
-	if (oid_field(&d->tip, d->json, "commit") < 0)
+	if (err < 0)
+		return err;
+	if (oid_field(&d->tip, d->day->commit) < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
 				      d->path);
 	/* The record is well formed: a commit it names and the repository lacks is a broken repository. */
 	if (git_commit_lookup(&cm, repo, &d->tip) < 0)
 		return tide_error_git(TIDE_ERROR, "%s: commit not in the repository", d->path);
 	git_commit_free(cm);
-	d->has_base = oid_field(&d->base, json_object_get(d->json, "base"), "commit") == 0;
+	d->has_base = oid_field(&d->base, d->day->base_commit) == 0;
 	return 0;
 }
 
@@ -1545,52 +1546,49 @@ done:
 
 /* ---- the whole bisect ---- */
 
-static json_t *result_json(const struct bisect_result *res, const struct bctx *c)
+/* The bisect's record, filled from the result: the one place it becomes a day's "bisect". */
+static struct day_bisect *result_record(const struct bisect_result *res, const struct bctx *c)
 {
-	json_t *o = json_object();
+	struct day_bisect *b = day_bisect_full();
 
-	json_object_set_new(o, "outcome", json_text(bisect_outcome_name(res->outcome)));
-	if (c->opts->check_spec)
-		json_object_set_new(o, "check", json_deep_copy(c->opts->check_spec));
-	if (c->opts->since)
-		json_object_set_new(o, "since", json_text(c->opts->since));
-	json_object_set_new(o, "retries", json_integer(c->opts->retries));
-	json_object_set_new(o, "tree", res->tree ? json_text(res->tree) : json_null());
-	json_object_set_new(o, "commit", res->commit ? json_text(res->commit) : json_null());
-	json_object_set_new(o, "subject", res->subject ? json_text(res->subject) : json_null());
-	if (res->other_tree)
-		json_object_set_new(o, "conflicts_with", json_text(res->other_tree));
+	b->outcome = xstrdup(bisect_outcome_name(res->outcome));
+	b->check = c->opts->check_spec ? json_deep_copy(c->opts->check_spec) : NULL;
+	b->since = dayrec_text(c->opts->since);
+	b->retries = c->opts->retries;
+	b->tree = dayrec_text(res->tree);
+	b->commit = dayrec_text(res->commit);
+	b->subject = dayrec_text(res->subject);
+	b->conflicts_with = dayrec_text(res->other_tree);
 	if (res->range_first) {
-		json_object_set_new(o, "range_first", json_text(res->range_first));
-		json_object_set_new(o, "range_last", json_text(res->range_last));
+		b->range_first = dayrec_text(res->range_first);
+		b->range_last = dayrec_text(res->range_last);
 	}
-	if (res->dropped_list)
-		json_object_set(o, "dropped", res->dropped_list);
-	json_object_set_new(o, "steps_done", json_integer((json_int_t)res->steps));
-	json_object_set_new(o, "builds", json_integer((json_int_t)res->builds));
-	json_object_set_new(o, "runs", json_integer((json_int_t)res->runs));
-	json_object_set_new(o, "replayed", json_integer((json_int_t)res->replayed));
-	json_object_set_new(o, "bound", json_integer((json_int_t)res->bound));
-	json_object_set_new(o, "seconds", json_real(res->seconds));
-	json_object_set(o, "steps", c->steps);
-	return o;
+	b->dropped = res->dropped_list ? json_deep_copy(res->dropped_list) : NULL;
+	b->steps_done = (long long)res->steps;
+	b->builds = (long long)res->builds;
+	b->runs = (long long)res->runs;
+	b->replayed = (long long)res->replayed;
+	b->bound = (long long)res->bound;
+	b->seconds = res->seconds;
+	b->steps = json_deep_copy(c->steps);
+	return b;
 }
 
 /*
- * The only writer of a day's "bisect" record: the day loaded, set and
- * saved (atomically: a reader sees the old record or the new).
+ * The only writer of a day's "bisect" record: the day loaded again (a
+ * build or boot may have changed it since), set and saved (atomically: a
+ * reader sees the old record or the new).
  */
-static int record_in_day(const struct bday *d, json_t *record)
+static int record_in_day(const struct bday *d, const struct day_bisect *record)
 {
 	struct day *day = NULL;
 	int err;
 
-	if ((err = day_load(&day, d->path)) < 0)
+	if ((err = day_open(&day, d->days_dir, d->date)) < 0)
 		return err;
 	day_bisect_free(day->bisect);
-	day->bisect = NULL;
-	if ((err = day_bisect_from_json(&day->bisect, record, d->path)) == 0)
-		err = day_save(day, d->path);
+	day->bisect = day_bisect_dup(record);
+	err = day_save(day, d->path);
 	day_free(day);
 	return err;
 }
@@ -1695,9 +1693,9 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	/* The tested states on disk, so that the steps' commits can be looked at. */
 	if (merge_objects_flush(c.mo) < 0)
 		tide_error_clear();
-	res->record = result_json(res, &c);
+	res->record = result_record(res, &c);
 	json_object_set_new(c.state, "status", json_text("done"));
-	json_object_set(c.state, "result", res->record);
+	json_object_set_new(c.state, "result", day_bisect_to_json(res->record));
 	if ((err = state_save(&c)) == 0)
 		err = record_in_day(&d, res->record);
 done:
@@ -1718,7 +1716,7 @@ void bisect_result_release(struct bisect_result *res)
 	free(res->range_first);
 	free(res->range_last);
 	json_decref(res->dropped_list);
-	json_decref(res->record);
+	day_bisect_free(res->record);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1747,7 +1745,7 @@ static int patch_id(git_repository *repo, const git_oid *id, git_oid *out)
 }
 
 struct item {
-	const char *name;	/* borrowed from a day's json */
+	const char *name;	/* borrowed from a day's record */
 	git_oid old, new;
 	int has_old, has_new;
 	const json_t *old_fixups, *new_fixups;	/* borrowed from the days */
@@ -1756,20 +1754,9 @@ struct item {
 /* The commit a day merged for tree name: 0 when the tree is not in that day. */
 static int day_tree(const struct bday *d, const char *name, git_oid *out)
 {
-	size_t i;
-	json_t *t;
+	const struct day_tree *t = day_find_tree(d->day, name);
 
-	json_array_foreach(json_object_get(d->json, "trees"), i, t) {
-		enum tree_status st;
-
-		if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", name))
-			continue;
-		if (tree_status_parse(&st, json_string_value(json_object_get(t, "status"))) < 0 ||
-		    !tree_status_in_day(st))
-			return 0;
-		return oid_field(out, t, "sha") == 0;
-	}
-	return 0;
+	return t && tree_status_in_day(t->status) && oid_field(out, t->sha) == 0;
 }
 
 static int add_item(struct item **items, size_t *n, size_t *alloc, const char *name,
@@ -2052,7 +2039,6 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	enum bisect_verdict *v = NULL;
 	git_oid *chain = NULL, sgood, sbad;
 	size_t alloc = 0, i, n = 0, lo, hi;
-	json_t *t;
 	char *why = NULL;
 	const char *which;
 	int err, go_on;
@@ -2079,12 +2065,10 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	ds.items[0].new = bad->base;
 	ds.items[0].has_old = ds.items[0].has_new = 1;
 	ds.nitems = 1;
-	json_array_foreach(json_object_get(bad->json, "trees"), i, t)
-		add_item(&ds.items, &ds.nitems, &alloc,
-			 json_string_value(json_object_get(t, "name")) ?: "?", &good, bad);
-	json_array_foreach(json_object_get(good.json, "trees"), i, t)
-		add_item(&ds.items, &ds.nitems, &alloc,
-			 json_string_value(json_object_get(t, "name")) ?: "?", &good, bad);
+	for (i = 0; i < bad->day->ntrees; i++)
+		add_item(&ds.items, &ds.nitems, &alloc, bad->day->trees[i].name ?: "?", &good, bad);
+	for (i = 0; i < good.day->ntrees; i++)
+		add_item(&ds.items, &ds.nitems, &alloc, good.day->trees[i].name ?: "?", &good, bad);
 	ds.changed = xcalloc(ds.nitems, sizeof(*ds.changed));
 	for (i = 0; i < ds.nitems; i++)
 		if (item_changed(&ds.items[i]))

@@ -34,6 +34,8 @@ enum bisect_verdict {
  * could not run (then the bisect stops; its state stays resumable).
  * *note may be set to a malloc'd one-line remark (e.g. why a step skipped).
  */
+struct day_bisect;
+
 struct bisect_check {
 	int (*run)(void *data, git_repository *repo, const git_oid *commit,
 		   enum bisect_verdict *verdict, char **note);
@@ -99,7 +101,7 @@ struct bisect_result {
 	json_t *dropped_list;	/* [{commit, subject}] of the dropped commits */
 	size_t bound;		/* ceil(log2 N1) + ceil(log2 N2) + endpoints + confirmations */
 	double seconds;
-	json_t *record;		/* the day.json "bisect" object */
+	struct day_bisect *record;	/* the day.json "bisect" record */
 };
 
 /*

@@ -272,6 +272,20 @@ static json_t *url_or_null(const char *url)
 	return j;
 }
 
+/* A message naming a URL (a fetch error): written with every password redacted. */
+static json_t *msg_or_null(const char *msg)
+{
+	struct buf b = BUF_INIT;
+	json_t *j;
+
+	if (!msg)
+		return json_null();
+	text_redact(&b, msg);
+	j = json_text(buf_cstr(&b));
+	buf_release(&b);
+	return j;
+}
+
 static json_t *commits_to_json(const struct day_commit *c, size_t n)
 {
 	json_t *arr = json_array();
@@ -362,7 +376,7 @@ static json_t *tree_to_json(const struct day_tree *t)
 	json_object_set_new(obj, "branch", str_or_null(t->branch));
 	json_object_set_new(obj, "sha", str_or_null(t->sha));
 	json_object_set_new(obj, "fetch", json_pack("{s:o, s:o, s:f}",
-		"status", str_or_null(t->fetch_status), "error", str_or_null(t->fetch_error),
+		"status", str_or_null(t->fetch_status), "error", msg_or_null(t->fetch_error),
 		"seconds", t->fetch_seconds));
 	if (t->fetch_patch_failed)
 		json_object_set_new(json_object_get(obj, "fetch"), "patch_failed", json_true());
@@ -582,6 +596,13 @@ static int tree_from_json(struct day_tree *t, const json_t *obj, const char *wha
 	t->sha = get_str(obj, "sha");
 	t->fetch_status = get_str(fetch, "status");
 	t->fetch_error = get_str(fetch, "error");
+	if (t->fetch_error && strstr(t->fetch_error, "://")) {
+		struct buf b = BUF_INIT;	/* a record written before messages were redacted */
+
+		text_redact(&b, t->fetch_error);
+		free(t->fetch_error);
+		t->fetch_error = buf_detach(&b);
+	}
 	t->fetch_seconds = get_num(fetch, "seconds");
 	t->fetch_patch_failed = json_is_true(json_object_get(fetch, "patch_failed"));
 	if ((err = status_from_json(t, obj, what, at)) < 0)

@@ -190,7 +190,7 @@ static char *commit_subject(const git_commit *c)
 	return commit_summary_utf8((git_commit *)c);
 }
 
-/* The author as the tree's .mailmap names them today. */
+/* The author as the base's .mailmap names them today. */
 static char *commit_author(const struct merge_day *md, const git_commit *c)
 {
 	return commit_author_utf8(c, md->mailmap);
@@ -691,7 +691,8 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 		tide_error_clear();
 		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
 	}
-	if (mailmap_from_commit(&md->mailmap, md->repo, tip) < 0)
+	/* The base's .mailmap, never the tree's: a tree does not rename people. */
+	if (mailmap_from_commit(&md->mailmap, md->repo, &md->base) < 0)
 		tide_error_clear();	/* authors then as the commits spell them */
 	record_side(md, dt, &md->state, bases, 0);
 	record_side(md, dt, tip, bases, 1);

@@ -64,7 +64,7 @@ struct merge_day {
 	size_t ndone;			/* trees done */
 	int nmerges;			/* merge attempts */
 	const char *version_from;	/* set while merging a tree's previous version */
-	git_mailmap *mailmap;		/* the conflicting tree's .mailmap, while its sides are recorded */
+	git_mailmap *mailmap;		/* the base's .mailmap, while a conflict's sides are recorded */
 };
 
 /* Merge tree t: 0 whatever became of it, or a TIDE_E* code when tide failed. */

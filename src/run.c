@@ -234,12 +234,15 @@ static int run_resolve_base(struct run *r)
 	int error = 0;
 
 	if (git_revparse_single(&obj, r->repo, ref) < 0) {
+		char *shown = url_redact(r->conf->base_url);
+
 		if (job->error == TIDE_ENOTFOUND)
 			error = tide_error_set(TIDE_ENOTFOUND, "base tag '%s' not found in '%s'",
-					       r->conf->base_tag, r->conf->base_url);
+					       r->conf->base_tag, shown);
 		else
 			error = tide_error_set(TIDE_EINVAL, "cannot fetch the base: %s",
 					       job->message ? job->message : "tag missing");
+		free(shown);
 		goto done;
 	}
 	if (job->error)	/* an older copy of the tag is still usable */

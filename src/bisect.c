@@ -12,8 +12,10 @@
 #include "buf.h"
 #include "build.h"
 #include "error.h"
+#include "graph.h"
 #include "history.h"
 #include "merge.h"
+#include "merge_step.h"
 #include "rerere.h"
 #include "text.h"
 #include "util.h"
@@ -504,73 +506,50 @@ static char *unresolved_why(const char *name, const struct rerere_outcome *o, si
 }
 
 /*
- * Merge theirs onto ours in memory and commit it.  Conflicts get the
- * recorded resolutions, as in a run.  Returns 0, or 1 with *why set when
- * conflicts remain (the state cannot be tested).
+ * Merge theirs onto ours in memory, as the day merges a tree
+ * (merge_step_run(): the day's merge bases, the recorded resolutions on
+ * conflicts), and commit it.  Returns 0, or 1 with *why set when the
+ * state cannot be tested (conflicts remain, no common history).
  */
 static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *theirs,
 			const char *name, git_oid *out, char **why)
 {
-	struct merge_result mr = { 0 };
-	struct merge_opts mopts = MERGE_OPTS_INIT;
-	struct rerere_outcome *o = NULL;
-	git_oidarray bases = { NULL, 0 };
-	git_commit *oc = NULL, *tc = NULL;
-	git_oid tree;
-	size_t n = 0;
+	struct merge_step_opts so = { NULL, name, c->store };
+	struct merge_step s;
 	char *msg = NULL;
 	int err;
 
-	/* One walk for both "already contained" and the merge itself. */
-	err = git_merge_bases(&bases, c->repo, ours, theirs);
-	if (err == GIT_ENOTFOUND) {
-		git_error_clear();
-		err = 0;
-	} else if (err < 0) {
-		return tide_error_git(TIDE_ERROR, "bisect: cannot find merge bases");
+	if ((err = merge_step_run(&s, c->repo, ours, theirs, &so)) < 0) {
+		tide_error_wrap(err, "bisect: cannot merge %s", name);
+		goto done;
 	}
-	if (bases.count == 1 && git_oid_equal(&bases.ids[0], theirs)) {
+	switch (s.kind) {
+	case MERGE_STEP_UP_TO_DATE:
 		*out = *ours;	/* already contained: no merge, like a run */
-		goto done;
+		break;
+	case MERGE_STEP_UNRELATED:
+		*why = xasprintf("%s has no common history with the state (the day leaves "
+				 "such a tree out)", name);
+		err = 1;
+		break;
+	case MERGE_STEP_CONFLICT:
+		c->st.merges++;
+		*why = s.rr_error ? xasprintf("the merge of %s conflicts; the recorded resolutions "
+					      "cannot be read: %s", name, s.rr_error) :
+			unresolved_why(name, s.rr, s.nrr, &s.res);
+		err = 1;
+		break;
+	case MERGE_STEP_MERGED:
+		c->st.merges++;
+		if (s.res.nconflicts)
+			c->st.resolved += s.nrr;
+		msg = history_bisect_message(name, theirs);
+		err = write_commit(c, &s.tree, ours, theirs, msg, out);
+		break;
 	}
-	mopts.bases = &bases;
-	mopts.theirs_label = name;
-	if (git_commit_lookup(&oc, c->repo, ours) < 0 ||
-	    git_commit_lookup(&tc, c->repo, theirs) < 0) {
-		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a commit to merge");
-		goto done;
-	}
-	if ((err = merge_commits(&mr, c->repo, oc, tc, &mopts)) < 0)
-		goto done;
-	c->st.merges++;
-	tree = mr.tree;
-	if (mr.nconflicts) {
-		err = rerere_resolve_merge(&tree, &o, &n, c->repo, &mr.tree, mr.conflicts,
-					   mr.nconflicts, c->store);
-		if (err < 0) {
-			*why = xasprintf("the merge of %s conflicts; the recorded resolutions "
-					 "cannot be read: %s", name, tide_error_last());
-			tide_error_clear();
-			err = 1;
-			goto done;
-		}
-		if (err == 0) {
-			*why = unresolved_why(name, o, n, &mr);
-			err = 1;
-			goto done;
-		}
-		c->st.resolved += n;
-		err = 0;
-	}
-	msg = history_bisect_message(name, theirs);
-	err = write_commit(c, &tree, ours, theirs, msg, out);
 done:
 	free(msg);
-	rerere_outcomes_free(o, n);
-	merge_result_clear(&mr);
-	git_oidarray_dispose(&bases);
-	git_commit_free(oc);
-	git_commit_free(tc);
+	merge_step_release(&s);
 	return err;
 }
 
@@ -587,25 +566,16 @@ static int apply_fixups(struct bctx *c, const char *name, const json_t *fixups, 
 	int err = 0;
 
 	json_array_foreach(fixups, i, f) {
-		struct merge_result mr = { 0 };
-		git_commit *fc = NULL, *pc = NULL, *sc = NULL;
-		git_tree *ft = NULL, *pt = NULL, *st = NULL;
+		git_commit *fc = NULL, *sc = NULL;
+		git_oid tree;
 
 		if (git_oid_fromstr(&id, json_string_value(f) ?: "") < 0 ||
-		    git_commit_lookup(&fc, c->repo, &id) < 0 || git_commit_parent(&pc, fc, 0) < 0 ||
-		    git_commit_lookup(&sc, c->repo, &state) < 0 || git_commit_tree(&ft, fc) < 0 ||
-		    git_commit_tree(&pt, pc) < 0 || git_commit_tree(&st, sc) < 0)
+		    git_commit_lookup(&fc, c->repo, &id) < 0 ||
+		    git_commit_lookup(&sc, c->repo, &state) < 0)
 			err = tide_error_git(TIDE_ERROR, "bisect: cannot read the fixup of %s", name);
-		else if ((err = merge_trees(&mr, c->repo, pt, st, ft, NULL)) == 0 && mr.nconflicts)
-			err = 1;
-		else if (err == 0)
-			err = write_commit(c, &mr.tree, &state, NULL, git_commit_message(fc), &state);
-		merge_result_clear(&mr);
-		git_tree_free(ft);
-		git_tree_free(pt);
-		git_tree_free(st);
+		else if ((err = merge_step_pick(&tree, c->repo, git_commit_tree_id(sc), &id)) == 0)
+			err = write_commit(c, &tree, &state, NULL, git_commit_message(fc), &state);
 		git_commit_free(fc);
-		git_commit_free(pc);
 		git_commit_free(sc);
 		if (err < 0)
 			return err;
@@ -2205,4 +2175,120 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	if (code != 0)
 		*note = xasprintf("exit %d", code);
 	return 0;
+}
+
+/* ---- a day rebuilt through bisect's merges ---- */
+
+/* The day's own state after the tree name: its group's last commit, or NULL. */
+static const git_oid *day_state_after(const git_oid *chain, const struct group *groups,
+				      size_t ng, const char *name)
+{
+	size_t k;
+
+	for (k = ng; k >= 1; k--)
+		if (groups[k].name && !strcmp(groups[k].name, name))
+			return &chain[k];
+	return NULL;
+}
+
+static int tree_of(git_oid *out, git_repository *repo, const git_oid *commit)
+{
+	git_commit *cm = NULL;
+
+	if (git_commit_lookup(&cm, repo, commit) < 0)
+		return tide_error_git(TIDE_ERROR, "bisect: cannot read %s", git_oid_tostr_s(commit));
+	git_oid_cpy(out, git_commit_tree_id(cm));
+	git_commit_free(cm);
+	return 0;
+}
+
+/* One tree of the day: bisect's state after it from cur, and the day's. */
+static int rebuild_tree(struct bctx *c, const struct bday *d, const struct day_tree *t,
+			git_oid *cur, const git_oid *day_state, struct bisect_rebuilt *r)
+{
+	struct mixslot slot = { NULL, t->name, json_object_get(d->fixups, t->name) };
+	git_oidarray bases = { NULL, 0 };
+	git_oid tip, next;
+	int err;
+
+	r->tree = xstrdup(t->name);
+	if (oid_field(&tip, t->sha) < 0)
+		return tide_error_set(TIDE_EINVAL, "%s: tree '%s' has no valid \"sha\"", d->path,
+				      t->name);
+	slot.tip = &tip;
+	if ((err = graph_merge_bases(&bases, c->repo, cur, &tip)) < 0)
+		return err;
+	r->nbases = bases.count;
+	git_oidarray_dispose(&bases);
+	if ((err = tree_of(&r->day_tree, c->repo, day_state)) < 0)
+		return err;
+	err = merge_series(c, cur, &slot, 1, &next, &r->why);
+	if (err < 0)
+		return err;
+	/* A state bisect cannot build: the next tree goes on from the day's. */
+	*cur = err ? *day_state : next;
+	return err ? 0 : tree_of(&r->state_tree, c->repo, &next);
+}
+
+int bisect_rebuild_day(struct bisect_rebuilt **out, size_t *n, git_repository *repo,
+		       const char *wsdir, const char *date)
+{
+	struct bctx c;
+	struct bday d;
+	struct group *groups = NULL;
+	git_oid *chain = NULL, cur;
+	const git_oid *day_state, *after;
+	size_t ng = 0, i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	memset(&c, 0, sizeof(c));
+	c.repo = repo;
+	c.store = workspace_rr_cache(wsdir);
+	c.memo = json_object();
+	if ((err = bday_load(&d, repo, wsdir, date)) < 0)
+		goto done;
+	if (git_signature_new(&c.sig, "tide bisect", "bisect@tide.invalid", 0, 0) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: signature");
+		goto done;
+	}
+	/* The states stay in memory and are dropped: nothing is written to the repository. */
+	if ((err = merge_objects_begin(&c.mo, repo)) < 0 ||
+	    (err = day_chain(&c, &d, &chain, &groups, &ng)) < 0)
+		goto done;
+	cur = d.base;
+	day_state = &d.base;
+	*out = xcalloc(d.day->ntrees ? d.day->ntrees : 1, sizeof(**out));
+	for (i = 0; i < d.day->ntrees && !err; i++) {
+		const struct day_tree *t = &d.day->trees[i];
+
+		if (!tree_status_in_day(t->status))
+			continue;
+		if ((after = day_state_after(chain, groups, ng, t->name)))
+			day_state = after;
+		err = rebuild_tree(&c, &d, t, &cur, day_state, &(*out)[(*n)++]);
+	}
+done:
+	if (err < 0) {
+		bisect_rebuilt_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	free(chain);
+	groups_free(groups, ng + 1);
+	day_release(&d);
+	ctx_release(&c);
+	return err;
+}
+
+void bisect_rebuilt_free(struct bisect_rebuilt *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r && i < n; i++) {
+		free(r[i].tree);
+		free(r[i].why);
+	}
+	free(r);
 }

@@ -103,6 +103,10 @@ void day_handling_clear(struct day_handling *h)
 	free(h->fixup_error);
 	free(h->fixup_commit);
 	strings_free(h->fixups, h->nfixups);
+	free(h->next_base.day);
+	free(h->next_base.commit);
+	free(h->next_base.failed_commit);
+	free(h->next_base.failed_subject);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -328,6 +332,20 @@ static void set_str(json_t *obj, const char *key, const char *value)
 		json_object_set_new(obj, key, json_text(value));
 }
 
+static json_t *next_base_to_json(const struct day_next_base *nb)
+{
+	json_t *o = json_pack("{s:o, s:o, s:I, s:I, s:I}", "day", json_text(nb->day),
+			      "commit", str_or_null(nb->commit), "commits", (json_int_t)nb->commits,
+			      "applied", (json_int_t)nb->applied, "empty", (json_int_t)nb->empty);
+
+	if (o && nb->failed)
+		json_object_set_new(o, "failed", json_pack("{s:I, s:o, s:o}",
+				    "position", (json_int_t)nb->failed,
+				    "commit", str_or_null(nb->failed_commit),
+				    "subject", str_or_null(nb->failed_subject)));
+	return o;
+}
+
 /* The handling keys of a tree object: each only when set. */
 static void handling_to_json(json_t *obj, const struct day_handling *h)
 {
@@ -355,6 +373,8 @@ static void handling_to_json(json_t *obj, const struct day_handling *h)
 	set_str(obj, "fixup_commit", h->fixup_commit);
 	if (h->nfixups)
 		json_object_set_new(obj, "fixups", strings_to_json(h->fixups, h->nfixups));
+	if (h->next_base.day)
+		json_object_set_new(obj, "next_base", next_base_to_json(&h->next_base));
 }
 
 static json_t *tree_to_json(const struct day_tree *t)
@@ -482,7 +502,7 @@ static const char *const tree_keys[] = {
 	"merge_commit", "merge_base", "seconds", "conflicts",
 	/* handling_from_json() */
 	"handled", "attempted_sha", "version_from", "rejected", "reason", "resolutions",
-	"resolution_errors", "fixup_error", "fixup_commit", "fixups",
+	"resolution_errors", "fixup_error", "fixup_commit", "fixups", "next_base",
 	"build",
 };
 
@@ -544,6 +564,29 @@ static void strings_from_json(char ***list, size_t *n, const json_t *arr)
 			day_strings_add(list, n, json_string_value(v));
 }
 
+/* A count of the record: 0 unless a non-negative integer. */
+static size_t get_count(const json_t *obj, const char *key)
+{
+	json_int_t v = json_integer_value(json_object_get(obj, key));
+
+	return v > 0 ? (size_t)v : 0;
+}
+
+static void next_base_from_json(struct day_next_base *nb, const json_t *obj)
+{
+	const json_t *failed = json_object_get(obj, "failed");
+
+	if (!(nb->day = get_str(obj, "day")))
+		return;
+	nb->commit = get_str(obj, "commit");
+	nb->commits = get_count(obj, "commits");
+	nb->applied = get_count(obj, "applied");
+	nb->empty = get_count(obj, "empty");
+	nb->failed = get_count(failed, "position");
+	nb->failed_commit = get_str(failed, "commit");
+	nb->failed_subject = get_str(failed, "subject");
+}
+
 static void handling_from_json(struct day_handling *h, const json_t *obj)
 {
 	size_t i;
@@ -566,6 +609,7 @@ static void handling_from_json(struct day_handling *h, const json_t *obj)
 	h->fixup_error = get_str(obj, "fixup_error");
 	h->fixup_commit = get_str(obj, "fixup_commit");
 	strings_from_json(&h->fixups, &h->nfixups, json_object_get(obj, "fixups"));
+	next_base_from_json(&h->next_base, json_object_get(obj, "next_base"));
 }
 
 /* The tree's "status": one of tree_status_names, or null (or absent: not decided). */

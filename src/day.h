@@ -32,6 +32,18 @@ struct day_resolution {
 };
 
 /*
+ * A tree based on a linux-next day (next_base.h): the day, its commit,
+ * the tree's own commits after it, how many were applied onto the state
+ * and how many the state had already; failed, when one did not apply,
+ * its position (1-based), id and subject.  Only when day is set.
+ */
+struct day_next_base {
+	char *day, *commit;
+	size_t commits, applied, empty, failed;
+	char *failed_commit, *failed_subject;
+};
+
+/*
  * What the merge stage did about a tree beyond merging it (merge_day.c):
  * each field is written to the tree's object under its own name, and
  * only when set.
@@ -50,6 +62,7 @@ struct day_handling {
 	char *fixup_commit;	/* the state after the tree's fixups */
 	char **fixups;		/* the fixup patches' file names, in order */
 	size_t nfixups;
+	struct day_next_base next_base;	/* "next_base", a tree based on linux-next */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include "merge.h"
 #include "merge_day.h"
 #include "merge_step.h"
+#include "next_base.h"
 #include "nextfiles.h"
 #include "quilt.h"
 #include "rerere.h"
@@ -485,6 +486,17 @@ static int try_recorded(struct merge_day *md, const struct tree *t, struct day_t
 	return rc;
 }
 
+/* Is commit based on a linux-next day (next_base.h)?  An error counts as yes: never merged whole. */
+static int next_based(struct merge_day *md, const git_oid *commit)
+{
+	struct next_base nb;
+	int rc = next_base_find(&nb, md->repo, &md->base, commit);
+
+	next_base_release(&nb);
+	tide_error_clear();
+	return rc != 0;
+}
+
 /*
  * No resolution: merge the tree as it was on the last day it merged, if
  * that merges cleanly today.  Returns 1 when merged, 0 when not.
@@ -500,7 +512,8 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 	int rc = 0;
 
 	memset(&res, 0, sizeof(res));
-	if (!find_previous_sha(md, t, &prev, &from) || git_oid_equal(&prev, tip))
+	if (!find_previous_sha(md, t, &prev, &from) || git_oid_equal(&prev, tip) ||
+	    next_based(md, &prev))	/* merged whole, it would bring its linux-next day along */
 		goto done;
 	if (check_commit(md, &prev) < 0) {	/* merged before tide checked trees */
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: its version of %s is refused too: %s", t->name, from,
@@ -855,6 +868,225 @@ static void log_merging(struct merge_day *md, const struct tree *t, const git_oi
 	free(label);
 }
 
+/* The trees of the ours-side commits of dt's conflicts, each once: what moved under a commit. */
+static void moved_trees(struct buf *out, const struct day_tree *dt)
+{
+	size_t i, j;
+
+	for (i = 0; i < dt->nconflicts; i++)
+		for (j = 0; j < dt->conflicts[i].nours; j++) {
+			const char *tree = dt->conflicts[i].ours[j].tree;
+			char *quoted;
+
+			if (!tree)
+				continue;
+			quoted = xasprintf(" %s,", tree);
+			if (!out->ptr || !strstr(out->ptr, quoted))
+				buf_puts(out, quoted);
+			free(quoted);
+		}
+	if (out->len)
+		buf_truncate(out, out->len - 1);	/* the last comma */
+}
+
+/* Did commit c change path (its blob, or presence, differs from its first parent's)? */
+static int commit_changes_path(const git_commit *c, const char *path)
+{
+	git_commit *p = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_tree_entry *ea = NULL, *eb = NULL;
+	int changed = 0;
+
+	if (git_commit_parent(&p, c, 0) == 0 && git_commit_tree(&a, p) == 0 &&
+	    git_commit_tree(&b, c) == 0) {
+		int ha = git_tree_entry_bypath(&ea, a, path) == 0;
+		int hb = git_tree_entry_bypath(&eb, b, path) == 0;
+
+		changed = ha != hb || (ha && !git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)));
+	}
+	git_error_clear();
+	git_tree_entry_free(ea);
+	git_tree_entry_free(eb);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(p);
+	return changed;
+}
+
+static int merged_today(const struct merge_day *md, const char *tree)
+{
+	size_t i;
+
+	for (i = 0; i < md->nmerged; i++)
+		if (!strcmp(md->merged[i].name, tree))
+			return 1;
+	return 0;
+}
+
+/*
+ * The trees whose merges in the linux-next day changed a conflicting
+ * path and that are not in today's state before this tree (merged after
+ * it, or left out): what the commit may need.  The day's first-parent
+ * chain below its Next/ commit is read by its Tide-Tree: trailers, down
+ * to the first commit without one (its base), at most MAX_WALK commits.
+ */
+static void needed_trees(struct buf *out, struct merge_day *md, const struct day_tree *dt,
+			 const git_oid *day)
+{
+	git_commit *c = NULL, *p = NULL;
+	size_t i, n = 0;
+	char *tree;
+
+	if (git_commit_lookup(&c, md->repo, day) < 0 || git_commit_parent(&p, c, 0) < 0)
+		goto done;
+	while (n++ < MAX_WALK && (tree = history_tree_of(p))) {
+		char *quoted = xasprintf(" %s,", tree);
+
+		for (i = 0; i < dt->nconflicts; i++)
+			if (strcmp(tree, dt->name) && !merged_today(md, tree) &&
+			    (!out->ptr || !strstr(out->ptr, quoted)) &&
+			    commit_changes_path(p, dt->conflicts[i].path))
+				buf_puts(out, quoted);
+		free(quoted);
+		free(tree);
+		git_commit_free(c);
+		c = p;
+		p = NULL;
+		if (git_commit_parent(&p, c, 0) < 0)
+			break;
+	}
+	if (out->len)
+		buf_truncate(out, out->len - 1);
+done:
+	git_error_clear();
+	git_commit_free(p);
+	git_commit_free(c);
+}
+
+/*
+ * A commit of a tree based on linux-next does not apply onto the state:
+ * the tree is left out, and its record has the conflicts as a merge's
+ * (paths, hunks), the commits of today's state since the linux-next day
+ * that touched the conflicting lines (the trees that moved underneath,
+ * or mainline) and the commit itself.
+ */
+static void next_pick_failed(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			     const struct next_base *nb, const struct next_base_pick *pick)
+{
+	struct day_next_base *rec = &dt->handling.next_base;
+	const git_oid *bad = &nb->commits[pick->failed - 1];
+	git_oid day = nb->day, parent;
+	git_oidarray since_day = { &day, 1 }, since_parent = { &parent, 1 };
+	struct buf outcome = BUF_INIT, moved = BUF_INIT, needed = BUF_INIT;
+	git_commit *c = NULL;
+	char abbrev[13], *why;
+	size_t i;
+
+	history_oid_abbrev(abbrev, bad);
+	if (git_commit_lookup(&c, md->repo, bad) == 0) {
+		rec->failed_subject = commit_subject(c);
+		git_oid_cpy(&parent, git_commit_parent_id(c, 0));
+	}
+	rec->failed = pick->failed;
+	rec->failed_commit = history_oid_hex(bad);
+	buf_printf(&outcome, "Applying: %s\n", rec->failed_subject ? rec->failed_subject : abbrev);
+	for (i = 0; i < pick->res.nconflicts; i++) {
+		const struct merge_conflict *mc = &pick->res.conflicts[i];
+		struct day_conflict *dc = day_tree_add_conflict(dt);
+
+		dc->path = xstrdup(mc->path);
+		dc->kind = xstrdup(merge_conflict_kind_name(mc->kind));
+		merge_conflict_hunks(md->repo, &pick->res.tree, dc->path, add_day_hunk, dc);
+		tide_error_clear();
+		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
+	}
+	buf_printf(&outcome, "Patch failed at %04zu %s\n", pick->failed,
+		   rec->failed_subject ? rec->failed_subject : abbrev);
+	nextfiles_log_outcome(md->mergelog, outcome.ptr);
+	if (mailmap_from_commit(&md->mailmap, md->repo, &md->base) < 0)
+		tide_error_clear();
+	record_side(md, dt, &md->state, &since_day, 0);
+	if (c)
+		record_side(md, dt, bad, &since_parent, 1);
+	git_mailmap_free(md->mailmap);
+	md->mailmap = NULL;
+	prune_to_conflict_lines(md, dt);
+	moved_trees(&moved, dt);
+	needed_trees(&needed, md, dt, &nb->day);
+	why = xasprintf("based on %s: its commit %zu of %zu, %s (\"%s\"), does not apply onto "
+			"today's state%s%s%s%s", rec->day, pick->failed, nb->ncommits, abbrev,
+			rec->failed_subject ? rec->failed_subject : "", moved.len ? "; moved since:" : "",
+			moved.len ? moved.ptr : "", needed.len ? "; not merged before it today:" : "",
+			needed.len ? needed.ptr : "");
+	set_field(&dt->handling.reason, why);
+	set_field(&dt->handling.handled, "dropped");
+	dt->status = TREE_CONFLICT;
+	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: %s, left out", t->name, why);
+	free(why);
+	buf_release(&needed);
+	buf_release(&moved);
+	buf_release(&outcome);
+	git_commit_free(c);
+}
+
+/*
+ * A tree based on a linux-next day (next_base.h): its own commits are
+ * applied onto the state, as linux-next imports a quilt series, and *tip
+ * becomes the last of them, which then merges like any tree's (the state
+ * its only base; nothing applied: up to date).  Returns 0 (*tip untouched
+ * for an ordinary tree), 1 when the tree was left out here (a commit does
+ * not apply, a history tide cannot take apart), or a TIDE_E* code.
+ */
+static int take_next_based(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			   git_oid *tip)
+{
+	struct day_next_base *rec = &dt->handling.next_base;
+	struct next_base nb;
+	struct next_base_pick pick;
+	char *why;
+	int rc;
+
+	memset(&pick, 0, sizeof(pick));
+	if ((rc = next_base_find(&nb, md->repo, &md->base, tip)) == TIDE_EINVAL) {
+		why = xasprintf("based on linux-next: %s", tide_error_last());
+		tide_error_clear();
+		dt->status = TREE_CONFLICT;
+		set_field(&dt->handling.reason, why);
+		set_field(&dt->handling.handled, "dropped");
+		nextfiles_log_outcome(md->mergelog, why);
+		event_emitf(&md->events, EVENT_MERGE, EVENT_PROBLEM, t->name, "%s: %s, left out", t->name, why);
+		free(why);
+		return 1;
+	}
+	if (rc <= 0)
+		return rc;
+	rec->day = xstrdup(nb.name);
+	rec->commit = history_oid_hex(&nb.day);
+	rec->commits = nb.ncommits;
+	why = xasprintf("Applying the %zu commit%s of %s after %s", nb.ncommits,
+			nb.ncommits == 1 ? "" : "s", t->name, nb.name);
+	nextfiles_log_outcome(md->mergelog, why);
+	free(why);
+	if ((rc = next_base_apply(&pick, md->repo, md->sig, &md->state, &nb, md->sum->tag)) < 0)
+		goto done;
+	log_fixups(md, &md->state, &pick.tip, pick.applied);
+	rec->applied = pick.applied;
+	rec->empty = pick.empty;
+	if (pick.failed) {
+		next_pick_failed(md, t, dt, &nb, &pick);
+		rc = 1;
+	} else if ((rc = check_commit(md, &pick.tip)) == 0) {
+		event_emitf(&md->events, EVENT_MERGE, EVENT_INFO, t->name,
+			    "%s: based on %s: %zu of its %zu commits applied%s", t->name, nb.name,
+			    pick.applied, nb.ncommits, pick.empty ? " (the rest were in the day)" : "");
+		git_oid_cpy(tip, &pick.tip);
+	}
+done:
+	next_base_pick_release(&pick);
+	next_base_release(&nb);
+	return rc;
+}
+
 int merge_day_tree(struct merge_day *md, const struct tree *t)
 {
 	struct day_tree *dt = day_add_tree(md->day);
@@ -880,7 +1112,8 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	}
 	dt->sha = history_oid_hex(&tip);
 	log_merging(md, t, &tip);
-	if ((error = check_tip(md, t, dt, &tip)) != 0) {
+	if ((error = check_tip(md, t, dt, &tip)) != 0 ||
+	    (error = take_next_based(md, t, dt, &tip)) != 0) {
 		error = error < 0 ? error : 0;
 		goto done;
 	}

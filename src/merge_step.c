@@ -85,31 +85,43 @@ void merge_step_release(struct merge_step *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int merge_step_pick(git_oid *out, git_repository *repo, const git_oid *state_tree,
-		    const git_oid *fixup)
+int merge_step_pick_result(struct merge_result *res, git_repository *repo,
+			   const git_oid *state_tree, const git_oid *commit,
+			   const struct merge_step_opts *opts)
 {
-	struct merge_result mr;
+	struct merge_opts mopts = MERGE_OPTS_INIT;
 	git_commit *fc = NULL, *pc = NULL;
 	git_tree *ft = NULL, *pt = NULL, *st = NULL;
 	int error;
 
-	memset(&mr, 0, sizeof(mr));
-	if (git_commit_lookup(&fc, repo, fixup) < 0 || git_commit_parent(&pc, fc, 0) < 0 ||
+	memset(res, 0, sizeof(*res));
+	mopts.ours_label = opts ? opts->ours_label : NULL;
+	mopts.theirs_label = opts ? opts->theirs_label : NULL;
+	if (git_commit_lookup(&fc, repo, commit) < 0 || git_commit_parent(&pc, fc, 0) < 0 ||
 	    git_commit_tree(&ft, fc) < 0 || git_commit_tree(&pt, pc) < 0 ||
 	    git_tree_lookup(&st, repo, state_tree) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot read the fixup %s", git_oid_tostr_s(fixup));
+		error = tide_error_git(TIDE_ERROR, "cannot read the commit %s", git_oid_tostr_s(commit));
 		goto done;
 	}
-	if ((error = merge_trees(&mr, repo, pt, st, ft, NULL)) == 0) {
-		error = mr.nconflicts ? 1 : 0;
-		git_oid_cpy(out, &mr.tree);
-	}
+	if ((error = merge_trees(res, repo, pt, st, ft, &mopts)) == 0)
+		error = res->nconflicts ? 1 : 0;
 done:
-	merge_result_clear(&mr);
 	git_tree_free(ft);
 	git_tree_free(pt);
 	git_tree_free(st);
 	git_commit_free(fc);
 	git_commit_free(pc);
+	return error;
+}
+
+int merge_step_pick(git_oid *out, git_repository *repo, const git_oid *state_tree,
+		    const git_oid *fixup)
+{
+	struct merge_result mr;
+	int error = merge_step_pick_result(&mr, repo, state_tree, fixup, NULL);
+
+	if (error >= 0)
+		git_oid_cpy(out, &mr.tree);
+	merge_result_clear(&mr);
 	return error;
 }

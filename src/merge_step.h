@@ -58,5 +58,13 @@ void merge_step_release(struct merge_step *s);
  */
 int merge_step_pick(git_oid *out, git_repository *repo, const git_oid *state_tree,
 		    const git_oid *fixup);
+/*
+ * merge_step_pick() keeping the engine's result in *res (cleared by the
+ * caller): its tree and, when the commit does not apply (1), the
+ * conflicts, marked with opts' labels (NULL: the engine's).
+ */
+int merge_step_pick_result(struct merge_result *res, git_repository *repo,
+			   const git_oid *state_tree, const git_oid *commit,
+			   const struct merge_step_opts *opts);
 
 #endif

@@ -283,6 +283,11 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 		json_object_set_new(r, "fixups", strings_json(h->fixups, h->nfixups));
 	if (h->fixup_error)
 		json_object_set_new(r, "fixup_error", json_text(h->fixup_error));
+	if (h->next_base.day)
+		json_object_set_new(r, "next_base", json_pack("{s:o, s:I, s:I}",
+				    "day", json_text(h->next_base.day),
+				    "commits", (json_int_t)h->next_base.commits,
+				    "failed", (json_int_t)h->next_base.failed));
 	*out = r;
 	return 0;
 }
@@ -475,6 +480,7 @@ static void conflict_sections(struct buf *out, const json_t *r)
 static void handling_section(struct buf *out, const json_t *r)
 {
 	const char *how = jstr(r, "handled");
+	const json_t *nb = json_object_get(r, "next_base");
 	json_t *f, *res;
 	size_t i;
 
@@ -492,6 +498,13 @@ static void handling_section(struct buf *out, const json_t *r)
 	} else if (!strcmp(how, "previous")) {
 		buf_printf(out, "No recorded resolution applies, so I used the version from %s\n"
 			   "of the %s tree for today.\n\n", jstr(r, "version_from"), jstr(r, "tree"));
+	} else if (nb) {
+		buf_printf(out, "The %s tree is based on %s: I applied its commits onto today's tree\n"
+			   "one by one, as a quilt series, and its commit %lld of %lld above no longer\n"
+			   "applies, so I have dropped the %s tree for today.\n\n", jstr(r, "tree"),
+			   jstr(nb, "day"), (long long)json_integer_value(json_object_get(nb, "failed")),
+			   (long long)json_integer_value(json_object_get(nb, "commits")),
+			   jstr(r, "tree"));
 	} else {
 		buf_printf(out, "No recorded resolution applies and no earlier version of the %s\n"
 			   "tree merges, so I have dropped the %s tree for today.\n\n",

@@ -586,6 +586,36 @@ TEST(day__counts_unapplied_apart_from_stale)
 	day_free(d);
 }
 
+/* A tree based on linux-next: "next_base" is typed, written back whole, negative counts read as 0. */
+TEST(day__next_base_is_typed)
+{
+	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
+				"{\"name\":\"mm\",\"next_base\":{\"day\":\"next-20261202\","
+				"\"commit\":\"abc\",\"commits\":3,\"applied\":1,\"empty\":0,"
+				"\"failed\":{\"position\":2,\"commit\":\"def\",\"subject\":\"mm: x\"}}},"
+				"{\"name\":\"y\",\"next_base\":{\"day\":\"next-20261202\",\"commits\":-4}}]}",
+				0, NULL);
+	json_t *out = NULL, *t;
+	struct day *d = NULL;
+	const struct day_next_base *nb;
+
+	REQUIRE(in != NULL);
+	REQUIRE(day_from_json(&d, in, "test") == 0);
+	nb = &d->trees[0].handling.next_base;
+	CHECK_STR(nb->day, "next-20261202");
+	CHECK(nb->commits == 3 && nb->applied == 1 && nb->empty == 0 && nb->failed == 2);
+	CHECK_STR(nb->failed_subject, "mm: x");
+	CHECK(d->trees[0].extra == NULL);
+	CHECK(d->trees[1].handling.next_base.commits == 0);
+	day_to_json(&out, d);
+	t = json_array_get(json_object_get(out, "trees"), 0);
+	CHECK(json_equal(json_object_get(t, "next_base"),
+			 json_object_get(json_array_get(json_object_get(in, "trees"), 0), "next_base")));
+	json_decref(in);
+	json_decref(out);
+	day_free(d);
+}
+
 TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
       day__stage_records_are_typed, day__tree_build_record, day__config_records,
       day__handling_is_typed_and_written_back, day__bad_records_are_refused,
@@ -593,4 +623,4 @@ TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
       day__install_replaces_atomically, day__conflicts_with_names_each_tree_once,
       day__open_and_previous, day__counts_by_outcome, day__one_converter_for_names,
       day__tree_status_names_and_the_day, day__unknown_tree_status_is_refused,
-      day__counts_unapplied_apart_from_stale)
+      day__counts_unapplied_apart_from_stale, day__next_base_is_typed)

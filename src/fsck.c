@@ -250,9 +250,9 @@ int fsck_entry_name(const char *name, size_t len, unsigned int mode, const char 
 	return r ? TIDE_EINVAL : 0;
 }
 
-/* ---- the set of trees found good ---- */
+/* ---- the set of objects found good ---- */
 
-static const char seen_magic[8] = { 't', 'i', 'd', 'e', 'f', 's', 'k', '1' };
+static const char seen_magic[8] = { 't', 'i', 'd', 'e', 'f', 's', 'k', '2' };
 
 static size_t oid_hash(const git_oid *id, size_t cap)
 {
@@ -263,40 +263,79 @@ static size_t oid_hash(const git_oid *id, size_t cap)
 	return h & (cap - 1);
 }
 
-static int sorted_has(const struct fsck_seen *seen, const git_oid *id)
+static uint32_t get_be32(const unsigned char *p)
 {
-	return sorted_ids_find(seen->sorted, GIT_OID_RAWSZ, 0, seen->nsorted, id->id, NULL);
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static int added_has(const struct fsck_seen *seen, const git_oid *id)
+static void put_be32(struct buf *b, uint32_t v)
 {
-	size_t i;
+	unsigned char c[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 8), (unsigned char)v };
 
+	buf_put(b, c, 4);
+}
+
+/* Binary search of the loaded records (FSCK_REC_SIZE apart, keyed by the id). */
+static int sorted_find(const struct fsck_seen *seen, const git_oid *id, size_t *pos)
+{
+	size_t lo = 0, hi = seen->nsorted;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(seen->sorted + mid * FSCK_REC_SIZE, id->id, GIT_OID_RAWSZ);
+
+		if (!c) {
+			*pos = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Is id in the set?  *height (may be NULL) set from its record. */
+static int seen_find(const struct fsck_seen *seen, const git_oid *id, uint32_t *height)
+{
+	size_t i, pos;
+
+	if (!seen)
+		return 0;
+	if (sorted_find(seen, id, &pos)) {
+		if (height)
+			*height = get_be32(seen->sorted + pos * FSCK_REC_SIZE + GIT_OID_RAWSZ);
+		return 1;
+	}
 	if (!seen->cap)
 		return 0;
-	for (i = oid_hash(id, seen->cap); !git_oid_is_zero(&seen->added[i]);
-	     i = (i + 1) & (seen->cap - 1))
-		if (git_oid_equal(&seen->added[i], id))
+	for (i = oid_hash(id, seen->cap); seen->slots[i]; i = (i + 1) & (seen->cap - 1))
+		if (git_oid_equal(&seen->recs[seen->slots[i] - 1].id, id)) {
+			if (height)
+				*height = seen->recs[seen->slots[i] - 1].height;
 			return 1;
+		}
 	return 0;
 }
 
 int fsck_seen_has(const struct fsck_seen *seen, const git_oid *id)
 {
-	return seen && (sorted_has(seen, id) || added_has(seen, id));
+	return seen_find(seen, id, NULL);
 }
 
-static void added_put(git_oid *table, size_t cap, const git_oid *id)
+static void slot_put(uint32_t *slots, size_t cap, const struct fsck_rec *recs, uint32_t n)
 {
-	size_t i = oid_hash(id, cap);
+	size_t i = oid_hash(&recs[n].id, cap);
 
-	while (!git_oid_is_zero(&table[i]))
+	while (slots[i])
 		i = (i + 1) & (cap - 1);
-	git_oid_cpy(&table[i], id);
+	slots[i] = n + 1;
 }
 
-/* Kept at most half full, so a probe always ends at an empty (zero) slot. */
-static void seen_add(struct fsck_seen *seen, const git_oid *id)
+/* The hash is kept at most half full, so a probe always ends at an empty slot. */
+void fsck_seen_put(struct fsck_seen *seen, const git_oid *id, uint32_t height)
 {
 	size_t i;
 
@@ -304,16 +343,17 @@ static void seen_add(struct fsck_seen *seen, const git_oid *id)
 		return;
 	if (2 * (seen->nadded + 1) > seen->cap) {
 		size_t cap = seen->cap ? 2 * seen->cap : 1024;
-		git_oid *table = xcalloc(cap, sizeof(*table));
 
-		for (i = 0; i < seen->cap; i++)
-			if (!git_oid_is_zero(&seen->added[i]))
-				added_put(table, cap, &seen->added[i]);
-		free(seen->added);
-		seen->added = table;
+		free(seen->slots);
+		seen->slots = xcalloc(cap, sizeof(*seen->slots));
 		seen->cap = cap;
+		for (i = 0; i < seen->nadded; i++)
+			slot_put(seen->slots, cap, seen->recs, (uint32_t)i);
 	}
-	added_put(seen->added, seen->cap, id);
+	array_grow(&seen->recs, &seen->alloc, seen->nadded + 1, sizeof(*seen->recs));
+	git_oid_cpy(&seen->recs[seen->nadded].id, id);
+	seen->recs[seen->nadded].height = height;
+	slot_put(seen->slots, seen->cap, seen->recs, (uint32_t)seen->nadded);
 	seen->nadded++;
 }
 
@@ -328,46 +368,46 @@ void fsck_seen_load(struct fsck_seen *seen, const char *path)
 	seen->path = xstrdup(path);
 	if (file_read(&b, path) < 0 || b.len < sizeof(seen_magic) ||
 	    memcmp(b.ptr, seen_magic, sizeof(seen_magic)) ||
-	    (b.len - sizeof(seen_magic)) % GIT_OID_RAWSZ)
+	    (b.len - sizeof(seen_magic)) % FSCK_REC_SIZE)
 		goto done;
-	n = (b.len - sizeof(seen_magic)) / GIT_OID_RAWSZ;
+	n = (b.len - sizeof(seen_magic)) / FSCK_REC_SIZE;
 	/* Out of order means damaged: the binary search would miss. */
 	for (i = 1; i < n; i++)
-		if (memcmp(b.ptr + sizeof(seen_magic) + (i - 1) * GIT_OID_RAWSZ,
-			   b.ptr + sizeof(seen_magic) + i * GIT_OID_RAWSZ, GIT_OID_RAWSZ) >= 0)
+		if (memcmp(b.ptr + sizeof(seen_magic) + (i - 1) * FSCK_REC_SIZE,
+			   b.ptr + sizeof(seen_magic) + i * FSCK_REC_SIZE, GIT_OID_RAWSZ) >= 0)
 			goto done;
-	seen->sorted = xmalloc(n * GIT_OID_RAWSZ + 1);
-	memcpy(seen->sorted, b.ptr + sizeof(seen_magic), n * GIT_OID_RAWSZ);
+	seen->sorted = xmalloc(n * FSCK_REC_SIZE + 1);
+	memcpy(seen->sorted, b.ptr + sizeof(seen_magic), n * FSCK_REC_SIZE);
 	seen->nsorted = n;
 done:
 	tide_error_clear();
 	buf_release(&b);
 }
 
-static int oid_order(const void *a, const void *b)
+static int rec_order(const void *a, const void *b)
 {
-	return memcmp(a, b, GIT_OID_RAWSZ);
+	return memcmp(((const struct fsck_rec *)a)->id.id, ((const struct fsck_rec *)b)->id.id,
+		      GIT_OID_RAWSZ);
 }
 
 /* Today's additions, sorted, merged into the loaded records. */
 static void seen_merge(struct buf *out, const struct fsck_seen *seen)
 {
-	git_oid *add = xmalloc((seen->nadded + 1) * sizeof(*add));
-	size_t n = 0, i = 0, j = 0;
+	struct fsck_rec *add = xmalloc((seen->nadded + 1) * sizeof(*add));
+	size_t n = seen->nadded, i = 0, j = 0;
 
-	for (i = 0; i < seen->cap; i++)
-		if (!git_oid_is_zero(&seen->added[i]))
-			add[n++] = seen->added[i];
-	qsort(add, n, sizeof(*add), oid_order);
+	memcpy(add, seen->recs, n * sizeof(*add));
+	qsort(add, n, sizeof(*add), rec_order);
 	buf_put(out, seen_magic, sizeof(seen_magic));
 	for (i = 0; i < seen->nsorted || j < n;) {
-		const unsigned char *old = seen->sorted + i * GIT_OID_RAWSZ;
+		const unsigned char *old = seen->sorted + i * FSCK_REC_SIZE;
 
-		if (j == n || (i < seen->nsorted && memcmp(old, add[j].id, GIT_OID_RAWSZ) < 0)) {
-			buf_put(out, old, GIT_OID_RAWSZ);
+		if (j == n || (i < seen->nsorted && memcmp(old, add[j].id.id, GIT_OID_RAWSZ) < 0)) {
+			buf_put(out, old, FSCK_REC_SIZE);
 			i++;
 		} else {
-			buf_put(out, add[j++].id, GIT_OID_RAWSZ);
+			buf_put(out, add[j].id.id, GIT_OID_RAWSZ);
+			put_be32(out, add[j++].height);
 		}
 	}
 	free(add);
@@ -389,7 +429,8 @@ int fsck_seen_save(struct fsck_seen *seen)
 void fsck_seen_release(struct fsck_seen *seen)
 {
 	free(seen->sorted);
-	free(seen->added);
+	free(seen->recs);
+	free(seen->slots);
 	free(seen->path);
 	memset(seen, 0, sizeof(*seen));
 }
@@ -431,14 +472,35 @@ static int entry_order(const git_tree_entry *a, const git_tree_entry *b)
 	return ca - cb;
 }
 
+/* A path as messages show it: a deep one has its middle cut, so the reason still fits. */
+#define SHOW_MAX 200
+
+static void show_path(struct buf *out, const struct buf *dir, const char *name, size_t len)
+{
+	struct buf full = BUF_INIT;
+
+	buf_put(&full, dir->ptr ? dir->ptr : "", dir->len);
+	if (name)
+		fsck_quote(&full, name, len);
+	if (!full.len)
+		buf_putc(&full, '/');
+	if (full.len <= SHOW_MAX) {
+		buf_put(out, full.ptr, full.len);
+	} else {
+		buf_put(out, full.ptr, SHOW_MAX / 2);
+		buf_puts(out, "[...]");
+		buf_put(out, full.ptr + full.len - SHOW_MAX / 2, SHOW_MAX / 2);
+	}
+	buf_release(&full);
+}
+
 static int refuse(const struct buf *dir, const char *name, size_t len, unsigned int mode,
 		  const char *why)
 {
 	struct buf path = BUF_INIT;
 	int error;
 
-	buf_put(&path, dir->ptr ? dir->ptr : "", dir->len);
-	fsck_quote(&path, name, len);
+	show_path(&path, dir, name, len);
 	if (why == why_bad_mode)
 		error = tide_error_set(TIDE_EINVAL, "refusing path '%s': %s %06o",
 				       buf_cstr(&path), why, mode);
@@ -448,54 +510,175 @@ static int refuse(const struct buf *dir, const char *name, size_t len, unsigned 
 	return error;
 }
 
-static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *id, struct buf *dir);
+/*
+ * The walk keeps its own stack (a tree 60,000 directories deep must not
+ * overflow the C one): one frame per tree being read, its path in dir.
+ */
+struct frame {
+	git_tree *tree;
+	size_t i, n;
+	size_t dirlen;		/* dir's length before this tree's name */
+	uint32_t height;	/* 1 + the tallest subtree so far */
+};
 
-/* One entry of the tree at dir (which ends in '/' unless it is the root). */
-static int check_entry(struct fsck_seen *seen, git_repository *repo, const git_tree_entry *e,
-		       const git_tree_entry *prev, struct buf *dir)
+struct walker {
+	struct fsck_seen *seen;
+	git_repository *repo;
+	git_odb *odb;
+	struct buf dir;
+	struct frame *stack;
+	size_t depth, alloc;	/* frames; the top one's entries are this many components deep */
+	unsigned max_depth;
+};
+
+static int refuse_depth(struct walker *w, const git_tree_entry *e)
 {
-	const char *name = git_tree_entry_name(e), *why;
-	unsigned int mode = (unsigned int)git_tree_entry_filemode_raw(e);
-	size_t len = strlen(name), at = dir->len;
-	int error;
+	const char *name = git_tree_entry_name(e);
+	char why[64];
 
-	if (fsck_entry_name(name, len, mode, &why) < 0)
-		return refuse(dir, name, len, mode, why);
-	if (prev && (error = entry_order(prev, e)) >= 0)
-		return refuse(dir, name, len, mode, error ? "tree entries out of order" :
-			      "duplicate tree entry");
-	if (mode != MODE_TREE || fsck_seen_has(seen, git_tree_entry_id(e)))
-		return 0;
-	fsck_quote(dir, name, len);
-	buf_putc(dir, '/');
-	error = walk(seen, repo, git_tree_entry_id(e), dir);
-	buf_truncate(dir, at);
-	return error;
+	snprintf(why, sizeof(why), "deeper than %u directories (max-tree-depth)", w->max_depth);
+	return refuse(&w->dir, name, strlen(name), 0, why);
 }
 
-static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *id, struct buf *dir)
+static int push_tree(struct walker *w, const git_oid *id, const char *name, size_t len)
 {
+	struct frame *f;
 	git_tree *tree = NULL;
-	size_t i, n;
-	int error = 0;
+	size_t at = w->dir.len;
 
-	if (git_tree_lookup(&tree, repo, id) < 0)
-		return tide_error_git(TIDE_EINVAL, "refusing path '%s': tree %s cannot be read",
-				      dir->len ? buf_cstr(dir) : "/", git_oid_tostr_s(id));
-	n = git_tree_entrycount(tree);
-	for (i = 0; i < n && !error; i++)
-		error = check_entry(seen, repo, git_tree_entry_byindex(tree, i),
-				    i ? git_tree_entry_byindex(tree, i - 1) : NULL, dir);
-	if (!error)
-		seen_add(seen, id);	/* everything below was checked */
-	git_tree_free(tree);
+	if (name) {
+		fsck_quote(&w->dir, name, len);
+		buf_putc(&w->dir, '/');
+	}
+	if (git_tree_lookup(&tree, w->repo, id) < 0) {
+		const git_error *e = git_error_last();
+		struct buf why = BUF_INIT;
+		int error;
+
+		buf_printf(&why, "tree %s cannot be read: %s", git_oid_tostr_s(id),
+			   e && e->message ? e->message : "unknown error");
+		if (!git_odb_exists(w->odb, id)) {
+			buf_clear(&why);
+			buf_printf(&why, "tree %s is missing", git_oid_tostr_s(id));
+		}
+		buf_truncate(&w->dir, at);
+		error = refuse(&w->dir, name, len, 0, buf_cstr(&why));
+		buf_release(&why);
+		git_error_clear();
+		return error;
+	}
+	array_grow(&w->stack, &w->alloc, w->depth + 1, sizeof(*w->stack));
+	f = &w->stack[w->depth++];
+	f->tree = tree;
+	f->i = 0;
+	f->n = git_tree_entrycount(tree);
+	f->dirlen = at;
+	f->height = 1;
+	return 0;
+}
+
+/* The top tree is done: everything below it passed. */
+static void pop_tree(struct walker *w)
+{
+	struct frame *f = &w->stack[--w->depth];
+
+	fsck_seen_put(w->seen, git_tree_id(f->tree), f->height);
+	if (w->depth && w->stack[w->depth - 1].height < f->height + 1)
+		w->stack[w->depth - 1].height = f->height + 1;
+	buf_truncate(&w->dir, f->dirlen);
+	git_tree_free(f->tree);
+}
+
+/* A blob entry names an object that is there and is a blob. */
+static int check_blob(struct walker *w, const git_tree_entry *e)
+{
+	const char *name = git_tree_entry_name(e);
+	const git_oid *id = git_tree_entry_id(e);
+	git_object_t type;
+	size_t size;
+	char why[128];
+
+	if (git_odb_read_header(&size, &type, w->odb, id) == 0 && type == GIT_OBJECT_BLOB)
+		return 0;
+	if (!git_odb_exists(w->odb, id))
+		snprintf(why, sizeof(why), "blob %s is missing", git_oid_tostr_s(id));
+	else
+		snprintf(why, sizeof(why), "object %s is not a blob", git_oid_tostr_s(id));
+	git_error_clear();
+	return refuse(&w->dir, name, strlen(name), 0, why);
+}
+
+/* The next entry of the top tree: checked, and a new subtree pushed. */
+static int walk_entry(struct walker *w)
+{
+	struct frame *f = &w->stack[w->depth - 1];
+	const git_tree_entry *e = git_tree_entry_byindex(f->tree, f->i);
+	const git_tree_entry *prev = f->i ? git_tree_entry_byindex(f->tree, f->i - 1) : NULL;
+	const char *name = git_tree_entry_name(e), *why;
+	unsigned int mode = (unsigned int)git_tree_entry_filemode_raw(e);
+	size_t len = strlen(name);
+	uint32_t height;
+	int error;
+
+	f->i++;
+	if (fsck_entry_name(name, len, mode, &why) < 0)
+		return refuse(&w->dir, name, len, mode, why);
+	if (prev && (error = entry_order(prev, e)) >= 0)
+		return refuse(&w->dir, name, len, mode, error ? "tree entries out of order" :
+			      "duplicate tree entry");
+	if (mode == MODE_COMMIT)
+		return 0;	/* a submodule's commit is not in this repository */
+	if (mode != MODE_TREE)
+		return check_blob(w, e);
+	if (seen_find(w->seen, git_tree_entry_id(e), &height)) {
+		/* its entries are w->depth + 1 .. w->depth + height deep */
+		if (w->depth + height > w->max_depth)
+			return refuse_depth(w, e);
+		if (f->height < height + 1)
+			f->height = height + 1;
+		return 0;
+	}
+	if (w->depth + 1 > w->max_depth)
+		return refuse_depth(w, e);
+	return push_tree(w, git_tree_entry_id(e), name, len);
+}
+
+static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *root)
+{
+	struct walker w;
+	uint32_t height;
+	int error;
+
+	memset(&w, 0, sizeof(w));
+	w.seen = seen;
+	w.repo = repo;
+	w.max_depth = seen && seen->max_depth ? seen->max_depth : FSCK_MAX_DEPTH;
+	if (seen_find(seen, root, &height)) {
+		if (height <= w.max_depth)
+			return 0;
+		return tide_error_set(TIDE_EINVAL, "refusing path '/': deeper than %u directories "
+				      "(max-tree-depth)", w.max_depth);
+	}
+	if (git_repository_odb(&w.odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	error = push_tree(&w, root, NULL, 0);
+	while (!error && w.depth) {
+		if (w.stack[w.depth - 1].i == w.stack[w.depth - 1].n)
+			pop_tree(&w);
+		else
+			error = walk_entry(&w);
+	}
+	while (w.depth)
+		git_tree_free(w.stack[--w.depth].tree);	/* refused: nothing added */
+	free(w.stack);
+	buf_release(&w.dir);
+	git_odb_free(w.odb);
 	return error;
 }
 
 int fsck_tree(struct fsck_seen *seen, git_repository *repo, const git_oid *commit)
 {
 	git_object *obj = NULL, *tree = NULL;
-	struct buf dir = BUF_INIT;
 	int error = 0;
 
 	if (git_object_lookup(&obj, repo, commit, GIT_OBJECT_ANY) < 0 ||
@@ -504,11 +687,138 @@ int fsck_tree(struct fsck_seen *seen, git_repository *repo, const git_oid *commi
 				       git_oid_tostr_s(commit));
 		goto done;
 	}
-	if (!fsck_seen_has(seen, git_object_id(tree)))
-		error = walk(seen, repo, git_object_id(tree), &dir);
+	error = walk(seen, repo, git_object_id(tree));
 done:
-	buf_release(&dir);
 	git_object_free(tree);
 	git_object_free(obj);
+	return error;
+}
+
+/* ---- a tip's new history ---- */
+
+static int hidden_by_seen(const git_oid *id, void *payload)
+{
+	return fsck_seen_has(payload, id);
+}
+
+/*
+ * After a walk failed: which commit?  libgit2's walk does not say which
+ * commit did not parse, so look again one commit at a time, newest first
+ * from tip, skipping what the walk would have hidden, for at most
+ * DIAGNOSE_MAX commits.  0 when none is found bad.
+ */
+#define DIAGNOSE_MAX 100000
+
+static int diagnose(git_oid *bad, struct fsck_seen *seen, git_repository *repo,
+		    const git_oid *tip, const git_oid *known, size_t nknown)
+{
+	git_oid *queue = NULL;
+	size_t head = 0, n = 0, alloc = 0, i, k;
+	struct fsck_seen visited = FSCK_SEEN_INIT;
+	git_commit *c = NULL;
+	int found = 0;
+
+	array_grow(&queue, &alloc, 1, sizeof(*queue));
+	git_oid_cpy(&queue[n++], tip);
+	while (head < n && head < DIAGNOSE_MAX && !found) {
+		const git_oid *id = &queue[head++];
+
+		for (k = 0; k < nknown && !git_oid_equal(id, &known[k]); k++)
+			;
+		if (k < nknown || fsck_seen_has(seen, id) || fsck_seen_has(&visited, id))
+			continue;
+		fsck_seen_put(&visited, id, 0);
+		if (git_commit_lookup(&c, repo, id) < 0) {
+			git_oid_cpy(bad, id);
+			found = 1;
+			break;
+		}
+		for (i = 0; i < git_commit_parentcount(c); i++) {
+			array_grow(&queue, &alloc, n + 1, sizeof(*queue));
+			git_oid_cpy(&queue[n++], git_commit_parent_id(c, i));
+		}
+		git_commit_free(c);
+		c = NULL;
+	}
+	fsck_seen_release(&visited);
+	free(queue);
+	return found;
+}
+
+/* "cannot be read" or "commit X of its history cannot be read", and libgit2's reason. */
+static int unreadable(const git_oid *id, const git_oid *tip)
+{
+	if (git_oid_equal(id, tip))
+		return tide_error_git(TIDE_EINVAL, "cannot be read");
+	return tide_error_git(TIDE_EINVAL, "commit %.12s of its history cannot be read",
+			      git_oid_tostr_s(id));
+}
+
+/* The commits reachable from tip, not from known or a commit in seen. */
+static int new_commits(git_oid **out, size_t *n, struct fsck_seen *seen, git_repository *repo,
+		       const git_oid *tip, const git_oid *known, size_t nknown)
+{
+	git_revwalk *walk = NULL;
+	size_t alloc = 0, i;
+	git_oid id;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (git_revwalk_new(&walk, repo) < 0 || git_revwalk_push(walk, tip) < 0)
+		goto fail;
+	for (i = 0; i < nknown; i++)
+		if (git_revwalk_hide(walk, &known[i]) < 0)
+			goto fail;
+	if (seen && git_revwalk_add_hide_cb(walk, hidden_by_seen, seen) < 0)
+		goto fail;
+	while ((rc = git_revwalk_next(&id, walk)) == 0) {
+		array_grow(out, &alloc, *n + 1, sizeof(**out));
+		git_oid_cpy(&(*out)[(*n)++], &id);
+	}
+	if (rc != GIT_ITEROVER)
+		goto fail;
+	git_revwalk_free(walk);
+	return 0;
+fail:
+	git_revwalk_free(walk);
+	if (diagnose(&id, seen, repo, tip, known, nknown))
+		return unreadable(&id, tip);
+	return tide_error_git(TIDE_EINVAL, "its history cannot be read");
+}
+
+/* One new commit: it parses (author, committer, tree, parents) and its tree passes. */
+static int check_commit(struct fsck_seen *seen, git_repository *repo, const git_oid *id,
+			const git_oid *tip)
+{
+	git_commit *c = NULL;
+	int error;
+
+	if (git_commit_lookup(&c, repo, id) < 0)
+		return unreadable(id, tip);
+	if ((error = walk(seen, repo, git_commit_tree_id(c))) == TIDE_EINVAL &&
+	    !git_oid_equal(id, tip))
+		tide_error_wrap(error, "commit %.12s of its history", git_oid_tostr_s(id));
+	git_commit_free(c);
+	return error;
+}
+
+int fsck_history(struct fsck_seen *seen, git_repository *repo, const git_oid *tip,
+		 const git_oid *known, size_t nknown)
+{
+	git_oid *ids = NULL;
+	size_t n = 0, i;
+	int error;
+
+	if (fsck_seen_has(seen, tip))
+		return 0;
+	if ((error = new_commits(&ids, &n, seen, repo, tip, known, nknown)) < 0)
+		return error;
+	for (i = 0; i < n && !error; i++)
+		error = check_commit(seen, repo, &ids[i], tip);
+	/* A commit is good once everything it reaches is: all of them, or none. */
+	for (i = 0; i < n && !error; i++)
+		fsck_seen_put(seen, &ids[i], 0);
+	free(ids);
 	return error;
 }

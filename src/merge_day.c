@@ -20,6 +20,7 @@
 #include "mailmap.h"
 #include "merge.h"
 #include "merge_day.h"
+#include "merge_isolate.h"
 #include "nextfiles.h"
 #include "quilt.h"
 #include "rerere.h"
@@ -53,6 +54,16 @@ static int commit_exists(git_repository *repo, const git_oid *id)
 static int check_commit(struct merge_day *md, const git_oid *commit)
 {
 	return fsck_tree(md->fsck, md->repo, commit);
+}
+
+/*
+ * A tip, and its history since the base or what an earlier check found
+ * good: every commit parses, every object its trees name is there (git's
+ * connectivity check after a fetch).  Any error refuses the tip.
+ */
+static int check_history(struct merge_day *md, const git_oid *tip)
+{
+	return fsck_history(md->fsck, md->repo, tip, &md->base, 1);
 }
 
 /*
@@ -508,7 +519,7 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 	memset(&res, 0, sizeof(res));
 	if (!find_previous_sha(md, t, &prev, &from) || git_oid_equal(&prev, tip))
 		goto done;
-	if (check_commit(md, &prev) < 0) {	/* merged before tide checked trees */
+	if (check_history(md, &prev) < 0) {	/* merged before tide checked trees */
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: its version of %s is refused too: %s", t->name, from,
 			  tide_error_last());
 		tide_error_clear();
@@ -545,34 +556,57 @@ done:
 	return rc;
 }
 
+static int previous_isolated(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			     const git_oid *tip);
+
 /*
- * A tip fsck refuses never reaches a merge: the tree is merged at its
- * last good day's version (status "previous", as for a conflict) or left
- * out with status "rejected"; the record keeps the reason either way.
- * Returns 0 when tip is fine, 1 when the tree was handled here, or a
- * TIDE_E* code when tide could not tell.
+ * A tree refused (its tip failed the check at the door, or its work
+ * failed: see merge_isolate.h) is merged at its last good day's version
+ * (status "previous") or left out with status "rejected"; the record,
+ * merge.log and the events keep the reason either way.  isolated: try
+ * the previous version in a process of its own (the caller is the run,
+ * not a tree's process).  Returns 1, or a TIDE_E* code of the workspace.
  */
-static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
-			 const git_oid *tip)
+static int refuse_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+		      const git_oid *tip, const char *reason, int isolated)
 {
 	char abbrev[13], *why;
 	int rc;
 
-	if ((rc = check_commit(md, tip)) != TIDE_EINVAL)
-		return rc;
 	history_oid_abbrev(abbrev, tip);
-	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, tide_error_last());
-	tide_error_clear();
+	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, reason);
 	set_field(&dt->handling.rejected, why);
 	nextfiles_log_outcome(md->mergelog, why);
 	event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s", why);
-	if ((rc = try_previous(md, t, dt, tip)) == 0) {
+	rc = isolated ? previous_isolated(md, t, dt, tip) : try_previous(md, t, dt, tip);
+	if (rc == 0) {
+		free(dt->status);
 		dt->status = xstrdup("rejected");
 		md->sum->left_out++;
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: refused, left out", t->name);
 	}
 	free(why);
 	return rc < 0 ? rc : 1;
+}
+
+/*
+ * A tip fsck refuses never reaches a merge (refuse_tip()).  Returns 0
+ * when tip is fine, 1 when the tree was handled here, or a TIDE_E* code
+ * when tide could not tell.
+ */
+static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			 const git_oid *tip)
+{
+	char *reason;
+	int rc;
+
+	if (check_history(md, tip) == 0)
+		return 0;
+	reason = xstrdup(tide_error_last());
+	tide_error_clear();
+	rc = refuse_tip(md, t, dt, tip, reason, 0);
+	free(reason);
+	return rc;
 }
 
 /*
@@ -831,7 +865,7 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 	free(dt->status);
 	dt->merge_commit = dt->status = NULL;
 	nextfiles_log_outcome(md->mergelog, "Build failed after the merge; merge dropped.");
-	if ((error = try_previous(md, t, dt, tip)) != 0)
+	if ((error = previous_isolated(md, t, dt, tip)) != 0)
 		return error < 0 ? error : 0;
 	dt->status = xstrdup("dropped");
 	set_field(&dt->handling.handled, "dropped");
@@ -895,12 +929,91 @@ static void log_merging(struct merge_day *md, const struct tree *t, const git_oi
 	free(label);
 }
 
+/*
+ * Today's tip of a tree, in a process of its own (merge_isolate.h):
+ * checked at the door, then merged onto the day (or found up to date or
+ * unrelated), its conflicts recorded and handled, its fixups applied.
+ */
+static int merge_today(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+		       const git_oid *tip)
+{
+	git_oidarray bases = { NULL, 0 };
+	int error;
+
+	log_merging(md, t, tip);
+	if ((error = check_tip(md, t, dt, tip)) != 0)
+		return error < 0 ? error : 0;
+	/*
+	 * One walk of the history finds the merge bases, for the merge and for
+	 * "up to date" (the tip is then the only base): each walk goes back
+	 * through every earlier merge of the day, so it is done once a tree.
+	 */
+	if ((error = graph_merge_bases(&bases, md->repo, &md->state, tip)) < 0) {
+		tide_error_wrap(error, "%s: cannot find merge bases", t->name);
+		goto done;
+	}
+	if (git_oid_equal(tip, &md->state) ||
+	    (bases.count == 1 && git_oid_equal(&bases.ids[0], tip))) {
+		dt->status = xstrdup("up-to-date");
+		md->sum->merged++;
+		nextfiles_log_outcome(md->mergelog, "Already up to date.");
+		event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
+		goto done;
+	}
+	if (!bases.count) {
+		leave_unrelated(md, t, dt);
+		goto done;
+	}
+	error = merge_tip(md, t, dt, tip, &bases);
+	md->nmerges++;
+done:
+	git_oidarray_dispose(&bases);
+	return error;
+}
+
+static int previous_work(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			 const git_oid *tip)
+{
+	return try_previous(md, t, dt, tip);
+}
+
+/* try_previous() in a process of its own: 1 merged, 0 not, or the workspace's TIDE_E*. */
+static int previous_isolated(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			     const git_oid *tip)
+{
+	char *why = NULL;
+	int rc = merge_day_isolated(&why, md, t, dt, tip, previous_work);
+
+	if (why)
+		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name,
+			    "%s: its previous version was not merged either: %s", t->name, why);
+	free(why);
+	return rc;
+}
+
+/*
+ * The tree's work failed: nothing of it is kept.  merge.log gets the
+ * "Merging" line it would have written (without the subject: the commit
+ * is not read here), then the reason, as for a tip refused at the door.
+ */
+static int work_failed(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+		       const git_oid *tip, const char *why)
+{
+	char *label = tree_ref_label(t);
+	char abbrev[13];
+
+	history_oid_abbrev(abbrev, tip);
+	nextfiles_log_merging(md->mergelog, label, abbrev, "[not read]");
+	free(label);
+	return refuse_tip(md, t, dt, tip, why, 1);
+}
+
 int merge_day_tree(struct merge_day *md, const struct tree *t)
 {
 	struct day_tree *dt = day_add_tree(md->day);
 	double start = time_now();
-	git_oidarray bases = { NULL, 0 };
 	git_oid tip, before;
+	char *why = NULL;
 	int have, error = 0;
 
 	dt->name = xstrdup(t->name);
@@ -917,43 +1030,22 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 		goto done;
 	}
 	dt->sha = history_oid_hex(&tip);
-	log_merging(md, t, &tip);
-	if ((error = check_tip(md, t, dt, &tip)) != 0) {
+	git_oid_cpy(&before, &md->state);
+	if ((error = merge_day_isolated(&why, md, t, dt, &tip, merge_today)) < 0)
+		goto done;
+	if (why) {
+		error = work_failed(md, t, dt, &tip, why);
 		error = error < 0 ? error : 0;
 		goto done;
 	}
-	/*
-	 * One walk of the history finds the merge bases, for the merge and for
-	 * "up to date" (the tip is then the only base): each walk goes back
-	 * through every earlier merge of the day, so it is done once a tree.
-	 */
-	if ((error = graph_merge_bases(&bases, md->repo, &md->state, &tip)) < 0) {
-		tide_error_wrap(error, "%s: cannot find merge bases", t->name);
-		goto done;
-	}
-	if (git_oid_equal(&tip, &md->state) ||
-	    (bases.count == 1 && git_oid_equal(&bases.ids[0], &tip))) {
-		dt->status = xstrdup("up-to-date");
-		md->sum->merged++;
-		nextfiles_log_outcome(md->mergelog, "Already up to date.");
-		event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
-		goto done;
-	}
-	if (!bases.count) {
-		leave_unrelated(md, t, dt);
-		goto done;
-	}
-	git_oid_cpy(&before, &md->state);
-	error = merge_tip(md, t, dt, &tip, &bases);
 	if (!error && dt->status && !strcmp(dt->status, "merged") && tree_opt(t, "build-each-merge") &&
 	    md->build_merge.fn && md->build_merge.fn(md->build_merge.data, t, dt))
 		error = drop_merge(md, t, dt, &before, &tip);
-	md->nmerges++;
 done:
-	git_oidarray_dispose(&bases);
+	free(why);
 	dt->seconds = time_now() - start;
 	md->ndone++;
-	return error;
+	return error < 0 ? error : 0;
 }
 
 void merge_day_release(struct merge_day *md)

@@ -267,6 +267,7 @@ static int run_check_base(struct run *r)
 	int error;
 
 	fsck_seen_load(&r->fsck, path);
+	r->fsck.max_depth = (unsigned)r->conf->max_tree_depth;
 	free(path);
 	if ((error = fsck_tree(&r->fsck, r->repo, &r->base)) == TIDE_EINVAL) {
 		history_oid_abbrev(abbrev, &r->base);
@@ -296,6 +297,8 @@ static void run_merge_setup(struct run *r)
 	md->events = r->sink;
 	md->build_merge.fn = run_build_merge;
 	md->build_merge.data = r;
+	md->tree_seconds = r->conf->merge_timeout ? r->conf->merge_timeout : MERGE_DAY_TIMEOUT;
+	md->tree_memory = r->opts->merge_memory ? r->opts->merge_memory : MERGE_DAY_MEMORY;
 	git_oid_cpy(&md->base, &r->base);
 	git_oid_cpy(&md->state, &r->base);
 }

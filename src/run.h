@@ -30,9 +30,11 @@ struct run_opts {
 	 * appended to DIR/tide.log.
 	 */
 	struct event_sink events;
+	/* What each tree's merge may add to the run's memory (DIR/config merge-memory); 0: the default. */
+	size_t merge_memory;
 };
 
-#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT }
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT, 0 }
 
 struct run_summary {
 	char date[11];

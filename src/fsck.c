@@ -521,7 +521,15 @@ struct frame {
 	uint32_t height;	/* 1 + the tallest subtree so far */
 };
 
+/*
+ * Blobs found good by a check, by a hash of their id: a tree naming one
+ * blob a million times reads it once, and the commits of one history
+ * mostly name the same blobs.
+ */
+#define BLOB_MEMO 65536
+
 struct walker {
+	git_oid *memo;		/* BLOB_MEMO slots, direct-mapped */
 	struct fsck_seen *seen;
 	git_repository *repo;
 	git_odb *odb;
@@ -597,9 +605,14 @@ static int check_blob(struct walker *w, const git_tree_entry *e)
 	git_object_t type;
 	size_t size;
 	char why[128];
+	git_oid *slot = &w->memo[oid_hash(id, BLOB_MEMO)];
 
-	if (git_odb_read_header(&size, &type, w->odb, id) == 0 && type == GIT_OBJECT_BLOB)
+	if (!git_oid_is_zero(id) && git_oid_equal(slot, id))
 		return 0;
+	if (git_odb_read_header(&size, &type, w->odb, id) == 0 && type == GIT_OBJECT_BLOB) {
+		git_oid_cpy(slot, id);
+		return 0;
+	}
 	if (!git_odb_exists(w->odb, id))
 		snprintf(why, sizeof(why), "blob %s is missing", git_oid_tostr_s(id));
 	else
@@ -643,7 +656,8 @@ static int walk_entry(struct walker *w)
 	return push_tree(w, git_tree_entry_id(e), name, len);
 }
 
-static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *root)
+static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *root,
+		git_oid *memo)
 {
 	struct walker w;
 	uint32_t height;
@@ -661,6 +675,7 @@ static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *roo
 	}
 	if (git_repository_odb(&w.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	w.memo = memo;
 	error = push_tree(&w, root, NULL, 0);
 	while (!error && w.depth) {
 		if (w.stack[w.depth - 1].i == w.stack[w.depth - 1].n)
@@ -679,6 +694,7 @@ static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *roo
 int fsck_tree(struct fsck_seen *seen, git_repository *repo, const git_oid *commit)
 {
 	git_object *obj = NULL, *tree = NULL;
+	git_oid *memo;
 	int error = 0;
 
 	if (git_object_lookup(&obj, repo, commit, GIT_OBJECT_ANY) < 0 ||
@@ -687,7 +703,9 @@ int fsck_tree(struct fsck_seen *seen, git_repository *repo, const git_oid *commi
 				       git_oid_tostr_s(commit));
 		goto done;
 	}
-	error = walk(seen, repo, git_object_id(tree));
+	memo = xcalloc(BLOB_MEMO, sizeof(*memo));
+	error = walk(seen, repo, git_object_id(tree), memo);
+	free(memo);
 done:
 	git_object_free(tree);
 	git_object_free(obj);
@@ -696,107 +714,265 @@ done:
 
 /* ---- a tip's new history ---- */
 
-static int hidden_by_seen(const git_oid *id, void *payload)
-{
-	return fsck_seen_has(payload, id);
-}
-
 /*
- * After a walk failed: which commit?  libgit2's walk does not say which
- * commit did not parse, so look again one commit at a time, newest first
- * from tip, skipping what the walk would have hidden, for at most
- * DIAGNOSE_MAX commits.  0 when none is found bad.
+ * The commits reachable from a tip and not from the known commits, found
+ * as git's revision walk finds A..B (limit_list()): newest first by
+ * committer time, each commit parsed whole (so one that does not parse is
+ * named), the known commits' ancestry marked uninteresting as it is met,
+ * until every commit still queued is uninteresting.  A commit in the set
+ * of objects found good counts as known: its history was checked.
+ * libgit2's revwalk would do the walk but does not say which commit did
+ * not parse (and leaks when one does not).
  */
-#define DIAGNOSE_MAX 100000
+#define H_QUEUED 1u
+#define H_PARSED 2u
+#define H_KNOWN 4u	/* reachable from a known commit: not checked */
 
-static int diagnose(git_oid *bad, struct fsck_seen *seen, git_repository *repo,
-		    const git_oid *tip, const git_oid *known, size_t nknown)
+struct hnode {
+	git_oid id;
+	int64_t time;
+	uint32_t parents, nparents;	/* into hwalk.parents */
+	unsigned flags;
+};
+
+struct hwalk {
+	git_repository *repo;
+	const struct fsck_seen *seen;
+	struct hnode *nodes;
+	size_t n, alloc;
+	uint32_t *table;	/* open addressing: node index + 1 */
+	size_t tsize;
+	uint32_t *parents;
+	size_t nparents, palloc;
+	uint32_t *heap;		/* queued nodes, newest on top */
+	size_t nheap, halloc;
+	size_t interesting;	/* queued nodes not H_KNOWN */
+	uint32_t *order;	/* the new commits, as found */
+	size_t norder, oalloc;
+};
+
+static uint32_t hnode_get(struct hwalk *w, const git_oid *id)
 {
-	git_oid *queue = NULL;
-	size_t head = 0, n = 0, alloc = 0, i, k;
-	struct fsck_seen visited = FSCK_SEEN_INIT;
-	git_commit *c = NULL;
-	int found = 0;
+	size_t h, i;
 
-	array_grow(&queue, &alloc, 1, sizeof(*queue));
-	git_oid_cpy(&queue[n++], tip);
-	while (head < n && head < DIAGNOSE_MAX && !found) {
-		const git_oid *id = &queue[head++];
+	if (2 * (w->n + 1) > w->tsize) {
+		size_t size = w->tsize ? 2 * w->tsize : 1024;
 
-		for (k = 0; k < nknown && !git_oid_equal(id, &known[k]); k++)
-			;
-		if (k < nknown || fsck_seen_has(seen, id) || fsck_seen_has(&visited, id))
-			continue;
-		fsck_seen_put(&visited, id, 0);
-		if (git_commit_lookup(&c, repo, id) < 0) {
-			git_oid_cpy(bad, id);
-			found = 1;
-			break;
+		free(w->table);
+		w->table = xcalloc(size, sizeof(*w->table));
+		w->tsize = size;
+		for (i = 0; i < w->n; i++) {
+			for (h = oid_hash(&w->nodes[i].id, size); w->table[h]; h = (h + 1) & (size - 1))
+				;
+			w->table[h] = (uint32_t)i + 1;
 		}
-		for (i = 0; i < git_commit_parentcount(c); i++) {
-			array_grow(&queue, &alloc, n + 1, sizeof(*queue));
-			git_oid_cpy(&queue[n++], git_commit_parent_id(c, i));
-		}
-		git_commit_free(c);
-		c = NULL;
 	}
-	fsck_seen_release(&visited);
-	free(queue);
-	return found;
+	for (h = oid_hash(id, w->tsize); w->table[h]; h = (h + 1) & (w->tsize - 1))
+		if (git_oid_equal(&w->nodes[w->table[h] - 1].id, id))
+			return w->table[h] - 1;
+	array_grow(&w->nodes, &w->alloc, w->n + 1, sizeof(*w->nodes));
+	memset(&w->nodes[w->n], 0, sizeof(w->nodes[w->n]));
+	git_oid_cpy(&w->nodes[w->n].id, id);
+	w->table[h] = (uint32_t)w->n + 1;
+	return (uint32_t)w->n++;
 }
 
-/* "cannot be read" or "commit X of its history cannot be read", and libgit2's reason. */
-static int unreadable(const git_oid *id, const git_oid *tip)
+static int heap_newer(const struct hwalk *w, uint32_t a, uint32_t b)
 {
-	if (git_oid_equal(id, tip))
-		return tide_error_git(TIDE_EINVAL, "cannot be read");
-	return tide_error_git(TIDE_EINVAL, "commit %.12s of its history cannot be read",
-			      git_oid_tostr_s(id));
+	return w->nodes[a].time > w->nodes[b].time;
 }
 
-/* The commits reachable from tip, not from known or a commit in seen. */
+static void heap_push(struct hwalk *w, uint32_t ni)
+{
+	size_t i;
+
+	array_grow(&w->heap, &w->halloc, w->nheap + 1, sizeof(*w->heap));
+	for (i = w->nheap++; i && heap_newer(w, ni, w->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		w->heap[i] = w->heap[(i - 1) / 2];
+	w->heap[i] = ni;
+}
+
+static uint32_t heap_pop(struct hwalk *w)
+{
+	uint32_t top = w->heap[0], last = w->heap[--w->nheap];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < w->nheap) {
+		if (c + 1 < w->nheap && heap_newer(w, w->heap[c + 1], w->heap[c]))
+			c++;
+		if (!heap_newer(w, w->heap[c], last))
+			break;
+		w->heap[i] = w->heap[c];
+		i = c;
+	}
+	if (w->nheap)
+		w->heap[i] = last;
+	return top;
+}
+
+/* ni and everything already parsed below it are reachable from a known commit. */
+static void mark_known(struct hwalk *w, uint32_t ni)
+{
+	uint32_t *stack = NULL, i;
+	size_t n = 0, alloc = 0;
+
+	array_grow(&stack, &alloc, 1, sizeof(*stack));
+	stack[n++] = ni;
+	while (n) {
+		struct hnode *node = &w->nodes[stack[--n]];
+
+		if (node->flags & H_KNOWN)
+			continue;
+		node->flags |= H_KNOWN;
+		if (node->flags & H_QUEUED)
+			w->interesting--;
+		for (i = 0; (node->flags & H_PARSED) && i < node->nparents; i++) {
+			array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+			stack[n++] = w->parents[node->parents + i];
+		}
+	}
+	free(stack);
+}
+
+static void hwalk_add(struct hwalk *w, const git_oid *id, int known)
+{
+	uint32_t ni = hnode_get(w, id);
+
+	if (known || fsck_seen_has(w->seen, id))
+		mark_known(w, ni);
+	if (w->nodes[ni].flags & (H_QUEUED | H_PARSED))
+		return;
+	w->nodes[ni].flags |= H_QUEUED;
+	if (!(w->nodes[ni].flags & H_KNOWN))
+		w->interesting++;
+	heap_push(w, ni);
+}
+
+/* Parse the next commit; an unreadable one that is not known is the answer. */
+static int hwalk_step(struct hwalk *w)
+{
+	uint32_t ni = heap_pop(w), i, n;
+	git_commit *c = NULL;
+	int known;
+
+	w->nodes[ni].flags &= ~H_QUEUED;
+	w->nodes[ni].flags |= H_PARSED;
+	known = (w->nodes[ni].flags & H_KNOWN) != 0;
+	if (!known)
+		w->interesting--;
+	if (git_commit_lookup(&c, w->repo, &w->nodes[ni].id) < 0) {
+		if (known) {	/* the known history is not ours to check */
+			git_error_clear();
+			return 0;
+		}
+		return tide_error_git(TIDE_EINVAL, "commit %s", git_oid_tostr_s(&w->nodes[ni].id));
+	}
+	w->nodes[ni].time = git_commit_time(c);
+	n = (uint32_t)git_commit_parentcount(c);
+	w->nodes[ni].parents = (uint32_t)w->nparents;
+	w->nodes[ni].nparents = n;
+	for (i = 0; i < n; i++) {
+		uint32_t pi = hnode_get(w, git_commit_parent_id(c, i));
+
+		array_grow(&w->parents, &w->palloc, w->nparents + 1, sizeof(*w->parents));
+		w->parents[w->nparents++] = pi;
+	}
+	for (i = 0; i < n; i++) {
+		const git_oid *pid = &w->nodes[w->parents[w->nodes[ni].parents + i]].id;
+
+		/* parents are dated like their children until read: the queue stays in order */
+		if (!(w->nodes[w->parents[w->nodes[ni].parents + i]].flags & (H_QUEUED | H_PARSED)))
+			w->nodes[w->parents[w->nodes[ni].parents + i]].time = w->nodes[ni].time;
+		hwalk_add(w, pid, (w->nodes[ni].flags & H_KNOWN) != 0);
+	}
+	if (!(w->nodes[ni].flags & H_KNOWN)) {
+		array_grow(&w->order, &w->oalloc, w->norder + 1, sizeof(*w->order));
+		w->order[w->norder++] = ni;
+	}
+	git_commit_free(c);
+	return 0;
+}
+
+static void hwalk_release(struct hwalk *w)
+{
+	free(w->nodes);
+	free(w->table);
+	free(w->parents);
+	free(w->heap);
+	free(w->order);
+}
+
+/* "cannot be read" for tip itself, "commit X of its history cannot be read" else. */
+static int unreadable(const char *hex, const git_oid *tip)
+{
+	struct buf why = BUF_INIT;
+	char tiphex[GIT_OID_HEXSZ + 1];
+	const char *colon = strstr(tide_error_last(), ": ");
+	int error;
+
+	git_oid_tostr(tiphex, sizeof(tiphex), tip);
+	buf_puts(&why, colon ? colon + 2 : "unknown error");
+	if (!strcmp(hex, tiphex))
+		error = tide_error_set(TIDE_EINVAL, "cannot be read: %s", buf_cstr(&why));
+	else
+		error = tide_error_set(TIDE_EINVAL, "commit %.12s of its history cannot be read: %s",
+				       hex, buf_cstr(&why));
+	buf_release(&why);
+	return error;
+}
+
+/* The commits reachable from tip, not from known or a commit in seen, newest first. */
 static int new_commits(git_oid **out, size_t *n, struct fsck_seen *seen, git_repository *repo,
 		       const git_oid *tip, const git_oid *known, size_t nknown)
 {
-	git_revwalk *walk = NULL;
-	size_t alloc = 0, i;
-	git_oid id;
-	int rc;
+	struct hwalk w;
+	size_t i;
+	int error = 0;
 
+	memset(&w, 0, sizeof(w));
+	w.repo = repo;
+	w.seen = seen;
+	hwalk_add(&w, tip, 0);
+	w.nodes[0].time = INT64_MAX;
+	for (i = 0; i < nknown; i++) {
+		uint32_t ni = hnode_get(&w, &known[i]);
+
+		w.nodes[ni].time = INT64_MAX;	/* read before anything they could hide */
+		hwalk_add(&w, &known[i], 1);
+	}
+	while (!error && w.nheap && w.interesting)
+		error = hwalk_step(&w);
 	*out = NULL;
 	*n = 0;
-	if (git_revwalk_new(&walk, repo) < 0 || git_revwalk_push(walk, tip) < 0)
-		goto fail;
-	for (i = 0; i < nknown; i++)
-		if (git_revwalk_hide(walk, &known[i]) < 0)
-			goto fail;
-	if (seen && git_revwalk_add_hide_cb(walk, hidden_by_seen, seen) < 0)
-		goto fail;
-	while ((rc = git_revwalk_next(&id, walk)) == 0) {
-		array_grow(out, &alloc, *n + 1, sizeof(**out));
-		git_oid_cpy(&(*out)[(*n)++], &id);
+	if (error) {
+		char hex[GIT_OID_HEXSZ + 1];
+		const char *msg = tide_error_last();
+
+		/* "commit <hex>: <libgit2's reason>" from hwalk_step() */
+		snprintf(hex, sizeof(hex), "%.40s", msg + strlen("commit "));
+		error = unreadable(hex, tip);
+	} else {
+		*out = xcalloc(w.norder ? w.norder : 1, sizeof(**out));
+		for (i = 0; i < w.norder; i++)
+			if (!(w.nodes[w.order[i]].flags & H_KNOWN))
+				git_oid_cpy(&(*out)[(*n)++], &w.nodes[w.order[i]].id);
 	}
-	if (rc != GIT_ITEROVER)
-		goto fail;
-	git_revwalk_free(walk);
-	return 0;
-fail:
-	git_revwalk_free(walk);
-	if (diagnose(&id, seen, repo, tip, known, nknown))
-		return unreadable(&id, tip);
-	return tide_error_git(TIDE_EINVAL, "its history cannot be read");
+	hwalk_release(&w);
+	return error;
 }
 
 /* One new commit: it parses (author, committer, tree, parents) and its tree passes. */
 static int check_commit(struct fsck_seen *seen, git_repository *repo, const git_oid *id,
-			const git_oid *tip)
+			const git_oid *tip, git_oid *memo)
 {
 	git_commit *c = NULL;
 	int error;
 
-	if (git_commit_lookup(&c, repo, id) < 0)
-		return unreadable(id, tip);
-	if ((error = walk(seen, repo, git_commit_tree_id(c))) == TIDE_EINVAL &&
+	if (git_commit_lookup(&c, repo, id) < 0) {
+		tide_error_git(TIDE_EINVAL, "commit %s", git_oid_tostr_s(id));
+		return unreadable(git_oid_tostr_s(id), tip);
+	}
+	if ((error = walk(seen, repo, git_commit_tree_id(c), memo)) == TIDE_EINVAL &&
 	    !git_oid_equal(id, tip))
 		tide_error_wrap(error, "commit %.12s of its history", git_oid_tostr_s(id));
 	git_commit_free(c);
@@ -806,7 +982,7 @@ static int check_commit(struct fsck_seen *seen, git_repository *repo, const git_
 int fsck_history(struct fsck_seen *seen, git_repository *repo, const git_oid *tip,
 		 const git_oid *known, size_t nknown)
 {
-	git_oid *ids = NULL;
+	git_oid *ids = NULL, *memo;
 	size_t n = 0, i;
 	int error;
 
@@ -814,8 +990,10 @@ int fsck_history(struct fsck_seen *seen, git_repository *repo, const git_oid *ti
 		return 0;
 	if ((error = new_commits(&ids, &n, seen, repo, tip, known, nknown)) < 0)
 		return error;
+	memo = xcalloc(BLOB_MEMO, sizeof(*memo));
 	for (i = 0; i < n && !error; i++)
-		error = check_commit(seen, repo, &ids[i], tip);
+		error = check_commit(seen, repo, &ids[i], tip, memo);
+	free(memo);
 	/* A commit is good once everything it reaches is: all of them, or none. */
 	for (i = 0; i < n && !error; i++)
 		fsck_seen_put(seen, &ids[i], 0);

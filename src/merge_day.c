@@ -199,16 +199,19 @@ static int tree_tip(struct merge_day *md, const struct tree *t, struct day_tree 
 
 /* ---- conflicts ---- */
 
-/* Decoded from the commit's encoding: a Latin-1 subject must not vanish from a report. */
+/*
+ * Decoded from the commit's encoding: a Latin-1 subject must not vanish
+ * from a report; cut as published files take it (nextfiles.h).
+ */
 static char *commit_subject(const git_commit *c)
 {
-	return commit_summary_utf8((git_commit *)c);
+	return nextfiles_cut_owned(commit_summary_utf8((git_commit *)c), NEXTFILES_SUBJECT_MAX);
 }
 
 /* The author as the tree's .mailmap names them today. */
 static char *commit_author(const struct merge_day *md, const git_commit *c)
 {
-	return commit_author_utf8(c, md->mailmap);
+	return nextfiles_cut_owned(commit_author_utf8(c, md->mailmap), NEXTFILES_AUTHOR_MAX);
 }
 
 static void add_day_hunk(void *payload, const char *hunk)
@@ -652,7 +655,7 @@ static void log_fixups(struct merge_day *md, const git_oid *before, const git_oi
 	if (git_commit_lookup(&c, md->repo, tip) < 0)
 		goto done;
 	while (k < n && !git_oid_equal(git_commit_id(c), before)) {
-		subjects[k++] = commit_summary_utf8(c);
+		subjects[k++] = commit_subject(c);
 		if (git_commit_parent(&parent, c, 0) < 0)
 			break;
 		git_commit_free(c);
@@ -783,6 +786,24 @@ static char *tree_ref_label(const struct tree *t)
 	return xasprintf("quilt/%s", t->name);
 }
 
+struct diffstat_more {
+	size_t listed, left_out;
+};
+
+/* The diff keeps the first NEXTFILES_DIFFSTAT_FILES files and counts the others. */
+static int diffstat_cap(const git_diff *diff, const git_diff_delta *delta, const char *spec,
+			void *payload)
+{
+	struct diffstat_more *more = payload;
+
+	if (more->listed < NEXTFILES_DIFFSTAT_FILES) {
+		more->listed++;
+		return 0;
+	}
+	more->left_out++;
+	return 1;	/* skip it */
+}
+
 /*
  * The diffstat git prints after a merge, for merge.log.  libgit2 1.5's
  * tree diff reads every tree of a 78,000-file kernel, so the diff is
@@ -795,6 +816,7 @@ static void log_diffstat(struct merge_day *md, const git_oid *before, const stru
 	git_tree *a = NULL, *b = NULL;
 	git_diff *diff = NULL;
 	struct buf text = BUF_INIT;
+	struct diffstat_more more = { 0, 0 };
 	git_diff_options dopts;
 
 	if (!res->nchanged)
@@ -802,13 +824,20 @@ static void log_diffstat(struct merge_day *md, const git_oid *before, const stru
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	dopts.pathspec.strings = res->changed;
 	dopts.pathspec.count = res->nchanged;
+	/* A tree of a million new files must not make merge.log 20 MB longer. */
+	dopts.notify_cb = diffstat_cap;
+	dopts.payload = &more;
 	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	if (git_commit_lookup(&c, md->repo, before) == 0 && git_commit_tree(&a, c) == 0 &&
 	    git_tree_lookup(&b, md->repo, &res->tree) == 0 &&
 	    git_diff_tree_to_tree(&diff, md->repo, a, b, &dopts) == 0 &&
 	    git_diff_find_similar(diff, NULL) == 0 && diffstat_format(&text, md->repo, diff, 80) == 0 &&
-	    text.len)
+	    text.len) {
+		if (more.left_out)
+			buf_printf(&text, " ... and %zu more files changed (merge.log lists %d a merge)\n",
+				   more.left_out, NEXTFILES_DIFFSTAT_FILES);
 		nextfiles_log_outcome(md->mergelog, text.ptr);
+	}
 	tide_error_clear();	/* the log is a courtesy: never fail a merge for it */
 	buf_release(&text);
 	git_diff_free(diff);

@@ -322,7 +322,7 @@ static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
 	buf_release(&raw);
 	if (error < 0)
 		return tide_error_git(TIDE_ERROR, "cannot write tree '%s'",
-				      buf_cstr(&m->path));
+				      m->path.len ? buf_cstr(&m->path) : "/");
 	if (errno && (error = merge_object_written(m->repo, out, errno, "a merged tree")) < 0)
 		return error;
 	m->res->trees_written++;
@@ -336,7 +336,7 @@ static int tree_load(struct mctx *m, const struct ent *e, git_tree **out)
 		return 0;
 	if (git_tree_lookup(out, m->repo, &e->oid) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot read tree '%s'",
-				      buf_cstr(&m->path));
+				      m->path.len ? buf_cstr(&m->path) : "/");
 	m->res->trees_read++;
 	return 0;
 }

@@ -604,21 +604,33 @@ static int check_blob(struct walker *w, const git_tree_entry *e)
 	const git_oid *id = git_tree_entry_id(e);
 	git_object_t type;
 	size_t size;
-	char why[128];
 	git_oid *slot = &w->memo[oid_hash(id, BLOB_MEMO)];
+
+	struct buf msg = BUF_INIT;
+	int error;
 
 	if (!git_oid_is_zero(id) && git_oid_equal(slot, id))
 		return 0;
-	if (git_odb_read_header(&size, &type, w->odb, id) == 0 && type == GIT_OBJECT_BLOB) {
+	if ((error = git_odb_read_header(&size, &type, w->odb, id)) == 0 && type == GIT_OBJECT_BLOB) {
 		git_oid_cpy(slot, id);
 		return 0;
 	}
-	if (!git_odb_exists(w->odb, id))
-		snprintf(why, sizeof(why), "blob %s is missing", git_oid_tostr_s(id));
-	else
-		snprintf(why, sizeof(why), "object %s is not a blob", git_oid_tostr_s(id));
+	if (error == 0) {
+		buf_printf(&msg, "object %s is not a blob", git_oid_tostr_s(id));
+	} else {
+		const git_error *ge = git_error_last();
+
+		buf_printf(&msg, "blob %s cannot be read: %s", git_oid_tostr_s(id),
+			   ge && ge->message ? ge->message : "unknown error");
+		if (!git_odb_exists(w->odb, id)) {
+			buf_clear(&msg);
+			buf_printf(&msg, "blob %s is missing", git_oid_tostr_s(id));
+		}
+	}
 	git_error_clear();
-	return refuse(&w->dir, name, strlen(name), 0, why);
+	error = refuse(&w->dir, name, strlen(name), 0, buf_cstr(&msg));
+	buf_release(&msg);
+	return error;
 }
 
 /* The next entry of the top tree: checked, and a new subtree pushed. */

@@ -600,10 +600,20 @@ static int refuse_tip(struct merge_day *md, const struct tree *t, struct day_tre
 static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
 			 const git_oid *tip)
 {
+	size_t before = md->fsck ? md->fsck->nadded : 0, i;
+	double start = time_now();
 	char *reason;
 	int rc;
 
-	if (check_history(md, tip) == 0)
+	rc = check_history(md, tip);
+	md->sum->door_seconds += time_now() - start;
+	for (i = before; md->fsck && i < md->fsck->nadded; i++) {
+		if (md->fsck->recs[i].height)
+			md->sum->door_trees++;
+		else
+			md->sum->door_commits++;
+	}
+	if (rc == 0)
 		return 0;
 	reason = xstrdup(tide_error_last());
 	tide_error_clear();

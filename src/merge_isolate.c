@@ -32,6 +32,7 @@
 #include "merge_isolate.h"
 #include "run.h"
 #include "util.h"
+#include "workspace.h"
 
 struct job {
 	struct merge_day *md;
@@ -117,8 +118,17 @@ static void job_child(void *data, int fd)
 	size_t nrecs = md->fsck ? md->fsck->nadded : 0, nlog = md->mergelog->len, i;
 	size_t nmerged = md->nmerged;
 	struct buf out = BUF_INIT, rec = BUF_INIT;
-	int rc = j->work(md, j->t, j->dt, j->tip);
-	int32_t head[2] = { rc, rc < 0 && workspace_fault(rc) };
+	const char *crash = getenv("TIDE_TEST_MERGE_ABORT");
+	int rc, ws;
+	int32_t head[2];
+
+	/* Tests make one tree's process die as a crash would (t2420). */
+	if (crash && !strcmp(crash, j->t->name))
+		abort();
+	rc = j->work(md, j->t, j->dt, j->tip);
+	ws = rc < 0 && workspace_fault(rc);
+	head[0] = rc;
+	head[1] = ws;
 
 	buf_put(&rec, head, sizeof(head));
 	if (rc < 0)
@@ -303,6 +313,9 @@ int merge_day_isolated(char **why, struct merge_day *md, const struct tree *t,
 	limits_of(&limits, md, t);
 	if ((error = isolate_run(&res, &limits, job_child, &j)) < 0)
 		return error;
+	/* For whoever sets the budgets: what each tree's work took. */
+	workspace_log(md->ws, "%s: its merge process took %.2f s and %zu MB more memory",
+		      t->name, res.seconds, res.peak >> 20);
 	if (res.end != ISOLATE_EXITED || res.status != 0 || records(&r, &n, &res.out) < 0 ||
 	    r[0].tag != 'R') {
 		isolate_describe(&how, &res, &limits);

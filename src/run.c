@@ -824,6 +824,9 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 			run_die_point("merge", r.md.nmerges);
 	}
 	git_oid_cpy(&r.state, &r.md.state);
+	event_emitf(&r.sink, EVENT_CHECK, EVENT_INFO, NULL,
+		    "checked at the door: %zu new commits, %zu new trees in %.3f s",
+		    out->door_commits, out->door_trees, out->door_seconds);
 	for (i = 0; i < r.day->ntrees; i++)
 		if (r.day->trees[i].status && !strcmp(r.day->trees[i].status, "previous"))
 			out->previous++;

@@ -46,6 +46,9 @@ struct run_summary {
 	size_t unapplied;	/* merged an older SHA because a quilt patch did not apply */
 	size_t previous;	/* merged at an earlier day's version: today's conflicted */
 	int stage_failed;	/* build or boot reported a failure */
+	/* The check at the door (fsck_history()): what it read, and its time. */
+	size_t door_commits, door_trees;
+	double door_seconds;
 };
 
 /*

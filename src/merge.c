@@ -276,7 +276,9 @@ static const char *lost_write_reason(const char *dir, int write_errno)
 
 	if (write_errno)
 		return strerror(write_errno);
-	if (statvfs(dir, &st) == 0 && st.f_bavail == 0)
+	/* libgit2 can lose a write to a full disk without an error: next to nothing left is that */
+	if (statvfs(dir, &st) == 0 && ((uint64_t)st.f_bavail * st.f_frsize < (1u << 20) ||
+				       (st.f_files && st.f_favail < 64)))
 		return strerror(ENOSPC);
 	return "the object is missing after it was written";
 }
@@ -450,8 +452,7 @@ static void overrides_free(struct override *ov, size_t n)
 static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
 {
 	if (git_blob_lookup(out, m->repo, oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'",
-				      buf_cstr(&m->path));
+		return tide_error_git(TIDE_ERROR, "cannot read blob %s", git_oid_tostr_s(oid));
 	return 0;
 }
 
@@ -504,8 +505,8 @@ struct content {
  * labels are the tree names, or "name:path" where a rename made the
  * paths differ, as git writes them.
  */
-static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
-		       const git_oid *theirs, const char *olabel,
+static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
+		       const git_oid *ours, const git_oid *theirs, const char *olabel,
 		       const char *tlabel, struct content *out)
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
@@ -528,8 +529,10 @@ static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
 	m->res->blobs_merged++;
 	if ((base && (error = blob_load(m, base, &blobs[0])) < 0) ||
 	    (error = blob_load(m, ours, &blobs[1])) < 0 ||
-	    (error = blob_load(m, theirs, &blobs[2])) < 0)
+	    (error = blob_load(m, theirs, &blobs[2])) < 0) {
+		tide_error_wrap(error, "cannot merge '%s'", path);
 		goto done;
+	}
 	for (i = 0; i < 3; i++)
 		if (blobs[i] && blob_is_binary(blobs[i]))
 			out->binary = 1;
@@ -546,16 +549,14 @@ static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
 	fo.their_label = tlabel;
 	fo.marker_size = 7 + 2 * m->depth;
 	if (git_merge_file(&fr, base ? &in[0] : NULL, &in[1], &in[2], &fo) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'",
-				       buf_cstr(&m->path));
+		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'", path);
 		goto done;
 	}
 	out->clean = fr.automergeable;
 	if (!out->clean)
 		out->nhunks = count_hunks(fr.ptr, fr.len, (int)fo.marker_size);
 	if (git_blob_create_from_buffer(&out->oid, m->repo, fr.ptr, fr.len) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'",
-				       buf_cstr(&m->path));
+		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'", path);
 	else
 		error = 0;
 done:
@@ -685,7 +686,7 @@ static int merge_files(struct mctx *m, struct out_dir *d, const char *name,
 			kind = MERGE_CONFLICT_SUBMODULE;
 		error = 0;
 	} else {
-		error = merge_blobs(m, base->mode ? &base->oid : NULL, &o->oid,
+		error = merge_blobs(m, path, base->mode ? &base->oid : NULL, &o->oid,
 				    &t->oid, m->ours_label, m->theirs_label, &c);
 		if (c.binary)
 			kind = MERGE_CONFLICT_BINARY;
@@ -1205,7 +1206,8 @@ static int rename_add(struct mctx *m, struct override *ov, const struct ent *the
 
 	if (git_oid_equal(o, t))
 		return 0;
-	if ((error = merge_blobs(m, NULL, o, t, m->ours_label, m->theirs_label, &c)) < 0)
+	if ((error = merge_blobs(m, ov->path, NULL, o, t, m->ours_label, m->theirs_label,
+				 &c)) < 0)
 		return error;
 	if (!ov->has_conflict) {
 		ov->has_conflict = 1;
@@ -1236,7 +1238,7 @@ static int rename_merge(struct mctx *m, const struct merge_conflict *md,
 
 	ov->ent.mode = merge_mode(md->base_mode, s_ours ? dst->e.mode : other_mode,
 				  s_ours ? other_mode : dst->e.mode, &mode_clean);
-	error = merge_blobs(m, &md->base, s_ours ? &dst->e.oid : other,
+	error = merge_blobs(m, dst->path, &md->base, s_ours ? &dst->e.oid : other,
 			    s_ours ? other : &dst->e.oid, ol, tl, &c);
 	if (error == 0) {
 		ov->ent.oid = c.oid;

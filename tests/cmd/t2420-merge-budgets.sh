@@ -130,7 +130,7 @@ test_expect_success 'a blob libgit2 cannot read (bad zlib data) leaves its tree 
 	conf "g1 git g1#for-next" "corrupt git corrupt#for-next" "g2 git g2#for-next" &&
 	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-build --date 2026-04-07 >out 2>err &&
 	abbrev=$(git -C world/corrupt rev-parse for-next | cut -c1-12) &&
-	printf "%s\n" "tide: tree '\''corrupt'\'' commit $abbrev: cannot merge '\''corrupt'\'': cannot read blob for '\''d/'\'': incorrect data check" \
+	printf "%s\n" "tide: tree '\''corrupt'\'' commit $abbrev: cannot merge '\''corrupt'\'': cannot merge '\''d/x'\'': cannot read blob $blob: incorrect data check" \
 		"tide: corrupt: refused, left out" >expect &&
 	grep "corrupt: refused\|tree '\''corrupt'\''" err >actual && test_cmp expect actual &&
 	day_ok 2026-04-07 merged rejected merged

@@ -148,8 +148,12 @@ static int run_setup(struct run *r)
 			return tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD)", date);
 		snprintf(r->sum->date, sizeof(r->sum->date), "%s", date);
 	}
-	snprintf(r->sum->tag, sizeof(r->sum->tag), "next-%.4s%.2s%.2s",
-		 r->sum->date, r->sum->date + 5, r->sum->date + 8);
+	{
+		char *tag = day_tag_for(r->sum->date);
+
+		snprintf(r->sum->tag, sizeof(r->sum->tag), "%s", tag);
+		free(tag);
+	}
 	if (!r->conf->base_url)
 		return tide_error_set(TIDE_EINVAL, "%s: no base: add '#tide<TAB>base<TAB>URL#TAG'",
 				      r->conf->path);
@@ -231,12 +235,15 @@ static int run_resolve_base(struct run *r)
 	int error = 0;
 
 	if (git_revparse_single(&obj, r->repo, ref) < 0) {
+		char *shown = url_redact(r->conf->base_url);
+
 		if (job->error == TIDE_ENOTFOUND)
 			error = tide_error_set(TIDE_ENOTFOUND, "base tag '%s' not found in '%s'",
-					       r->conf->base_tag, r->conf->base_url);
+					       r->conf->base_tag, shown);
 		else
 			error = tide_error_set(TIDE_EINVAL, "cannot fetch the base: %s",
 					       job->message ? job->message : "tag missing");
+		free(shown);
 		goto done;
 	}
 	if (job->error)	/* an older copy of the tag is still usable */
@@ -736,8 +743,8 @@ static int run_install(struct run *r)
 	if (day_install_finish(r->days_dir, r->tmp_dir) < 0)	/* the day is in place */
 		event_emitf(&r->sink, EVENT_RECORD, EVENT_WARNING, NULL, "%s", tide_error_last());
 	tide_error_clear();
-	event_emitf(&r->sink, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag, r->sum->merged,
-		  r->sum->ntrees);
+	event_emitf(&r->sink, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag,
+		  r->sum->counts.merged, r->sum->counts.trees);
 done:
 	free(reserve);
 	free(tagref);
@@ -809,7 +816,6 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	r.sum = out;
 	r.sink.fn = run_relay;
 	r.sink.data = &r;
-	out->ntrees = conf->ntrees;
 	if ((error = run_setup(&r)) < 0 || (error = run_fetch(&r)) < 0 ||
 	    (error = run_commit_graph(&r)) < 0 || (error = run_resolve_base(&r)) < 0 || (error = run_check_base(&r)) < 0)
 		goto done;
@@ -827,9 +833,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	event_emitf(&r.sink, EVENT_CHECK, EVENT_INFO, NULL,
 		    "checked at the door: %zu new commits, %zu new trees in %.3f s",
 		    out->door_commits, out->door_trees, out->door_seconds);
-	for (i = 0; i < r.day->ntrees; i++)
-		if (r.day->trees[i].status && !strcmp(r.day->trees[i].status, "previous"))
-			out->previous++;
+	day_counts(&out->counts, r.day);
 	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
 	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;

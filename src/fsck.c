@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "fsck.h"
+#include "graph.h"
 #include "util.h"
 
 #define MODE_TREE 0040000u
@@ -741,7 +742,7 @@ done:
 #define H_KNOWN 4u	/* reachable from a known commit: not checked */
 
 struct hnode {
-	git_oid id;
+	git_oid id, tree;
 	int64_t time;
 	uint32_t parents, nparents;	/* into hwalk.parents */
 	unsigned flags;
@@ -880,6 +881,7 @@ static int hwalk_step(struct hwalk *w)
 		return tide_error_git(TIDE_EINVAL, "commit %s", git_oid_tostr_s(&w->nodes[ni].id));
 	}
 	w->nodes[ni].time = git_commit_time(c);
+	git_oid_cpy(&w->nodes[ni].tree, git_commit_tree_id(c));
 	n = (uint32_t)git_commit_parentcount(c);
 	w->nodes[ni].parents = (uint32_t)w->nparents;
 	w->nodes[ni].nparents = n;
@@ -933,9 +935,15 @@ static int unreadable(const char *hex, const git_oid *tip)
 	return error;
 }
 
+/* A new commit and its tree: read once (a big commit is not kept in libgit2's cache). */
+struct new_commit {
+	git_oid id, tree;
+};
+
 /* The commits reachable from tip, not from known or a commit in seen, newest first. */
-static int new_commits(git_oid **out, size_t *n, struct fsck_seen *seen, git_repository *repo,
-		       const git_oid *tip, const git_oid *known, size_t nknown)
+static int new_commits(struct new_commit **out, size_t *n, struct fsck_seen *seen,
+		       git_repository *repo, const git_oid *tip, const git_oid *known,
+		       size_t nknown)
 {
 	struct hwalk w;
 	size_t i;
@@ -966,41 +974,54 @@ static int new_commits(git_oid **out, size_t *n, struct fsck_seen *seen, git_rep
 	} else {
 		*out = xcalloc(w.norder ? w.norder : 1, sizeof(**out));
 		for (i = 0; i < w.norder; i++)
-			if (!(w.nodes[w.order[i]].flags & H_KNOWN))
-				git_oid_cpy(&(*out)[(*n)++], &w.nodes[w.order[i]].id);
+			if (!(w.nodes[w.order[i]].flags & H_KNOWN)) {
+				git_oid_cpy(&(*out)[*n].id, &w.nodes[w.order[i]].id);
+				git_oid_cpy(&(*out)[(*n)++].tree, &w.nodes[w.order[i]].tree);
+			}
 	}
 	hwalk_release(&w);
 	return error;
 }
 
-/* One new commit: it parses (author, committer, tree, parents) and its tree passes. */
-static int check_commit(struct fsck_seen *seen, git_repository *repo, const git_oid *id,
-			const git_oid *tip, git_oid *memo)
+/* One new commit (the walk parsed it whole): its tree passes. */
+static int check_commit(struct fsck_seen *seen, git_repository *repo,
+			const struct new_commit *nc, const git_oid *tip, git_oid *memo)
 {
-	git_commit *c = NULL;
 	int error;
 
-	if (git_commit_lookup(&c, repo, id) < 0) {
-		tide_error_git(TIDE_EINVAL, "commit %s", git_oid_tostr_s(id));
-		return unreadable(git_oid_tostr_s(id), tip);
-	}
-	if ((error = walk(seen, repo, git_commit_tree_id(c), memo)) == TIDE_EINVAL &&
-	    !git_oid_equal(id, tip))
-		tide_error_wrap(error, "commit %.12s of its history", git_oid_tostr_s(id));
-	git_commit_free(c);
+	if ((error = walk(seen, repo, &nc->tree, memo)) == TIDE_EINVAL &&
+	    !git_oid_equal(&nc->id, tip))
+		tide_error_wrap(error, "commit %.12s of its history", git_oid_tostr_s(&nc->id));
 	return error;
 }
 
 int fsck_history(struct fsck_seen *seen, git_repository *repo, const git_oid *tip,
 		 const git_oid *known, size_t nknown)
 {
-	git_oid *ids = NULL, *memo;
+	struct new_commit *ids = NULL;
+	git_oidarray bases = { NULL, 0 };
+	git_oid *memo;
 	size_t n = 0, i;
 	int error;
 
 	if (fsck_seen_has(seen, tip))
 		return 0;
-	if ((error = new_commits(&ids, &n, seen, repo, tip, known, nknown)) < 0)
+	/*
+	 * A commit the tip shares with the known ones is below one of their
+	 * merge bases: hiding those instead spares the walk the known
+	 * commits' history down to the tip's oldest (tide's commit-graph
+	 * finds them in one walk).  If they cannot be found, the walk from
+	 * the known commits themselves names the commit at fault.
+	 */
+	if (nknown && graph_merge_bases_many(&bases, repo, tip, known, nknown) == 0 &&
+	    bases.count) {
+		known = bases.ids;
+		nknown = bases.count;
+	}
+	tide_error_clear();
+	error = new_commits(&ids, &n, seen, repo, tip, known, nknown);
+	git_oidarray_dispose(&bases);
+	if (error < 0)
 		return error;
 	memo = xcalloc(BLOB_MEMO, sizeof(*memo));
 	for (i = 0; i < n && !error; i++)
@@ -1008,7 +1029,7 @@ int fsck_history(struct fsck_seen *seen, git_repository *repo, const git_oid *ti
 	free(memo);
 	/* A commit is good once everything it reaches is: all of them, or none. */
 	for (i = 0; i < n && !error; i++)
-		fsck_seen_put(seen, &ids[i], 0);
+		fsck_seen_put(seen, &ids[i].id, 0);
 	free(ids);
 	return error;
 }

@@ -276,6 +276,11 @@ fail:
 	return NULL;
 }
 
+void graph_warm(git_repository *repo)
+{
+	cgraph_get(repo);
+}
+
 /* ---- the walk ---- */
 
 #define F_PARSED 1u

@@ -80,6 +80,13 @@ int graph_merge_bases(git_oidarray *out, git_repository *repo, const git_oid *on
 int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oid *one,
 			   const git_oid *twos, size_t ntwos);
 
+/*
+ * Read and check repo's commit-graph now (it is read once per process):
+ * the merge stage's processes, forked after this, share it instead of
+ * each reading and hashing it again.
+ */
+void graph_warm(git_repository *repo);
+
 /* Counters of the last graph_walk_touching() in this thread, for tests. */
 struct graph_walk_stats {
 	size_t examined;	/* interesting commits whose paths were read */

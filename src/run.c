@@ -309,6 +309,7 @@ static void run_merge_setup(struct run *r)
 	md->tree_memory = r->opts->merge_memory ? r->opts->merge_memory : MERGE_DAY_MEMORY;
 	git_oid_cpy(&md->base, &r->base);
 	git_oid_cpy(&md->state, &r->base);
+	graph_warm(r->repo);	/* before the trees' processes are forked */
 }
 
 /* ---- per-merge builds (trees.conf option build-each-merge) ---- */

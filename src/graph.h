@@ -86,6 +86,13 @@ int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oi
  * each reading and hashing it again.
  */
 void graph_warm(git_repository *repo);
+/*
+ * Parse commit (and what it needs below it outside the commit-graph) and
+ * keep its generation number for this process, as a walk would: the
+ * day's merges, made in the merge stage's processes, are then known to
+ * every later one.
+ */
+void graph_remember(git_repository *repo, const git_oid *commit);
 
 /* Counters of the last graph_walk_touching() in this thread, for tests. */
 struct graph_walk_stats {

@@ -27,6 +27,7 @@
 #include "day.h"
 #include "error.h"
 #include "fsck.h"
+#include "graph.h"
 #include "isolate.h"
 #include "merge_day.h"
 #include "merge_isolate.h"
@@ -228,6 +229,7 @@ static int take_tree(struct day_tree *dt, const struct record *r)
 static int take_outcome(struct merge_day *md, const struct tree *t, struct day_tree *dt,
 			const struct record *r, size_t n)
 {
+	git_oid before = md->state;
 	size_t i;
 	int error = 0;
 
@@ -256,6 +258,9 @@ static int take_outcome(struct merge_day *md, const struct tree *t, struct day_t
 			break;
 		}
 	}
+	/* The next tree's process finds the merge bases without parsing the day again. */
+	if (!error && !git_oid_equal(&before, &md->state))
+		graph_remember(md->repo, &md->state);
 	return error;
 }
 

@@ -56,23 +56,32 @@ int isolate_write(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Read what is there; 1 at end of file. */
+/*
+ * Read what is there, a megabyte at most (the limits are looked at in
+ * between): DRAIN_EOF at end of file, DRAIN_MORE when the megabyte was
+ * read, 0 when nothing more is there now.
+ */
+#define DRAIN_EOF 1
+#define DRAIN_MORE 2
+
 static int drain(int fd, struct buf *out)
 {
 	char chunk[65536];
 	ssize_t n;
+	int i;
 
-	for (;;) {
+	for (i = 0; i < 16;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n > 0) {
 			buf_put(out, chunk, (size_t)n);
-			continue;
+			i++;
+		} else if (n == 0) {
+			return DRAIN_EOF;
+		} else if (errno != EINTR) {
+			return 0;	/* EAGAIN */
 		}
-		if (n == 0)
-			return 1;
-		if (errno != EINTR)
-			return 0;	/* EAGAIN: nothing more now */
 	}
+	return DRAIN_MORE;
 }
 
 static void child(int fd, void (*fn)(void *data, int fd), void *data)
@@ -95,6 +104,8 @@ static int over_limit(struct isolate_result *res, const struct isolate_limits *l
 		res->end = ISOLATE_TIME;
 	else if (limits->memory && res->peak > limits->memory)
 		res->end = ISOLATE_MEMORY;
+	else if (limits->output && res->out.len > limits->output)
+		res->end = ISOLATE_OUTPUT;
 	else
 		return 0;
 	return 1;
@@ -123,7 +134,7 @@ static void watch(struct isolate_result *res, const struct isolate_limits *limit
 	for (;;) {
 		p[0].fd = eof ? -1 : fd;
 		if (poll(p, p[1].fd >= 0 ? 2 : 1, POLL_MS) > 0 && !eof && (p[0].revents & (POLLIN | POLLHUP)))
-			eof = drain(fd, &res->out);
+			eof = drain(fd, &res->out) == DRAIN_EOF;
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			break;
 		if (over_limit(res, limits, pid, base, start)) {
@@ -137,8 +148,14 @@ static void watch(struct isolate_result *res, const struct isolate_limits *limit
 	}
 	if (p[1].fd >= 0)
 		close(p[1].fd);
-	drain(fd, &res->out);
+	/* the child is gone: what is left in the pipe ends in end of file */
+	while (!eof && !(limits->output && res->out.len > limits->output))
+		eof = drain(fd, &res->out) != DRAIN_MORE;
 	res->seconds = time_now() - start;
+	if (limits->output && res->out.len > limits->output) {
+		res->end = ISOLATE_OUTPUT;
+		return;
+	}
 	if (WIFSIGNALED(st)) {
 		res->end = ISOLATE_SIGNALED;
 		res->status = WTERMSIG(st);
@@ -194,11 +211,14 @@ void isolate_describe(struct buf *out, const struct isolate_result *res,
 {
 	switch (res->end) {
 	case ISOLATE_TIME:
-		buf_printf(out, "took more than %.0f s (merge-timeout)", limits->seconds);
+		buf_printf(out, "took more than %g s (merge-timeout)", limits->seconds);
 		break;
 	case ISOLATE_MEMORY:
 		buf_printf(out, "used more than %zu MB of memory (merge-memory)",
 			   limits->memory >> 20);
+		break;
+	case ISOLATE_OUTPUT:
+		buf_printf(out, "sent more than %zu MB of results", limits->output >> 20);
 		break;
 	case ISOLATE_SIGNALED:
 		buf_printf(out, "crashed (signal %d, %s)", res->status, strsignal(res->status));

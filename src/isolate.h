@@ -14,6 +14,7 @@
 struct isolate_limits {
 	double seconds;		/* wall-clock time; 0: none */
 	size_t memory;		/* anonymous memory the child may add to what it started with; 0: none */
+	size_t output;		/* bytes the child may write; 0: none */
 };
 
 enum isolate_end {
@@ -21,6 +22,7 @@ enum isolate_end {
 	ISOLATE_SIGNALED,	/* status: the signal */
 	ISOLATE_TIME,		/* stopped at limits.seconds */
 	ISOLATE_MEMORY,		/* stopped past limits.memory */
+	ISOLATE_OUTPUT,		/* stopped past limits.output */
 };
 
 struct isolate_result {

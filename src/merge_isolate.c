@@ -301,6 +301,8 @@ static void limits_of(struct isolate_limits *out, const struct merge_day *md,
 	if (t)
 		out->seconds = (double)tree_opt_seconds(t, "merge-timeout", md->tree_seconds);
 	out->memory = md->tree_memory;
+	/* the run holds what the child sends: bounded like the child's memory */
+	out->output = md->tree_memory;
 }
 
 int merge_day_isolated(char **why, struct merge_day *md, const struct tree *t,

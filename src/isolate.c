@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -84,8 +85,14 @@ static int drain(int fd, struct buf *out)
 	return DRAIN_MORE;
 }
 
-static void child(int fd, void (*fn)(void *data, int fd), void *data)
+static void child(int fd, pid_t parent, void (*fn)(void *data, int fd), void *data)
 {
+	/*
+	 * Nobody would stop this process past its limits once the run is
+	 * gone, and it holds the workspace's lock with it: it ends with the run.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(1);
 	fn(data, fd);
 	close(fd);
 	_exit(0);
@@ -171,7 +178,7 @@ int isolate_run(struct isolate_result *res, const struct isolate_limits *limits,
 	int fds[2];
 	size_t base;
 	double start = time_now();
-	pid_t pid;
+	pid_t pid, parent;
 
 	memset(res, 0, sizeof(*res));
 	if (pipe2(fds, O_CLOEXEC) < 0)
@@ -185,6 +192,7 @@ int isolate_run(struct isolate_result *res, const struct isolate_limits *limits,
 	malloc_trim(0);
 	base = rss_anon(getpid());
 	fflush(NULL);	/* nothing buffered here may be written twice */
+	parent = getpid();
 	if ((pid = fork()) < 0) {
 		close(fds[0]);
 		close(fds[1]);
@@ -192,7 +200,7 @@ int isolate_run(struct isolate_result *res, const struct isolate_limits *limits,
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child(fds[1], fn, data);
+		child(fds[1], parent, fn, data);
 	}
 	close(fds[1]);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);

@@ -46,6 +46,7 @@ CMD_OBJS = $(CMD_SRCS:%.c=$(B)/%.o)
 ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)
 ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
+.DEFAULT_GOAL := all
 -include $(UNIT_BINS:=.d)
 
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang into

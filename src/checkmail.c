@@ -4,7 +4,6 @@
  * "In commit / Fixes tag / has these problem(s):" or "Commit ... is
  * missing a Signed-off-by from its committer" finds the same parts here.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,42 +29,6 @@ static const char *contact_of(const struct trees_conf *conf, const char *tree)
 static int is_kind(const struct day_finding *f, const char *kind)
 {
 	return f->kind && !strcmp(f->kind, kind);
-}
-
-/*
- * A commit's author as a Cc: the address must be one plain address
- * (printable ASCII, one '@', no white space): it comes from a tree's
- * commit.  The name goes along quoted when it is plain ASCII too.
- */
-static void add_author(struct mail_msg *m, const char *author)
-{
-	char *addr, *lt;
-	const char *p;
-	int ats = 0, ok;
-	struct buf b = BUF_INIT;
-
-	if (!author || !(lt = strchr(author, '<')))
-		return;
-	addr = mail_address(author);
-	for (p = addr, ok = *addr && strlen(addr) <= 254; *p && ok; p++) {
-		ats += *p == '@';
-		ok = *p > ' ' && *p < 0x7f && !strchr("<>,;\"\\()", *p);
-	}
-	if (ok && ats == 1 && addr[0] != '@' && addr[strlen(addr) - 1] != '@') {
-		size_t nlen = (size_t)(lt - author);
-
-		while (nlen && author[nlen - 1] == ' ')
-			nlen--;
-		for (p = author; p < author + nlen && *p >= ' ' && *p < 0x7f && !strchr("\"\\", *p); p++)
-			;
-		if (nlen && p == author + nlen)
-			buf_printf(&b, "\"%.*s\" <%s>", (int)nlen, author, addr);
-		else
-			buf_puts(&b, addr);
-		mail_add_rcpt(&m->cc, &m->ncc, buf_cstr(&b));
-	}
-	buf_release(&b);
-	free(addr);
 }
 
 static void commit_line(struct buf *b, const char *id, const char *subject)
@@ -328,7 +291,7 @@ static void recipients(struct mail_msg *m, const struct trees_conf *conf, const 
 		if (!strcmp(kind, "duplicate") && g->v[i]->other_tree)
 			mail_add_rcpt(&m->cc, &m->ncc, contact_of(conf, g->v[i]->other_tree));
 		if (strcmp(kind, "stale") && strcmp(kind, "fetch-failed") && strcmp(kind, "merge-only"))
-			add_author(m, g->v[i]->author);
+			mail_add_author(&m->cc, &m->ncc, g->v[i]->author);
 	}
 }
 

@@ -55,9 +55,12 @@ bad:
 
 static int cache_find(const struct pid_cache *pc, const git_oid *commit, git_oid *pid)
 {
-	const unsigned char *r = (const unsigned char *)pc->file.ptr + 8;
+	const unsigned char *r;
 	size_t lo = 0, hi = pc->nold;
 
+	if (!pc->nold)
+		return 0;
+	r = (const unsigned char *)pc->file.ptr + 8;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int cmp = memcmp(r + mid * PID_REC, commit->id, GIT_OID_RAWSZ);
@@ -273,6 +276,8 @@ static void pair_up(struct checks_ctx *c, struct pid_entry *v, size_t n,
 {
 	size_t i, j, k, told;
 
+	if (n < 2)
+		return;
 	qsort(v, n, sizeof(*v), entry_cmp);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && git_oid_equal(&v[j].pid, &v[i].pid); j++)

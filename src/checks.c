@@ -2,9 +2,9 @@
  * The commit checks stage (checks.h, docs/design.md "Commit checks").
  *
  *   checks_day
- *     day_commits     the day's commits not in mainline, one walk, and
+ *     checks_day_commits  the day's commits not in mainline, one walk, and
  *                     which of them the previous day lacked (a second)
- *     own_commits     each commit to the first tree (merge order) that brought it
+ *     checks_own_commits  each commit to the first tree (merge order) that brought it
  *     check_new       per new commit: Fixes: tags, sign-offs, empty
  *     checks_duplicates   every commit's patch-id against the others' and mainline's
  *     tree_checks     trees adding only merges, stale trees, failing fetches
@@ -124,7 +124,7 @@ static const char *tree_name(const struct checks_ctx *c, int owner)
 
 /* ---- the day's commits ---- */
 
-static int day_commits(struct checks_ctx *c)
+int checks_day_commits(struct checks_ctx *c)
 {
 	struct graph_commits recent = { 0 };
 	git_oid hides[2];
@@ -169,7 +169,7 @@ static int day_commits(struct checks_ctx *c)
  * reaches it without leaving the day's commits: the tree whose merge
  * brought it.  Commits no tree reaches are tide's (merges, fixups).
  */
-static void own_commits(struct checks_ctx *c)
+void checks_own_commits(struct checks_ctx *c)
 {
 	size_t *stack = xcalloc(c->all.n + 1, sizeof(*stack)), n, t, at, p;
 	git_oid tip;
@@ -645,7 +645,7 @@ done:
 
 /* ---- the stage ---- */
 
-static void ctx_release(struct checks_ctx *c)
+void checks_ctx_release(struct checks_ctx *c)
 {
 	graph_commits_release(&c->all);
 	oidmap_release(&c->index);
@@ -671,9 +671,9 @@ static int run_checks(struct checks_ctx *c)
 {
 	int error;
 
-	if ((error = day_commits(c)) < 0)
+	if ((error = checks_day_commits(c)) < 0)
 		return error;
-	own_commits(c);
+	checks_own_commits(c);
 	count_trees(c);
 	mainline_stats(c);
 	if (mailmap_from_commit(&c->mm, c->repo, &c->base) < 0)
@@ -718,7 +718,7 @@ int checks_day(struct day *d, const struct day *prev, git_repository *repo,
 		tide_error_clear();
 	}
 	c.out->seconds = time_now() - start;
-	ctx_release(&c);
+	checks_ctx_release(&c);
 	return 0;
 }
 

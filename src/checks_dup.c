@@ -338,3 +338,25 @@ int checks_duplicates(struct checks_ctx *c)
 	cache_release(&pc);
 	return error;
 }
+
+struct pid_cache *pid_cache_open(const char *path)
+{
+	struct pid_cache *pc = xcalloc(1, sizeof(*pc));
+
+	cache_load(pc, path);
+	return pc;
+}
+
+int pid_cache_get(struct checks_ctx *c, struct pid_cache *pc, const struct graph_commit *gc,
+		  const git_oid *parents, git_oid *pid)
+{
+	return patch_id(c, pc, gc, parents, pid);
+}
+
+void pid_cache_close(struct pid_cache *pc)
+{
+	if (!pc)
+		return;
+	cache_release(pc);
+	free(pc);
+}

@@ -37,6 +37,25 @@ struct checks_ctx {
 	struct day_checks *out;
 };
 
+/*
+ * c->all, c->index, c->owner and c->is_new from c->d (its base and
+ * commit) and c->prev; then each commit's tree (first in merge order).
+ */
+int checks_day_commits(struct checks_ctx *c);
+void checks_own_commits(struct checks_ctx *c);
+void checks_ctx_release(struct checks_ctx *c);
+
+/* The patch-id cache (checks_dup.c), read only by tide stats. */
+struct pid_cache;
+struct pid_cache *pid_cache_open(const char *path);
+/*
+ * The patch-id of commit gc (with its parents in parents) against its
+ * first parent, from the cache or made; zero when it changes nothing.
+ */
+int pid_cache_get(struct checks_ctx *c, struct pid_cache *pc, const struct graph_commit *gc,
+		  const git_oid *parents, git_oid *pid);
+void pid_cache_close(struct pid_cache *pc);
+
 /* A new finding of kind about tree (may be NULL) and commit (may be NULL), added to out. */
 struct day_finding *checks_add(struct checks_ctx *c, const char *kind, const char *tree,
 			       const git_oid *commit);

@@ -388,7 +388,7 @@ static void run_stage_checks(struct run *r)
 	if ((c = r->day->checks) && c->failure)
 		event_emitf(&r->sink, EVENT_CHECK, EVENT_WARNING, NULL, "checks: %s", c->failure);
 	if (c)
-		event_emitf(&r->sink, EVENT_CHECK, c->findings.n ? EVENT_WARNING : EVENT_INFO, NULL,
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_INFO, NULL,
 			    "checks: %lld new commit%s in %lld tree%s, %zu finding%s (%.1f s)",
 			    c->commits, c->commits == 1 ? "" : "s", c->trees, c->trees == 1 ? "" : "s",
 			    c->findings.n, c->findings.n == 1 ? "" : "s", c->seconds);

@@ -271,10 +271,25 @@ static void add_duplicate(struct checks_ctx *c, const struct pid_entry *x,
 	git_error_clear();
 }
 
+struct pair {
+	const struct pid_entry *x, *e;
+};
+
+/* The day's order (newest first), as the other checks list their findings. */
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct pair *p = a, *q = b;
+
+	if (p->x->at != q->x->at)
+		return p->x->at < q->x->at ? -1 : 1;
+	return entry_cmp(p->e, q->e);
+}
+
 static void pair_up(struct checks_ctx *c, struct pid_entry *v, size_t n,
 		    const struct graph_commits *window)
 {
-	size_t i, j, k, told;
+	struct pair *pairs = NULL;
+	size_t i, j, k, told, npairs = 0, alloc = 0;
 
 	if (n < 2)
 		return;
@@ -291,11 +306,17 @@ static void pair_up(struct checks_ctx *c, struct pid_entry *v, size_t n,
 			for (e = i, told = 0; e < j && e < i + CHECKS_MAX_SAME_PATCH &&
 			     told < CHECKS_MAX_DUPLICATES; e++)
 				if (e != k && duplicates(c, &v[k], &v[e])) {
-					add_duplicate(c, &v[k], &v[e], window);
+					array_grow(&pairs, &alloc, npairs + 1, sizeof(*pairs));
+					pairs[npairs++] = (struct pair){ &v[k], &v[e] };
 					told++;
 				}
 		}
 	}
+	if (npairs)
+		qsort(pairs, npairs, sizeof(*pairs), pair_cmp);
+	for (i = 0; i < npairs; i++)
+		add_duplicate(c, pairs[i].x, pairs[i].e, window);
+	free(pairs);
 }
 
 int checks_duplicates(struct checks_ctx *c)

@@ -107,8 +107,9 @@ struct fixes_list {
 
 /*
  * The Fixes: lines of a commit message (any bytes: a line is what ends
- * in '\n'; a line's text is made UTF-8 as utf8_lossy() does) with the
- * problems of their form, as linux-next's check_fixes finds them.
+ * in '\n'; a line's text is made UTF-8 as utf8_lossy() does), the
+ * subject (first line) left out, with the problems of their form, as
+ * linux-next's check_fixes finds them.
  */
 void fixes_parse(struct fixes_list *out, const char *msg, size_t len);
 void fixes_list_release(struct fixes_list *l);

@@ -228,6 +228,9 @@ void fixes_parse(struct fixes_list *out, const char *msg, size_t len)
 	const char *p = msg, *end = msg + len, *nl;
 
 	memset(out, 0, sizeof(*out));
+	/* The subject is no tag, even of a tree called "fixes" ("fixes: ..."). */
+	nl = memchr(p, '\n', len);
+	p = nl ? nl + 1 : end;
 	for (; p < end; p = nl + 1) {
 		size_t n;
 		const char *line;

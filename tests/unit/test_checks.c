@@ -76,6 +76,9 @@ TEST(fixes__malformed_lines_have_their_problems)
 	free(subject);
 	CHECK_INT(problems_of("x\n\nnot a Fixes: 0123 line\nPrefixes: 0123456789ab (\"a\")\n", &n, NULL), 0);
 	CHECK_INT(n, 0);
+	/* the subject of a commit of a tree called "fixes" */
+	CHECK_INT(problems_of("fixes: two\n\nSigned-off-by: A <a@ex.org>\n", &n, NULL), 0);
+	CHECK_INT(n, 0);
 }
 
 TEST(fixes__ten_thousand_tags_are_bounded_and_counted)
@@ -100,7 +103,7 @@ TEST(fixes__a_line_is_kept_short_and_in_utf8)
 	struct fixes_list l;
 	int i;
 
-	buf_puts(&msg, "Fixes: 0123456789ab (\"caf\xe9 ");
+	buf_puts(&msg, "x\n\nFixes: 0123456789ab (\"caf\xe9 ");
 	for (i = 0; i < 300; i++)
 		buf_puts(&msg, "\xc3\xa9");	/* é, two bytes: the cut lands inside one */
 	buf_puts(&msg, "\")\n");

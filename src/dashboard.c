@@ -12,6 +12,7 @@
 #include "error.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 struct dash {
 	const char *wsdir;
@@ -142,7 +143,7 @@ static int load_days(struct dash *d)
 	size_t i;
 	int n;
 
-	d->days_dir = path_join(d->wsdir, "days");
+	d->days_dir = workspace_days_dir(d->wsdir);
 	if ((n = day_list(&d->dates, d->days_dir)) < 0)
 		return n;
 	if (n == 0)
@@ -150,9 +151,9 @@ static int load_days(struct dash *d)
 	d->ndates = (size_t)n;
 	d->days = xcalloc(d->ndates, sizeof(*d->days));
 	for (i = 0; i < d->ndates; i++) {
-		char *path = xasprintf("%s/%s/day.json", d->days_dir, d->dates[i]);
+		char *path = workspace_day_json_in(d->days_dir, d->dates[i]);
 
-		if (day_load(&d->days[i], path) < 0)
+		if (day_open(&d->days[i], d->days_dir, d->dates[i]) < 0)
 			note_unreadable(d, path);
 		else
 			d->res->days++;

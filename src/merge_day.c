@@ -20,6 +20,7 @@
 #include "mailmap.h"
 #include "merge.h"
 #include "merge_day.h"
+#include "merge_step.h"
 #include "nextfiles.h"
 #include "quilt.h"
 #include "rerere.h"
@@ -454,27 +455,21 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 }
 
 /*
- * Replay recorded resolutions (DIR/rr-cache, git rerere's layout) on every
- * conflicted file; when all resolve, the tree is merged with them.
- * Returns 1 when merged, 0 when not, or a TIDE_E* code.
+ * The recorded resolutions (DIR/rr-cache, git rerere's layout) the merge
+ * step replayed on every conflicted file; when all resolved, the tree is
+ * merged with them.  Returns 1 when merged, 0 when not, or a TIDE_E* code.
  */
 static int try_recorded(struct merge_day *md, const struct tree *t, struct day_tree *dt,
-			    const struct merge_result *res, const git_oid *tip, struct buf *outcome)
+			    const struct merge_step *step, const git_oid *tip, struct buf *outcome)
 {
-	char *store = workspace_rr_cache(md->ws->dir);
-	struct rerere_outcome *o = NULL;
-	struct merge_result resolved = *res;	/* only .tree differs */
-	size_t n = 0;
-	int rc;
+	struct merge_result resolved = step->res;	/* only .tree differs */
+	int rc = step->kind == MERGE_STEP_MERGED;
 
-	rc = rerere_resolve_merge(&resolved.tree, &o, &n, md->repo, &res->tree, res->conflicts,
-				  res->nconflicts, store);
-	if (rc < 0) {	/* a broken store must not stop the day */
+	resolved.tree = step->tree;
+	if (step->rr_error)	/* a broken store must not stop the day */
 		add_text(&dt->handling.resolution_errors, &dt->handling.nresolution_errors,
-			 tide_error_last());
-		rc = 0;
-	}
-	note_outcomes(dt, o, n, outcome);
+			 step->rr_error);
+	note_outcomes(dt, step->rr, step->nrr, outcome);
 	if (rc == 1) {
 		set_field(&dt->handling.handled, "recorded");
 		nextfiles_log_outcome(md->mergelog, outcome->ptr);
@@ -482,8 +477,6 @@ static int try_recorded(struct merge_day *md, const struct tree *t, struct day_t
 		if ((rc = merge_clean(md, t, dt, &resolved, tip)) == 0)
 			rc = 1;
 	}
-	rerere_outcomes_free(o, n);
-	free(store);
 	return rc;
 }
 
@@ -674,9 +667,10 @@ done:
  * that touched it.  The one place a conflict is handled.
  */
 static int handle_conflict(struct merge_day *md, const struct tree *t, struct day_tree *dt,
-			       const struct merge_result *res, const git_oid *tip,
-			       const git_oidarray *bases)
+			       const struct merge_step *step, const git_oid *tip)
 {
+	const struct merge_result *res = &step->res;
+	const git_oidarray *bases = &step->bases;
 	struct buf outcome = BUF_INIT;
 	size_t i;
 	int rc;
@@ -699,7 +693,7 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 	git_mailmap_free(md->mailmap);
 	md->mailmap = NULL;
 	prune_to_conflict_lines(md, dt);
-	if ((rc = try_recorded(md, t, dt, res, tip, &outcome)) != 0)
+	if ((rc = try_recorded(md, t, dt, step, tip, &outcome)) != 0)
 		goto done;
 	buf_puts(&outcome, "Automatic merge failed; fix conflicts and then commit the result.\n");
 	buf_puts(&outcome, "$ git merge --abort\n");
@@ -829,43 +823,14 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 	return 0;
 }
 
+/* The step merged tip (merge_step_run(), conflicts or not): commit it, or handle its conflicts. */
 static int merge_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt, const git_oid *tip,
-		     const git_oidarray *bases)
+		     const struct merge_step *step)
 {
-	struct merge_result res;
-	struct merge_opts mopts = MERGE_OPTS_INIT;
-	git_commit *ours = NULL, *theirs = NULL;
-	char *label = tree_ref_label(t);
-	git_oid mb;
-	int error;
-
-	memset(&res, 0, sizeof(res));
-	mopts.ours_label = md->sum->tag;
-	mopts.theirs_label = label;
-	mopts.bases = bases;
-	if (bases->count) {
-		git_oid_cpy(&mb, &bases->ids[0]);
-		dt->merge_base = history_oid_hex(&mb);
-	}
-	if (git_commit_lookup(&ours, md->repo, &md->state) < 0 ||
-	    git_commit_lookup(&theirs, md->repo, tip) < 0) {
-		error = tide_error_git(TIDE_ERROR, "%s: cannot read commits to merge", t->name);
-		goto done;
-	}
-	if ((error = merge_commits(&res, md->repo, ours, theirs, &mopts)) < 0) {
-		tide_error_wrap(error, "cannot merge '%s'", t->name);
-		goto done;
-	}
-	if (res.nconflicts)
-		error = handle_conflict(md, t, dt, &res, tip, bases);
-	else
-		error = merge_clean(md, t, dt, &res, tip);
-done:
-	merge_result_clear(&res);
-	git_commit_free(ours);
-	git_commit_free(theirs);
-	free(label);
-	return error;
+	dt->merge_base = history_oid_hex(&step->bases.ids[0]);
+	if (step->res.nconflicts)
+		return handle_conflict(md, t, dt, step, tip);
+	return merge_clean(md, t, dt, &step->res, tip);
 }
 
 static void log_merging(struct merge_day *md, const struct tree *t, const git_oid *tip)
@@ -889,10 +854,13 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 {
 	struct day_tree *dt = day_add_tree(md->day);
 	double start = time_now();
-	git_oidarray bases = { NULL, 0 };
+	struct merge_step step;
+	struct merge_step_opts sopts = { md->sum->tag, NULL, NULL };
+	char *label = NULL, *store = NULL;
 	git_oid tip, before;
 	int have, error = 0;
 
+	memset(&step, 0, sizeof(step));
 	dt->name = xstrdup(t->name);
 	dt->type = xstrdup(tree_type_name(t->type));
 	dt->url = xstrdup(t->url);
@@ -912,33 +880,36 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 		goto done;
 	}
 	/*
-	 * One walk of the history finds the merge bases, for the merge and for
-	 * "up to date" (the tip is then the only base): each walk goes back
-	 * through every earlier merge of the day, so it is done once a tree.
+	 * The one merge of a tree (merge_step.h), as bisect and try make it:
+	 * one walk finds the merge bases for the merge and for "up to date",
+	 * and the recorded resolutions are replayed on its conflicts.
 	 */
-	if ((error = graph_merge_bases(&bases, md->repo, &md->state, &tip)) < 0) {
-		tide_error_wrap(error, "%s: cannot find merge bases", t->name);
+	sopts.theirs_label = label = tree_ref_label(t);
+	sopts.rr_cache = store = workspace_rr_cache(md->ws->dir);
+	if ((error = merge_step_run(&step, md->repo, &md->state, &tip, &sopts)) < 0) {
+		tide_error_wrap(error, "cannot merge '%s'", t->name);
 		goto done;
 	}
-	if (git_oid_equal(&tip, &md->state) ||
-	    (bases.count == 1 && git_oid_equal(&bases.ids[0], &tip))) {
+	if (step.kind == MERGE_STEP_UP_TO_DATE) {
 		dt->status = TREE_UP_TO_DATE;
 		nextfiles_log_outcome(md->mergelog, "Already up to date.");
 		event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
 		goto done;
 	}
-	if (!bases.count) {
+	if (step.kind == MERGE_STEP_UNRELATED) {
 		leave_unrelated(md, t, dt);
 		goto done;
 	}
 	git_oid_cpy(&before, &md->state);
-	error = merge_tip(md, t, dt, &tip, &bases);
+	error = merge_tip(md, t, dt, &tip, &step);
 	if (!error && dt->status == TREE_MERGED && tree_opt(t, "build-each-merge") &&
 	    md->build_merge.fn && md->build_merge.fn(md->build_merge.data, t, dt))
 		error = drop_merge(md, t, dt, &before, &tip);
 	md->nmerges++;
 done:
-	git_oidarray_dispose(&bases);
+	merge_step_release(&step);
+	free(label);
+	free(store);
 	dt->seconds = time_now() - start;
 	md->ndone++;
 	return error;

@@ -59,6 +59,7 @@ void utf8_lossy(struct buf *out, const char *s, size_t len)
 	size_t i = 0, n;
 
 	buf_grow(out, len);
+	out->ptr[out->len] = '\0';	/* terminated even when s is empty */
 	while (i < len) {
 		n = utf8_seq((const unsigned char *)s + i, len - i);
 		if (n) {

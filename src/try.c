@@ -17,6 +17,7 @@
 #include "error.h"
 #include "history.h"
 #include "merge.h"
+#include "merge_step.h"
 #include "try.h"
 #include "util.h"
 
@@ -361,25 +362,31 @@ struct cset {
 	int have;
 };
 
-/* Merge the series (theirs) into state (ours): what linux-next would do. */
+/*
+ * Merge the series (theirs) into state (ours) as the day merges a tree
+ * (merge_step.h: the day's merge bases), without recorded resolutions:
+ * the conflicts are what try reports.
+ */
 static int merge_with(struct cset *out, git_repository *repo, const git_oid *state,
 		      const git_oid *series)
 {
-	struct merge_opts mo = MERGE_OPTS_INIT;
-	git_commit *ours = NULL, *theirs = NULL;
-	int error = 0;
+	struct merge_step_opts so = { "next", "series", NULL };
+	struct merge_step s;
+	int error;
 
-	mo.ours_label = "next";
-	mo.theirs_label = "series";
 	merge_result_clear(&out->res);
 	out->have = 0;
-	if (git_commit_lookup(&ours, repo, state) < 0 ||
-	    git_commit_lookup(&theirs, repo, series) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot read commits to merge");
-	else if ((error = merge_commits(&out->res, repo, ours, theirs, &mo)) == 0)
+	error = merge_step_run(&s, repo, state, series, &so);
+	if (error == 0 && s.kind == MERGE_STEP_UNRELATED)
+		error = tide_error_set(TIDE_EINVAL, "the series shares no history with the state %s",
+				       git_oid_tostr_s(state));
+	if (error == 0) {
+		out->res = s.res;	/* taken over: the conflicts as they were */
+		memset(&s.res, 0, sizeof(s.res));
+		out->res.tree = s.tree;	/* up to date: the state's tree */
 		out->have = 1;
-	git_commit_free(ours);
-	git_commit_free(theirs);
+	}
+	merge_step_release(&s);
 	return error;
 }
 

@@ -35,6 +35,9 @@ TEST(text__lossy_replaces_each_bad_byte)
 	s = lossy("ok \xc3\xa9", 5);
 	CHECK_STR(s, "ok \xc3\xa9");
 	free(s);
+	s = lossy("", 0);	/* an empty text is an empty string, not unterminated bytes */
+	CHECK_STR(s, "");
+	free(s);
 }
 
 TEST(text__json_text_never_null)

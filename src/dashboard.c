@@ -611,8 +611,11 @@ static void finding_detail(struct buf *p, const struct day_finding *f)
 	if (f->missing)
 		buf_printf(p, "no Signed-off-by of its %s", f->missing);
 	if (f->other_tree) {
+		char *other = xstrndup(f->other_commit ? f->other_commit : "?", 12);
+
 		buf_puts(p, "same patch as ");
-		html_escape(p, f->other_commit ? f->other_commit : "?");
+		html_escape(p, other);
+		free(other);
 		buf_puts(p, " in ");
 		html_escape(p, f->other_tree);
 	}

@@ -606,6 +606,54 @@ static void set_since(struct checks_ctx *c)
 	}
 }
 
+/* ---- the order of the record ---- */
+
+static const char *const kind_order[] = {
+	"fixes", "signoff", "duplicate", "empty", "merge-only", "stale", "fetch-failed",
+};
+
+struct ranked {
+	struct day_finding *f;
+	size_t tree, kind, at;
+};
+
+static int ranked_cmp(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->tree != y->tree)
+		return x->tree < y->tree ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Trees in merge order, each tree's findings by kind, as the mails go out. */
+static void sort_findings(struct checks_ctx *c)
+{
+	struct day_findings *all = &c->out->findings;
+	struct ranked *r = xcalloc(all->n + 1, sizeof(*r));
+	size_t i, t, k;
+
+	for (i = 0; i < all->n; i++) {
+		r[i].f = all->v[i];
+		r[i].at = i;
+		for (t = 0; t < c->d->ntrees && (!all->v[i]->tree ||
+						 strcmp(c->d->trees[t].name, all->v[i]->tree)); t++)
+			;
+		for (k = 0; k < ARRAY_SIZE(kind_order) && (!all->v[i]->kind ||
+							 strcmp(kind_order[k], all->v[i]->kind)); k++)
+			;
+		r[i].tree = t;
+		r[i].kind = k;
+	}
+	if (all->n)
+		qsort(r, all->n, sizeof(*r), ranked_cmp);
+	for (i = 0; i < all->n; i++)
+		all->v[i] = r[i].f;
+	free(r);
+}
+
 /* ---- the day against its base ---- */
 
 static void mainline_stats(struct checks_ctx *c)
@@ -683,6 +731,7 @@ static int run_checks(struct checks_ctx *c)
 	tree_checks(c);
 	carry(c);
 	set_since(c);
+	sort_findings(c);
 	return 0;
 }
 

@@ -227,11 +227,11 @@ test_expect_success 'the next day carries each finding while its commit is in th
 	cat >expect <<-\EOF &&
 	checks  ok: 1 new commit in 1 tree, 5 findings in S s
 	        against the base: 6 non-merge commits, 8 files changed, 39 insertions(+), 0 deletions(-)
+	        fixes        gpio d5e487242949 ("gpio: add g") since 2026-12-01
+	        signoff      net 06da90e8ffc3 ("net: add n") since 2026-12-01: no Signed-off-by of its author and committer
 	        duplicate    net 44bb20ab8e52 ("net: carry g too") since 2026-12-01: also in the gpio tree as d5e487242949
 	        stale        old d61d980f87f2 ("old: last change") since 2026-12-01: last commit 2025-10-01, 426 days ago
 	        fetch-failed broken since 2026-12-01: 2 days in a row: repository '"'"'TRASH/nowhere'"'"' does not exist
-	        fixes        gpio d5e487242949 ("gpio: add g") since 2026-12-01
-	        signoff      net 06da90e8ffc3 ("net: add n") since 2026-12-01: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws -f trees.conf report 2026-12-02 --mail >out &&
@@ -263,10 +263,10 @@ $sob" &&
 	tide -C ws show 2026-12-03 | sed -n "/^        [a-z]/p" | awk "{ print \$1, \$2 }" >actual &&
 	cat >expect <<-\EOF &&
 	against the
+	signoff net
 	duplicate net
 	stale old
 	fetch-failed broken
-	signoff net
 	EOF
 	test_cmp expect actual &&
 	dry_run 2026-12-03 | grep "^Subject:" >actual &&
@@ -298,7 +298,7 @@ test_expect_success 'the dashboard'"'"'s day page has the findings' '
 	tide -C ws dashboard >/dev/null &&
 	python3 "$TOP/tests/cmd/dashboard-dom.py" sections ws/dashboard/day-2026-12-02.html >all &&
 	grep "^checks : " all | sed "s|$TRASH|TRASH|" >actual &&
-	echo "checks : Commit checks 1 new commit in 1 tree, 5 findings (S s). check tree commit subject what since duplicate net 44bb20ab8e52 net: carry g too same patch as d5e487242949 in gpio 2026-12-01 stale old d61d980f87f2 old: last change last commit 2025-10-01, 426 days ago 2026-12-01 fetch-failed broken 2 days in a row: repository '"'"'TRASH/nowhere'"'"' does not exist 2026-12-01 fixes gpio d5e487242949 gpio: add g Fixes: 992e1498 (\"core: add F\"): short-sha, subject-mismatch 2026-12-01 signoff net 06da90e8ffc3 net: add n no Signed-off-by of its author and committer 2026-12-01" >expect &&
+	echo "checks : Commit checks 1 new commit in 1 tree, 5 findings (S s). check tree commit subject what since fixes gpio d5e487242949 gpio: add g Fixes: 992e1498 (\"core: add F\"): short-sha, subject-mismatch 2026-12-01 signoff net 06da90e8ffc3 net: add n no Signed-off-by of its author and committer 2026-12-01 duplicate net 44bb20ab8e52 net: carry g too same patch as d5e487242949 in gpio 2026-12-01 stale old d61d980f87f2 old: last change last commit 2025-10-01, 426 days ago 2026-12-01 fetch-failed broken 2 days in a row: repository '"'"'TRASH/nowhere'"'"' does not exist 2026-12-01" >expect &&
 	sed -i "s/([0-9.]* s)/(S s)/" actual &&
 	test_cmp expect actual
 '

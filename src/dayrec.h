@@ -146,6 +146,12 @@ json_t *day_finding_to_json(const struct day_finding *f);
 int day_checks_from_json(struct day_checks **out, const json_t *json, const char *what);
 int day_finding_from_json(struct day_finding **out, const json_t *json, const char *what);
 int day_checks_has(const struct day_checks *c, const char *key);
+/*
+ * "7 files changed, 37 insertions(+)": the day against its base as git's
+ * --shortstat writes it (a count of 0 is left out when the other is not).
+ */
+struct buf;
+void day_checks_shortstat(struct buf *out, const json_t *mainline);
 /* The checks as tide show prints them: a line, then one per finding (daytext.c). */
 char *day_checks_text(const struct day_checks *c);
 

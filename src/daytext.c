@@ -179,6 +179,23 @@ static void finding_line(struct buf *b, const struct day_finding *f)
 	}
 }
 
+void day_checks_shortstat(struct buf *out, const json_t *mainline)
+{
+	long long f = json_integer_value(json_object_get(mainline, "files"));
+	long long i = json_integer_value(json_object_get(mainline, "insertions"));
+	long long d = json_integer_value(json_object_get(mainline, "deletions"));
+
+	if (!f) {
+		buf_puts(out, "0 files changed");
+		return;
+	}
+	buf_printf(out, "%lld file%s changed", f, f == 1 ? "" : "s");
+	if (i || !d)
+		buf_printf(out, ", %lld insertion%s(+)", i, i == 1 ? "" : "s");
+	if (d || !i)
+		buf_printf(out, ", %lld deletion%s(-)", d, d == 1 ? "" : "s");
+}
+
 char *day_checks_text(const struct day_checks *c)
 {
 	struct buf b = BUF_INIT;
@@ -197,11 +214,10 @@ char *day_checks_text(const struct day_checks *c)
 
 		buf_printf(&b, "        against the base: %lld non-merge commit%s", (long long)n,
 			   n == 1 ? "" : "s");
-		if (json_object_get(c->mainline, "files"))
-			buf_printf(&b, ", %lld files changed, %lld insertions(+), %lld deletions(-)",
-				   (long long)json_integer_value(json_object_get(c->mainline, "files")),
-				   (long long)json_integer_value(json_object_get(c->mainline, "insertions")),
-				   (long long)json_integer_value(json_object_get(c->mainline, "deletions")));
+		if (json_object_get(c->mainline, "files")) {
+			buf_puts(&b, ", ");
+			day_checks_shortstat(&b, c->mainline);
+		}
 		buf_putc(&b, '\n');
 	}
 	for (i = 0; i < c->findings.n; i++)

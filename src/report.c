@@ -611,6 +611,9 @@ void report_text(struct buf *out, const json_t *r)
 		handling_section(out, r);
 	}
 	config_sections(out, r);
+	/* one blank line before the signature, whichever section came last */
+	while (out->len > 1 && out->ptr[out->len - 1] == '\n' && out->ptr[out->len - 2] == '\n')
+		buf_truncate(out, out->len - 1);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
 }
 
@@ -768,11 +771,11 @@ static void announce_counts(struct buf *b, const struct day *d)
 		return;
 	buf_printf(b, "Non-merge commits (relative to mainline): %lld\n",
 		   (long long)json_integer_value(json_object_get(m, "commits")));
-	if (json_object_get(m, "files"))
-		buf_printf(b, " %lld files changed, %lld insertions(+), %lld deletions(-)\n",
-			   (long long)json_integer_value(json_object_get(m, "files")),
-			   (long long)json_integer_value(json_object_get(m, "insertions")),
-			   (long long)json_integer_value(json_object_get(m, "deletions")));
+	if (json_object_get(m, "files")) {
+		buf_putc(b, ' ');
+		day_checks_shortstat(b, m);
+		buf_putc(b, '\n');
+	}
 	buf_putc(b, '\n');
 }
 

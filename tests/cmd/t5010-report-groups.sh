@@ -48,7 +48,7 @@ test_expect_success 'one block per tree the conflict is with, commits listed onc
 	printf "The conflict (content, rerere id %s):\n\n" $(id k)
 	hunk net
 	printf "No recorded resolution applies and no earlier version of the gpio\n"
-	printf "tree merges, so I have dropped the gpio tree for today.\n\n"
+	printf "tree merges, so I have dropped the gpio tree for today.\n"
 	printf "\n-- \nCheers,\ntide (next-20261201)\n"
 	} >expect &&
 	test_cmp expect ws/days/2026-12-01/reports/gpio.txt &&

@@ -526,6 +526,45 @@ TEST(checks__duplicates_across_trees_and_with_mainline)
 	repo_close();
 }
 
+/*
+ * The patch-id: the same change at another place of the file, or in a
+ * tree whose other files differ, is the same patch; the same lines in
+ * another file, or with other context, are not.  Paths in git's order
+ * ("foo.c" before the directory "foo") are paired right.
+ */
+TEST(checks__patch_ids_see_the_change_not_where_it_lands)
+{
+	const char *base_f[] = { "f=a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n", NULL },
+		   *moved[] = { "f=0\n1\n2\n3\n4\n5\n6\n7\na\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n",
+				"foo/x=1", NULL },
+		   *g1[] = { "f=a\nb\nc\nd\ne\nf\nNEW\ng\nh\ni\nj\nk\nl\n", NULL },
+		   *g2[] = { "f=0\n1\n2\n3\n4\n5\n6\n7\na\nb\nc\nd\ne\nf\nNEW\ng\nh\ni\nj\nk\nl\n",
+			     "other=x", NULL },
+		   *g3[] = { "foo.c=2", NULL };
+	const char *names[] = { "gpio", "net", "spi", "usb" };
+	git_oid base, fork2, tips[4];
+	struct day *d;
+	char *text;
+
+	repo_open();
+	base = commit("mainline: first\n\nSigned-off-by: Ann Author <ann@ex.org>\n", base_f, NULL);
+	fork2 = commit("mainline: lines before\n\nSigned-off-by: Ann Author <ann@ex.org>\n", moved, &base);
+	tips[0] = commit("gpio: NEW\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g1, &base);
+	/* net: forked later (8 lines above) and with another file added first */
+	tips[1] = commit("net: other\n\nSigned-off-by: Ann Author <ann@ex.org>\n", (const char *[]){ "other=x", NULL }, &fork2);
+	tips[1] = commit("net: NEW too\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g2, &tips[1]);
+	/* foo.c added next to no foo/, and next to foo/: the same patch */
+	tips[2] = commit("spi: foo.c\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g3, &base);
+	tips[3] = commit("usb: foo.c\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g3, &fork2);
+	d = check(make_day("2026-12-01", &fork2, names, tips, 4), NULL);
+	text = findings_text(d);
+	CHECK_STR(text, "duplicate net net: NEW too gpio:gpio: NEW since 2026-12-01\n"
+			"duplicate usb usb: foo.c spi:spi: foo.c since 2026-12-01\n");
+	free(text);
+	day_free(d);
+	repo_close();
+}
+
 TEST(checks__empty_commits_and_trees_of_merges_only)
 {
 	const char *f1[] = { "f=1", NULL }, *f2[] = { "f=2", NULL }, *g1[] = { "g=1", NULL };
@@ -671,6 +710,7 @@ TESTS(fixes__a_good_tag_has_no_problem, fixes__malformed_lines_have_their_proble
       checks__ten_thousand_fixes_lines_and_a_latin1_message_are_one_finding,
       checks__signoffs_of_author_and_committer, checks__the_bases_mailmap_names_the_author,
       checks__duplicates_across_trees_and_with_mainline,
+      checks__patch_ids_see_the_change_not_where_it_lands,
       checks__empty_commits_and_trees_of_merges_only,
       checks__a_finding_is_carried_while_its_commit_is_in_the_day,
       checks__stale_trees_and_fetches_failing_day_after_day,

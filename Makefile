@@ -8,6 +8,7 @@
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
 #   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
+#   make bench-checks the commit checks of a 400-tree day with 10,000 new commits
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -192,6 +193,9 @@ bench-day: all
 bench-bisect: all
 	bench/bench-bisect
 
+bench-checks: all
+	bench/bench-checks
+
 bench-build: all
 	bench/bench-build
 
@@ -200,7 +204,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
+.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build bench-checks clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -330,11 +330,19 @@ static unsigned missing_signoffs(struct checks_ctx *c, git_commit *commit, const
 	return missing;
 }
 
+/*
+ * A quilt tree's commits are tide's (it applies the series, as git am
+ * without -s): their committer's sign-off is not the tree's to give.
+ */
 static void check_signoffs(struct checks_ctx *c, git_commit *commit, const char *msg,
-			   size_t len, const char *tree)
+			   size_t len, const struct day_tree *t)
 {
 	unsigned missing = missing_signoffs(c, commit, msg, len);
+	const char *tree = t->name;
 	struct day_finding *f;
+
+	if (t->type && strcmp(t->type, "git"))
+		missing &= ~(unsigned)SIGNOFF_COMMITTER;
 
 	if (!missing || !(f = checks_add(c, "signoff", tree, git_commit_id(commit))))
 		return;
@@ -399,7 +407,7 @@ static int check_new(struct checks_ctx *c)
 		text_decode(&msg, raw ? raw : "", raw ? strlen(raw) : 0,
 			    git_commit_message_encoding(commit));
 		check_fixes(c, &mainline, commit, msg.ptr, msg.len, tree);
-		check_signoffs(c, commit, msg.ptr, msg.len, tree);
+		check_signoffs(c, commit, msg.ptr, msg.len, &c->d->trees[c->owner[i]]);
 		check_empty(c, gc, commit, tree);
 		git_commit_free(commit);
 	}
@@ -507,8 +515,9 @@ static void check_fetch(struct checks_ctx *c, const struct day_tree *t)
 	struct day_finding *f;
 	struct buf err = BUF_INIT;
 
+	/* "stale" with patch_failed: a quilt series fetched that did not apply */
 	if (!t->fetch_status || (strcmp(t->fetch_status, "failed") && strcmp(t->fetch_status, "stale")) ||
-	    !(f = checks_add(c, "fetch-failed", t->name, NULL)))
+	    t->fetch_patch_failed || !(f = checks_add(c, "fetch-failed", t->name, NULL)))
 		return;
 	before = prev_finding(c->prev, "fetch-failed", t->name);
 	f->days = before ? before->days + 1 : 1;

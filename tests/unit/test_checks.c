@@ -477,6 +477,15 @@ TEST(checks__signoffs_of_author_and_committer)
 			"signoff gpio gpio: no committer committer since 2026-12-01\n");
 	free(text);
 	day_free(d);
+	/* a quilt tree's commits are committed by tide: only the author's sign-off counts */
+	d = make_day("2026-12-01", &base, names, tips, 1);
+	d->trees[0].type = xstrdup("quilt");
+	check(d, NULL);
+	text = findings_text(d);
+	CHECK_STR(text, "signoff gpio gpio: none author since 2026-12-01\n"
+			"signoff gpio gpio: no author author since 2026-12-01\n");
+	free(text);
+	day_free(d);
 	repo_close();
 }
 

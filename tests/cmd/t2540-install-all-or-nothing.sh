@@ -110,8 +110,8 @@ fi
 locked() {
 	rm -rf ws2 && cp -a tmpl ws2 &&
 	if [ "$2" = again ]; then
-		tide -C ws2 -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err
-		commit_file world/t2 d/y "t2 once more"
+		test_expect_code 1 tide -C ws2 -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err &&
+			commit_file world/t2 d/y "t2 once more"
 	fi
 	git -C ws2/repo.git for-each-ref refs/heads refs/tags >refs.before &&
 	(cd ws2/days && find . -type f | sort | xargs md5sum) >days.before &&

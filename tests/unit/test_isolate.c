@@ -1,6 +1,8 @@
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "t.h"
@@ -104,4 +106,60 @@ TEST(isolate__limits_stop_the_child)
 	buf_release(&how);
 }
 
-TESTS(isolate__result_of_the_child, isolate__limits_stop_the_child)
+/* The child's side: say its pid on the test's pipe, then sleep. */
+static void tell_and_sleep(void *data, int fd)
+{
+	int *fds = data;
+	pid_t me = getpid();
+
+	if (write(fds[1], &me, sizeof(me)) != (ssize_t)sizeof(me))
+		_exit(1);
+	sleep(30);
+}
+
+/* Is pid gone: no such process, or a zombie nobody has reaped yet? */
+static int gone(pid_t pid)
+{
+	char path[64], line[512], *p;
+	FILE *f;
+	int zombie = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "re")))
+		return 1;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		zombie = p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return zombie;
+}
+
+TEST(isolate__the_child_ends_with_the_run)
+{
+	int fds[2];
+	pid_t run, child = 0;
+	double start;
+
+	CHECK_INT(pipe(fds), 0);
+	if ((run = fork()) == 0) {
+		struct isolate_limits lim = { 60, 0, 0 };
+		struct isolate_result res;
+
+		isolate_run(&res, &lim, tell_and_sleep, fds);
+		_exit(0);
+	}
+	CHECK_INT((int)read(fds[0], &child, sizeof(child)), (int)sizeof(child));
+	/* the run killed as kill -9 would: its child must not go on merging */
+	kill(run, SIGKILL);
+	waitpid(run, NULL, 0);
+	start = time_now();
+	while (!gone(child) && time_now() - start < 5)
+		usleep(10000);
+	CHECK(gone(child));
+	if (!gone(child))
+		kill(child, SIGKILL);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+TESTS(isolate__result_of_the_child, isolate__limits_stop_the_child,
+      isolate__the_child_ends_with_the_run)

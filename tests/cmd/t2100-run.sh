@@ -104,7 +104,7 @@ test_expect_success 'tide log: one line per day, newest first' '
 
 test_expect_success 'tide show: newest day by default, a date, --json' '
 	tide -C ws show >out &&
-	# the checks' time is the machine's, not the day's
+	# the time of the checks is the machine, not the day
 	sed -e "s/[0-9a-f]\{12,40\}/OID/g" -e "s/ findings in [0-9.]* s\$/ findings in S s/" out >actual &&
 	cat >expect <<-\EOF &&
 	2026-12-02  next-20261202  complete

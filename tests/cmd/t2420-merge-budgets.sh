@@ -79,7 +79,29 @@ test_expect_success 'the global merge-timeout= is each tree'\''s default' '
 	grep -q "bad.conf:2: tree .x.: bad merge-timeout .soon." err
 '
 
+# merge-memory is also the budget of one content merge (tide-config(5)):
+# at 64M big.txt is a binary conflict at once.  What spends the process's
+# memory is the width of the tree: slow's tip also adds a directory of
+# 200,000 files (the door check reads it, merge.log's diffstat lists it).
 test_expect_success 'a merge past merge-memory is stopped, the tree merged at its last version' '
+	t=$(python3 - world/slow <<-\EOF
+	import hashlib, os, subprocess, sys, zlib
+	repo = sys.argv[1]
+	def write(kind, data):
+	    raw = b"%s %d\0" % (kind, len(data)) + data
+	    h = hashlib.sha1(raw).hexdigest()
+	    d = os.path.join(repo, ".git", "objects", h[:2])
+	    os.makedirs(d, exist_ok=True)
+	    with open(os.path.join(d, h[2:]), "wb") as f: f.write(zlib.compress(raw, 1))
+	    return bytes.fromhex(h)
+	blob = write(b"blob", b"one line\n")
+	wide = write(b"tree", b"".join(b"100644 f%07d\0" % i + blob for i in range(200000)))
+	top = subprocess.check_output(["git", "-C", repo, "cat-file", "tree", "for-next^{tree}"])
+	print(write(b"tree", top + b"40000 wide\0" + wide).hex())
+	EOF
+	) &&
+	git -C world/slow update-ref refs/heads/for-next \
+		$(git -C world/slow commit-tree -p for-next^ -m "slow: every third line, and wide" $t) &&
 	conf "g1 git g1#for-next" "slow git slow#for-next" "g2 git g2#for-next" &&
 	printf "merge-memory = 64M\n" >ws/config.new &&
 	cat ws/config >>ws/config.new && mv ws/config.new ws/config &&
@@ -130,7 +152,7 @@ test_expect_success 'a blob libgit2 cannot read (bad zlib data) leaves its tree 
 	conf "g1 git g1#for-next" "corrupt git corrupt#for-next" "g2 git g2#for-next" &&
 	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-build --date 2026-04-07 >out 2>err &&
 	abbrev=$(git -C world/corrupt rev-parse for-next | cut -c1-12) &&
-	printf "%s\n" "tide: tree '\''corrupt'\'' commit $abbrev: cannot merge '\''corrupt'\'': cannot merge '\''d/x'\'': cannot read blob $blob: incorrect data check" \
+	printf "%s\n" "tide: tree '\''corrupt'\'' commit $abbrev: cannot merge '\''corrupt'\'': cannot read blob $blob of '\''d/x'\'': incorrect data check" \
 		"tide: corrupt: refused, left out" >expect &&
 	grep "corrupt: refused\|tree '\''corrupt'\''" err >actual && test_cmp expect actual &&
 	day_ok 2026-04-07 merged rejected merged
@@ -152,6 +174,10 @@ test_expect_success 'a 20 MB commit message is one line of at most 256 bytes of 
 	echo "Merging bigmsg/for-next ($abbrev $x256[...])" >expect &&
 	grep "^Merging bigmsg" ws/days/2026-04-08/merge.log >actual && test_cmp expect actual &&
 	test $(wc -c <ws/days/2026-04-08/merge.log) -lt 4096 &&
+	# the commit checks name it too (no Signed-off-by): cut there as well
+	day_field 2026-04-08 "[f[\"subject\"] for f in d[\"checks\"][\"findings\"] if f[\"tree\"] == \"bigmsg\"][0]" >actual &&
+	echo "$x256[...]" >expect && test_cmp expect actual &&
+	test $(wc -c <ws/days/2026-04-08/day.json) -lt 65536 &&
 	git --git-dir=ws/repo.git show next-20260408:Next/merge.log >published &&
 	test $(wc -c <published) -lt 4096
 '
@@ -170,6 +196,7 @@ test_expect_success 'the subjects and authors of a conflict are cut in day.json 
 	day_field 2026-04-09 "d[\"trees\"][1][\"conflicts\"][0][\"theirs_commits\"][0][\"author\"]" >actual &&
 	echo "$y256[...]" >expect && test_cmp expect actual &&
 	test $(wc -c <ws/days/2026-04-09/reports/longname.txt) -lt 8192 &&
+	test $(wc -c <ws/days/2026-04-09/day.json) -lt 65536 &&
 	git -C world/g1 reset -q --hard HEAD^
 '
 
@@ -203,6 +230,36 @@ test_expect_success 'a tree of a million files lists 1000 of them in merge.log' 
 	grep -qx " 1000 files changed, 1000 insertions(+)" log &&
 	grep -qx " ... and 999000 more files changed (merge.log lists 1000 a merge)" log &&
 	test $(wc -c <ws/days/2026-04-10/merge.log) -lt 100000
+'
+
+# add_files NAME: NAME's for-next gets a commit adding many/f0 .. many/f9999,
+# each one line "NAME i".
+add_files() {
+	git clone -q world/mainline "world/$1" && git -C "world/$1" checkout -q -b for-next &&
+	{
+		printf "commit refs/heads/for-next\ncommitter C <c@c.invalid> 1700000000 +0000\n" &&
+		printf "data <<EOM\n%s: 10000 files\nEOM\nfrom refs/heads/for-next^0\n" "$1" &&
+		seq 0 9999 | awk -v n="$1" '{ printf "M 100644 inline many/f%d\ndata <<EOM\n%s %d\nEOM\n", $1, n, $1 }'
+	} | git -C "world/$1" fast-import --quiet
+}
+
+# A tree that conflicts in 10,000 files with the day (each file added by
+# an earlier tree too): its conflicts cost time, and its time budget bounds
+# them (it ran past the default 300 s before conflict hunks were read once
+# a tree).
+test_expect_success 'a tree conflicting in 10,000 files is stopped at its merge-timeout=' '
+	add_files c1 && add_files c2 &&
+	conf "g1 git g1#for-next" "c1 git c1#for-next" "c2 git c2#for-next" "g2 git g2#for-next" &&
+	printf "#tide\tc2\tmerge-timeout=3\n" >>world/trees.conf &&
+	start=$(date +%s) &&
+	test_must_fail --status=1 tide -C ws -f world/trees.conf run --no-build --date 2026-04-11 >out 2>err &&
+	test $(($(date +%s) - start)) -lt 120 &&
+	abbrev=$(git -C world/c2 rev-parse for-next | cut -c1-12) &&
+	printf "%s\n" "tide: tree '\''c2'\'' commit $abbrev: merge stopped: took more than 3 s (merge-timeout)" \
+		"tide: c2: refused, left out" >expect &&
+	grep "c2: refused\|tree '\''c2'\''" err >actual && test_cmp expect actual &&
+	day_ok 2026-04-11 merged merged rejected merged &&
+	test "$(git --git-dir=ws/repo.git show next-20260411:many/f9999)" = "c1 9999"
 '
 
 test_done

@@ -61,7 +61,7 @@ test_expect_success 'the result is in day.json and --status shows it' '
 	grep "^status: done" st &&
 	grep "^result: found gpio $culprit" st &&
 	tide -C ws show 2026-01-01 >show &&
-	grep "^bisect  --cmd sh .*nobug.sh: found gpio $(echo $culprit | cut -c1-12) \"gpio: change 5\" ([0-9]* steps, 0 builds" show
+	grep "^bisect  --cmd sh .*nobug.sh: found gpio $(echo $culprit | cut -c1-12) \"gpio: change 5\", confirmed by revert ([0-9]* steps, 0 builds" show
 '
 
 # A check that looks at the bisect running it: --status works, a second bisect is refused.

@@ -175,6 +175,7 @@ static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 		goto done;
 	}
 	status = print_result(&res);
+	cmd_regressions_after_bisect(ctx, res.date);
 	bisect_result_release(&res);
 done:
 	bisect_checker_release(&ck);

@@ -211,11 +211,43 @@ static const char *arch_name(const struct day_build *b)
 	return b && b->arch ? b->arch : BUILD_ARCH_HOST;
 }
 
+char *regress_key(const char *kind, const char *config, const char *arch, const char *test)
+{
+	return xasprintf("%s:%s/%s:%s", kind, config, arch, test);
+}
+
+const char *regress_day_config(const struct day *d)
+{
+	return config_name(d->build);
+}
+
+const char *regress_day_arch(const struct day *d)
+{
+	return arch_name(d->build);
+}
+
+const struct regression *regress_find(const struct regress_list *l, const char *key,
+				      const char *date)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++) {
+		const struct regression *r = l->items[i];
+
+		if (strcmp(r->key, key))
+			continue;
+		if ((strcmp(r->first_bad, date) <= 0 && r->last_bad && strcmp(date, r->last_bad) <= 0) ||
+		    (r->fixed && !strcmp(r->fixed, date)))
+			return r;
+	}
+	return NULL;
+}
+
 /* One result; two for one key (one error message twice): a failure wins. */
 static void add_result(json_t *res, const char *kind, const char *config, const char *arch,
 		       const char *test, const char *outcome, int opens, const char *detail)
 {
-	char *key = xasprintf("%s:%s/%s:%s", kind, config, arch, test);
+	char *key = regress_key(kind, config, arch, test);
 	json_t *old = json_object_get(res, key);
 
 	if (old && strcmp(outcome, "fail"))
@@ -245,6 +277,15 @@ static void diag_names(const json_t *e, char **name, char **detail)
 	*detail = line > 0 ? xasprintf("%s:%lld: %s", file ? file : "?", (long long)line,
 				       msg ? msg : "?")
 			   : xstrdup(*name);
+}
+
+char *regress_diag_name(const json_t *diag)
+{
+	char *name, *detail;
+
+	diag_names(diag, &name, &detail);
+	free(detail);
+	return name;
 }
 
 static void diag_results(json_t *res, const char *kind, const char *config, const char *arch,

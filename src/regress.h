@@ -95,6 +95,20 @@ int regress_update(struct regress_list *l, const char *wsdir, const char *date,
  */
 size_t regress_attach_bisects(struct regress_list *l, const struct day *d);
 
+/* "KIND:CONFIG/ARCH:TEST", the name of a result across days; the caller frees it. */
+char *regress_key(const char *kind, const char *config, const char *arch, const char *test);
+/* "FILE: MESSAGE": a build error's or warning's TEST in its key; the caller frees it. */
+char *regress_diag_name(const json_t *diag);
+/* The configuration and arch a day's own build and boot (the first) are named by. */
+const char *regress_day_config(const struct day *d);
+const char *regress_day_arch(const struct day *d);
+/*
+ * The entry of key that the day date is part of: failing that day
+ * (first_bad <= date <= last_bad), or fixed on it; NULL when none.
+ */
+const struct regression *regress_find(const struct regress_list *l, const char *key,
+				      const char *date);
+
 /* ---- mails (src/regress_mail.c) ---- */
 
 enum regress_mail {

@@ -203,6 +203,43 @@ test_expect_success 'day 5: fixed: closed, one last mail, listed only with --all
 	test "$(nmails)" = 3
 '
 
+# kcidb DATE: the regression issues and incidents of the day's KCIDB document.
+kcidb_regressions() {
+	tide -C ws kcidb "$1" --out "kcidb-$1.json" &&
+	"$TOP/tests/data/kcidb/validate.py" "kcidb-$1.json" &&
+	python3 - "kcidb-$1.json" <<-\EOF
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	for i in d["issues"]:
+	    if ":regression:" in i["id"]:
+	        print("issue", i["id"].split(":")[-1], i["version"], i["categories"], i["comment"],
+	              "report" if "report_url" in i else "-")
+	for n in d["incidents"]:
+	    if ":regression:" in n["id"]:
+	        print("incident", n["issue_id"].split(":")[-1], n["issue_version"],
+	              n.get("test_id", n.get("build_id")).split(":", 2)[2], n["present"])
+	assert not [i for i in d["issues"] if i["id"].endswith("test:boot.gpio.edge_events")]
+	EOF
+}
+
+test_expect_success 'KCIDB: the regression is one issue, an incident on each failing day, absent when fixed' '
+	id=$(tide -C ws regressions --all --json | python3 -c "import json,sys; print([r[\"id\"] for r in json.load(sys.stdin) if r[\"test\"] == \"gpio.edge_events\"][0])") &&
+	for day in 02 03 04; do
+		kcidb_regressions 2026-01-$day >actual &&
+		cat >expect <<-EOF &&
+		issue $id 2 [${SQ}regression${SQ}] test gpio.edge_events on smoke (x86_64) since next-20260102 report
+		incident $id 2 test:boot.gpio.edge_events True
+		EOF
+		test_cmp expect actual || exit 1
+	done &&
+	kcidb_regressions 2026-01-05 >actual &&
+	cat >expect <<-EOF &&
+	issue $id 2 [${SQ}regression${SQ}] test gpio.edge_events on smoke (x86_64) since next-20260102 report
+	incident $id 2 test:boot.gpio.edge_events False
+	EOF
+	test_cmp expect actual
+'
+
 test_expect_success 'a wrong culprit is caught: the day still fails with it reverted' '
 	make_tree usb usb.c "const char *u = \"usb\";" &&
 	echo "const char *u2 = \"EDGE_BUG in usb\";" >world/usb/u.c &&

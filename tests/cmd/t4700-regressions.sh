@@ -1,49 +1,18 @@
 #!/bin/sh
 # Failures followed across days, on generated days built and booted with
-# test doubles (a fake kernel Makefile, a fake QEMU whose "guest" reports
-# KTAP results from what the kernel image holds): a test that fails one
-# boot in three is retried and flaky, not failed; a regression is reported
-# and mailed once across three days and closed when fixed; bisect's culprit
-# is confirmed by reverting it, a wrong one is caught, and a revert that
-# does not apply leaves the tree out.
+# test doubles (lib-guest.sh: a fake kernel Makefile, a fake QEMU whose
+# "guest" reports KTAP results from what the kernel image holds): a test
+# that fails one boot in three is retried and flaky, not failed; a
+# regression is reported and mailed once across three days and closed
+# when fixed; bisect's culprit is confirmed by reverting it, a wrong one
+# is caught, and a revert that does not apply leaves the tree out; KCIDB
+# carries the regression as one issue with an incident on each day.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-world.sh"
+. "$(dirname "$0")/lib-guest.sh"
 
 export TIDE_KERNEL_TESTS=$TRASH/kt
-export TIDE_GUEST_INIT=$TOP/kernel-tests/init
-export FAKE_STATE=$TRASH/state
-export PATH="$TRASH/qemu:$PATH"
 SQ="'"
-
-# The guest of every boot: gpio.edge_events fails when the image holds
-# EDGE_BUG; timer.jitter, when the image holds JITTER_FLAKY, fails on every
-# third boot of the workspace (the count in $FAKE_STATE/boots).  KVM is
-# refused, so the boots are TCG and the probe counts no boot.
-fake_qemu() {
-	mkdir -p qemu state &&
-	cat >qemu/qemu-system-x86_64 <<-\EOF &&
-	#!/bin/sh
-	test "$1" = --version && { echo "QEMU emulator version 0 (fake)"; exit 0; }
-	kernel= prev=
-	for a in "$@"; do
-		case "$a" in *kvm*) exit 1 ;; esac
-		[ "$prev" = -kernel ] && kernel=$a
-		prev=$a
-	done
-	n=$(cat "$FAKE_STATE/boots" 2>/dev/null || echo 0)
-	echo $((n + 1)) >"$FAKE_STATE/boots"
-	edge=ok jitter=ok
-	grep -q EDGE_BUG "$kernel" && edge="not ok"
-	grep -q JITTER_FLAKY "$kernel" && [ $((n % 3)) = 0 ] && jitter="not ok"
-	printf "Linux version 6.1.0 (fake)\nKTAP version 1\n# tide smoke tests on fake x86_64\n1..2\n"
-	printf "    KTAP version 1\n    # Subtest: gpio\n    1..2\n    %s 1 edge_events\n" "$edge"
-	printf "    ok 2 lines\n%s 1 gpio\n" "$edge"
-	printf "    KTAP version 1\n    # Subtest: timer\n    1..1\n    %s 1 jitter\n%s 2 timer\n" \
-		"$jitter" "$jitter"
-	echo "reboot: Power down"
-	EOF
-	chmod 755 qemu/qemu-system-x86_64
-}
 
 start_sink() {
 	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
@@ -72,10 +41,7 @@ nmails() {
 test_expect_success 'setup: a fake kernel, gpio, timer and net trees, a mail list' '
 	mkdir -p kt && printf "CONFIG_GPIO=y\n" >kt/smoke.config &&
 	fake_kernel_source world/mainline &&
-	# Kbuild relinks when a source file goes: so must the double.
-	sed -i "s|^\$(O)/\$(IMAGE): \$(SRCS:%.c=\$(O)/%.o)\$|& FORCE|; s|cat \$^ > \$@|cat \$(filter %.o,\$^) > \$@|" \
-		world/mainline/Makefile &&
-	grep -q "FORCE$" world/mainline/Makefile &&
+	fake_kernel_relinks world/mainline &&
 	echo "const char *m = \"main\";" >world/mainline/m.c &&
 	commit_fake_mainline &&
 	make_tree gpio gpio.c "const char *g = \"gpio\";" &&

@@ -201,6 +201,11 @@ int regress_save(const struct regress_list *l, const char *wsdir)
 
 /* ---- a day's results ---- */
 
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
 static const char *config_name(const struct day_build *b)
 {
 	return b && b->config ? b->config : BUILD_CONFIG_DEFAULT;
@@ -252,19 +257,18 @@ static void add_result(json_t *res, const char *kind, const char *config, const 
 
 	if (old && strcmp(outcome, "fail"))
 		goto done;
-	if (old)
-		opens |= json_is_true(json_object_get(old, "opens"));
+	if (old && !strcmp(jstr(old, "outcome") ?: "", "fail")) {
+		/* The first of its lines says how it fails. */
+		if (opens)
+			json_object_set_new(old, "opens", json_true());
+		goto done;
+	}
 	json_object_set_new(res, key, json_pack("{s:s, s:o, s:o, s:o, s:s, s:b, s:o}", "kind", kind,
 						"config", json_text(config), "arch", json_text(arch),
 						"test", json_text(test), "outcome", outcome,
 						"opens", opens, "detail", json_text(detail)));
 done:
 	free(key);
-}
-
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
 }
 
 /* "FILE: MESSAGE" names a diagnostic across days (its line moves); "FILE:LINE: ..." shows it. */

@@ -186,9 +186,11 @@ static int mail_all(struct cmd_ctx *ctx, struct regress_list *l, const struct ar
 	for (i = 0; i < l->n; i++) {
 		/* A dry run marks a copy: what would follow is shown, nothing is kept. */
 		struct regression *r = a->dry_run ? regression_dup(l->items[i]) : l->items[i];
-		enum regress_mail what;
+		enum regress_mail what, last = REGRESS_MAIL_NONE;
 
-		while ((what = regress_mail_due(r)) != REGRESS_MAIL_NONE) {
+		/* Each mail is owed once: one owed again right after it went is a bug, not a loop. */
+		while ((what = regress_mail_due(r)) != REGRESS_MAIL_NONE && what > last) {
+			last = what;
 			if ((error = mail_one(ctx, &m, r, what, a)) < 0) {
 				status = EXIT_PROBLEMS;
 				break;

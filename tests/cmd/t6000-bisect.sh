@@ -150,6 +150,27 @@ test_expect_success 'semantic conflict of a tree that needs an earlier tree to w
 	grep "every earlier tree but fixes ...$" err
 '
 
+test_expect_success 'a commit broken by itself: one step on mainline alone, its parent, no pair search' '
+	new_tree users &&
+	commit_file users use/u1 "other_fn" "users: use other_fn" &&
+	new_tree self &&
+	commit_file self use/s1 "other_fn" "self: use other_fn too" &&
+	commit_file self use/s2 "no_such_function" "self: call what does not exist" &&
+	commit_file self use/s3 "other_fn" "self: more" &&
+	make_day 2026-01-06 users=users self=self &&
+	culprit=$(git -C self rev-parse HEAD~1) &&
+	tide -C ws bisect 2026-01-06 --cmd "sh $TRASH/api.sh" >out 2>err &&
+	cat out &&
+	grep "^first bad commit: $culprit self: call what does not exist$" out &&
+	! grep "^semantic conflict" out &&
+	grep "1 of 1 earlier trees touch the same files or symbols" err &&
+	grep "semantic: self.s culprit merged on mainline alone ...$" err &&
+	grep "semantic: self.s culprit.s parent merged on mainline alone ...$" err &&
+	grep "the culprit fails on mainline alone and its parent passes there: the tree.s own failure" err &&
+	! grep "every earlier tree but" err &&
+	test "$(grep -c ": semantic: " err)" = 2
+'
+
 test_expect_success 'a skipped step (exit 125) is stepped around, not blamed' '
 	new_tree drv &&
 	series drv drv 3 &&

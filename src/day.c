@@ -166,6 +166,7 @@ void day_free(struct day *day)
 	for (i = 0; i < day->nearlier_bisects; i++)
 		day_bisect_free(day->earlier_bisects[i]);
 	free(day->earlier_bisects);
+	day_checks_free(day->checks);
 	for (i = 0; i < day->nconfigs; i++) {
 		free(day->configs[i].name);
 		day_build_free(day->configs[i].build);
@@ -459,6 +460,8 @@ int day_to_json(json_t **out, const struct day *day)
 			json_array_append_new(list, day_bisect_to_json(day->earlier_bisects[i]));
 		json_object_set_new(obj, "earlier_bisects", list);
 	}
+	if (day->checks)
+		json_object_set_new(obj, "checks", day_checks_to_json(day->checks));
 	*out = obj;
 	return 0;
 }
@@ -517,7 +520,7 @@ static const char *const tree_keys[] = {
 
 static const char *const day_keys[] = {
 	"version", "date", "tag", "status", "started", "finished", "base",
-	"commit", "trees", "project", "build", "boot", "configs", "bisect", "earlier_bisects",
+	"commit", "trees", "project", "build", "boot", "configs", "bisect", "earlier_bisects", "checks",
 };
 
 /* A copy of obj without the keys this module reads itself. */
@@ -705,6 +708,7 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
 	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0 ||
 	    (err = bisects_from_json(day, json_object_get(json, "earlier_bisects"), what)) < 0 ||
+	    (err = day_checks_from_json(&day->checks, json_object_get(json, "checks"), what)) < 0 ||
 	    (err = configs_from_json(day, json_object_get(json, "configs"), what)) < 0)
 		goto fail;
 	*out = day;

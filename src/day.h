@@ -127,6 +127,7 @@ struct day {
 	/* The bisects before it, oldest first ("earlier_bisects", at most DAY_MAX_BISECTS). */
 	struct day_bisect **earlier_bisects;
 	size_t nearlier_bisects;
+	struct day_checks *checks;	/* the commit checks (checks.c), or NULL */
 	json_t *extra;		/* keys of a newer tide, or NULL */
 };
 

@@ -37,10 +37,6 @@ commits() {
 	done
 }
 
-if ! command -v chromium >/dev/null; then
-	echo "t8110: chromium is not installed (make deps): the DOM checks are skipped"
-fi
-
 test_expect_success 'setup: three days; on day 2 gpio breaks a test, usb conflicts, drm is rebased' '
 	mkdir -p kt && printf "CONFIG_GPIO=y\n" >kt/smoke.config &&
 	fake_kernel_source world/mainline &&
@@ -86,8 +82,7 @@ test_expect_success 'the records say what the pages must show' '
 	grep -q "^still-failing test    smoke/x86_64 gpio.edge_events: first bad 2026-03-02 (last good 2026-03-01), last bad 2026-03-03$" regs
 '
 
-if command -v chromium >/dev/null; then
-test_expect_success 'chromium: screenshots of the index and each day' '
+test_expect_success TOOL:chromium 'chromium: screenshots of the index and each day' '
 	mkdir -p "$SHOTS" &&
 	chrome "$SHOTS/t8110-index.png" "$TRASH/ws/dashboard/index.html" &&
 	for d in 01 02 03; do
@@ -99,7 +94,7 @@ test_expect_success 'chromium: screenshots of the index and each day' '
 	rm -rf "$SHOTS/t8110" && cp -R ws/dashboard "$SHOTS/t8110"
 '
 
-test_expect_success 'chromium: the index starts with the newest day'"'"'s problems and the open regressions, as the records say' '
+test_expect_success TOOL:chromium 'chromium: the index starts with the newest day'"'"'s problems and the open regressions, as the records say' '
 	chrome - "$TRASH/ws/dashboard/index.html" >index.dom &&
 	$DOM problems index.dom >actual &&
 	$DOM problems-expect ws/index >expect &&
@@ -114,7 +109,7 @@ test_expect_success 'chromium: the index starts with the newest day'"'"'s proble
 	grep -q "tests failing on smoke (x86_64): gpio.edge_events" text || { cat text; exit 1; }
 '
 
-test_expect_success 'chromium: each day page starts with its own problems, as the records say' '
+test_expect_success TOOL:chromium 'chromium: each day page starts with its own problems, as the records say' '
 	for d in 01 02 03; do
 		chrome - "$TRASH/ws/dashboard/day-2026-03-$d.html" >day$d.dom &&
 		$DOM problems day$d.dom >actual &&
@@ -126,7 +121,7 @@ test_expect_success 'chromium: each day page starts with its own problems, as th
 	test_cmp expect actual
 '
 
-test_expect_success 'chromium: the per-day totals are the records'"'"' counts' '
+test_expect_success TOOL:chromium 'chromium: the per-day totals are the records'"'"' counts' '
 	$DOM totals index.dom >actual &&
 	$DOM totals-expect ws/days >expect &&
 	test_cmp expect actual &&
@@ -138,7 +133,7 @@ test_expect_success 'chromium: the per-day totals are the records'"'"' counts' '
 	test_cmp expect actual
 '
 
-test_expect_success 'chromium: a moved tree shows its commits, a rebased one is marked with its patch-id counts' '
+test_expect_success TOOL:chromium 'chromium: a moved tree shows its commits, a rebased one is marked with its patch-id counts' '
 	$DOM grid index.dom | grep " 2026-03-02 " >actual &&
 	cat >expect <<-\EOT &&
 	fixes 2026-03-02 merged | +2 commits
@@ -153,13 +148,12 @@ test_expect_success 'chromium: a moved tree shows its commits, a rebased one is 
 	test $(grep -o "class=\"st-merged rebased\"" ws/dashboard/index.html | wc -l) = 1
 '
 
-test_expect_success 'chromium: the day page puts the integration date next to the run'"'"'s times' '
+test_expect_success TOOL:chromium 'chromium: the day page puts the integration date next to the run'"'"'s times' '
 	grep -q "<dt>integration date</dt><dd class=\"date\">2026-03-02</dd>" ws/dashboard/day-2026-03-02.html &&
 	grep -q "<dt>run</dt><dd class=\"run\">started 20[0-9-]*T[0-9:]*Z, finished 20[0-9-]*T[0-9:]*Z</dd>" ws/dashboard/day-2026-03-02.html &&
 	$DOM sections day02.dom | grep "^boot" >boot &&
 	grep -q "QEMU tcg, 4 CPUs; booted 3 times, the tests failing on the first 2. console log" boot
 '
-fi
 
 test_expect_success 'a workspace that does not build gets no build and boot rows, sections or charts' '
 	{ tide -C ws2 -f world/trees.conf run --date 2026-03-01 --no-build >out 2>err || test $? = 1; } &&

@@ -109,27 +109,37 @@ def grid(root):
                   "|", note[0] if note else "")
 
 
-def stages(root):
+STAGES = ("build", "boot", "bisect")
+# What a stage's cell says when the day has none; the dashboard leaves a
+# stage's row out when no day shown has one, which reads the same.
+NONE = {"build": "no build", "boot": "no boot", "bisect": ""}
+
+
+def stage_cells(root):
+    """DATE -> {stage: the cell's text}, the rows the grid has."""
     table = [t for t in root.find("table") if t.attrs.get("id") == "grid"][0]
     dates = [th.attrs["data-date"] for th in table.find("th", "day")]
-    rows = {}
+    rows = {date: {} for date in dates}
     for tr in table.find("tr", "stage"):
         for date, td in zip(dates, tr.find("td")):
-            rows.setdefault(date, []).append(squash(td.text()))
+            rows[date][td.attrs.get("data-stage")] = squash(td.text())
+    return dates, rows
+
+
+def stages(root):
+    dates, rows = stage_cells(root)
     for date in dates:
-        print(date, " | ".join(rows[date]))
+        print(date, " | ".join(rows[date].get(s, NONE[s]) for s in STAGES))
 
 
 def stagewords(root):
-    table = [t for t in root.find("table") if t.attrs.get("id") == "grid"][0]
-    dates = [th.attrs["data-date"] for th in table.find("th", "day")]
-    rows = {}
-    for tr in table.find("tr", "stage"):
-        for date, td in zip(dates, tr.find("td")):
-            words = squash(td.text()).replace(":", "").split()
-            rows.setdefault(date, []).append(" ".join(words[:2]) or "-")
+    dates, rows = stage_cells(root)
     for date in dates:
-        print(date, " | ".join(rows[date]))
+        words = []
+        for s in STAGES:
+            text = rows[date].get(s, NONE[s]).replace(":", "").split()
+            words.append(" ".join(text[:2]) or "-")
+        print(date, " | ".join(words))
 
 
 def stagewords_expect(days_dir):

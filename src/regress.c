@@ -292,15 +292,35 @@ char *regress_diag_name(const json_t *diag)
 	return name;
 }
 
+/* Whether a build's errors have one that is not make's own "*** [...] Error N". */
+static int has_own_error(const json_t *errors)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(errors, i, e)
+		if (strcmp(jstr(e, "kind") ?: "", "make"))
+			return 1;
+	return 0;
+}
+
+/*
+ * Each diagnostic of list a result; make's own error lines only when
+ * nothing else failed (they follow a compiler's or linker's error, name an
+ * object under the output directory and say nothing of their own).
+ */
 static void diag_results(json_t *res, const char *kind, const char *config, const char *arch,
 			 const json_t *list, const char *outcome, int opens)
 {
 	const json_t *e;
 	size_t i;
+	int own = !strcmp(kind, "build") && has_own_error(list);
 
 	json_array_foreach(list, i, e) {
 		char *name, *detail;
 
+		if (own && !strcmp(jstr(e, "kind") ?: "", "make"))
+			continue;
 		diag_names(e, &name, &detail);
 		add_result(res, kind, config, arch, name, outcome, opens, detail);
 		free(name);
@@ -650,10 +670,42 @@ static void fold_absent(struct regress_list *l, const json_t *results, const str
 	}
 }
 
+/*
+ * The day each configuration's build last passed before today, by its
+ * build's key: the last good day of a new error or warning, which has no
+ * history of its own (it was not there on the days the build passed).
+ */
+static json_t *builds_passed(const struct regress_list *l, json_t *results)
+{
+	json_t *out = json_object(), *res;
+	const char *key;
+
+	json_object_foreach(results, key, res)
+		if (!strcmp(jstr(res, "kind") ?: "", "build") &&
+		    !strcmp(jstr(res, "test") ?: "", "build") && last_pass(l, key))
+			json_object_set_new(out, key, json_string(last_pass(l, key)));
+	return out;
+}
+
+static char *last_good(const struct regress_list *l, const char *key, const json_t *res,
+		       const json_t *passed)
+{
+	const char *kind = jstr(res, "kind") ?: "", *good = last_pass(l, key);
+	char *build;
+
+	if (!good && (!strcmp(kind, "build") || !strcmp(kind, "warning"))) {
+		build = regress_key("build", jstr(res, "config"), jstr(res, "arch"), "build");
+		good = jstr(passed, build);
+		free(build);
+	}
+	return good ? xstrdup(good) : NULL;
+}
+
 void regress_fold_day(struct regress_list *l, const struct day *d,
 		      const struct regress_settings *s, struct buf *changes)
 {
 	json_t *results = regress_day_results(d);
+	json_t *passed = builds_passed(l, results);
 	const char *key;
 	json_t *res;
 
@@ -665,7 +717,7 @@ void regress_fold_day(struct regress_list *l, const struct day *d,
 		/* Mainline's warnings are in every build: kept out of the history. */
 		if (!f.e && !strcmp(outcome, "fail") && !json_is_true(json_object_get(res, "opens")))
 			continue;
-		good = last_pass(l, key) ? xstrdup(last_pass(l, key)) : NULL;
+		good = last_good(l, key, res, passed);
 		f.good = good;
 		f.score = history_add(l, key, d->date, outcome, s->window);
 		if (!strcmp(outcome, "fail"))
@@ -677,6 +729,7 @@ void regress_fold_day(struct regress_list *l, const struct day *d,
 		free(good);
 	}
 	fold_absent(l, results, d, s, changes);
+	json_decref(passed);
 	json_decref(results);
 	regress_attach_bisects(l, d);
 	set(&l->through, d->date);

@@ -177,17 +177,21 @@ test_expect_success 'semantic conflict of a tree that needs an earlier tree to w
 test_expect_success 'a commit broken by itself: one step on mainline alone, its parent, no pair search' '
 	new_tree users &&
 	commit_file users use/u1 "other_fn" "users: use other_fn" &&
+	new_tree docs &&
+	commit_file docs doc/d1 "words" "docs: words" &&
+	new_tree extra &&
+	commit_file extra extra/m1 "more words" "extra: more words" &&
 	new_tree self &&
 	commit_file self use/s1 "other_fn" "self: use other_fn too" &&
 	commit_file self use/s2 "no_such_function" "self: call what does not exist" &&
 	commit_file self use/s3 "other_fn" "self: more" &&
-	make_day 2026-01-06 users=users self=self &&
+	make_day 2026-01-06 users=users docs=docs extra=extra self=self &&
 	culprit=$(git -C self rev-parse HEAD~1) &&
 	tide -C ws bisect 2026-01-06 --cmd "sh $TRASH/api.sh" >out 2>err &&
 	cat out &&
 	grep "^first bad commit: $culprit self: call what does not exist$" out &&
 	! grep "^semantic conflict" out &&
-	grep "1 of 1 earlier trees touch the same files or symbols" err &&
+	grep "1 of 3 earlier trees touch the same files or symbols" err &&
 	grep "semantic: self.s culprit merged on mainline alone ...$" err &&
 	grep "semantic: self.s culprit.s parent merged on mainline alone ...$" err &&
 	grep "the culprit fails on mainline alone and its parent passes there: the tree.s own failure" err &&

@@ -178,9 +178,9 @@ test_expect_success 'a commit broken by itself: one step on mainline alone, its 
 	new_tree users &&
 	commit_file users use/u1 "other_fn" "users: use other_fn" &&
 	new_tree docs &&
-	commit_file docs doc/d1 "words" "docs: words" &&
+	commit_file docs use/d1 "other_fn" "docs: use other_fn" &&
 	new_tree extra &&
-	commit_file extra extra/m1 "more words" "extra: more words" &&
+	commit_file extra use/e1 "other_fn" "extra: use other_fn" &&
 	new_tree self &&
 	commit_file self use/s1 "other_fn" "self: use other_fn too" &&
 	commit_file self use/s2 "no_such_function" "self: call what does not exist" &&
@@ -191,7 +191,7 @@ test_expect_success 'a commit broken by itself: one step on mainline alone, its 
 	cat out &&
 	grep "^first bad commit: $culprit self: call what does not exist$" out &&
 	! grep "^semantic conflict" out &&
-	grep "1 of 3 earlier trees touch the same files or symbols" err &&
+	grep "3 of 3 earlier trees touch the same files or symbols" err &&
 	grep "semantic: self.s culprit merged on mainline alone ...$" err &&
 	grep "semantic: self.s culprit.s parent merged on mainline alone ...$" err &&
 	grep "the culprit fails on mainline alone and its parent passes there: the tree.s own failure" err &&

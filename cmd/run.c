@@ -12,6 +12,7 @@
 #include "../src/error.h"
 #include "../src/event.h"
 #include "../src/run.h"
+#include "../src/settings.h"
 #include "../src/workspace.h"
 
 static int parse_args(struct run_opts *opts, const char **configs, int argc, char **argv)
@@ -59,6 +60,29 @@ static int parse_args(struct run_opts *opts, const char **configs, int argc, cha
 	return 0;
 }
 
+/*
+ * DIR/config's merge-memory (tide-config(5)): what one tree's merge may
+ * add to the run's memory.  A bad value is bad input naming its line.
+ */
+static int merge_memory_setting(struct run_opts *opts, struct cmd_ctx *ctx)
+{
+	const char *v = ctx->settings ? settings_get(ctx->settings, "merge-memory") : NULL;
+	long long n;
+	char *path;
+
+	if (!v)
+		return EXIT_OK;
+	if ((n = conf_parse_size(v)) >= (1LL << 20)) {
+		opts->merge_memory = (size_t)n;
+		return EXIT_OK;
+	}
+	path = workspace_config(ctx->ws->dir);
+	cmd_error("%s:%zu: bad merge-memory '%s' (bytes, or a number with K, M or G, "
+		  "from 1M to 64G)", path, settings_line_of(ctx->settings, "merge-memory"), v);
+	free(path);
+	return EXIT_BADINPUT;
+}
+
 /* The day's "Changes since" section (src/changes.h), after the summary line. */
 static void print_changes(struct cmd_ctx *ctx, const char *date)
 {
@@ -95,7 +119,8 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	/* DIR/config's build settings are checked before the day starts. */
 	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
-	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK)
+	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK ||
+	    (status = merge_memory_setting(&opts, ctx)) != EXIT_OK)
 		return status;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	cmd_progress_end(&p);

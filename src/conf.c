@@ -302,6 +302,20 @@ static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
+/* "#tide merge-timeout=SECONDS": each tree's time in the merge stage, unless its own says. */
+static int set_merge_timeout(struct parser *p, char **f, size_t n, int line)
+{
+	const char *v = f[1] + strlen("merge-timeout=");
+	int error;
+
+	if ((error = global_line(p, f, n, line, p->conf->merge_timeout != 0)) < 0)
+		return error;
+	if ((p->conf->merge_timeout = conf_parse_seconds(v)) < 0)
+		return conf_err(p, line, "bad merge-timeout '%s' (whole seconds, 1 to %ld)",
+				v, CONF_MAX_SECONDS);
+	return 0;
+}
+
 /* "#tide build-parallel=N" and "#tide build-jobs=N": a whole number, 1 to max. */
 static int set_build_count(struct parser *p, char **f, size_t n, int line, int *out, int max)
 {
@@ -443,6 +457,10 @@ static int parse_tide_line(struct parser *p, const char *text, int line)
 		error = set_build_count(p, f, n, line, &p->conf->build_parallel, 64);
 	} else if (str_starts_with(f[1], "build-jobs=")) {
 		error = set_build_count(p, f, n, line, &p->conf->build_jobs, 1024);
+	} else if (str_starts_with(f[1], "merge-timeout=")) {
+		error = set_merge_timeout(p, f, n, line);
+	} else if (str_starts_with(f[1], "max-tree-depth=")) {
+		error = set_build_count(p, f, n, line, &p->conf->max_tree_depth, 65536);
 	} else {
 		array_grow(&p->extras, &p->extras_alloc, p->nextras + 1, sizeof(*p->extras));
 		e = &p->extras[p->nextras++];
@@ -469,7 +487,8 @@ static void tree_add_opt(struct tree *t, const char *field)
 /* Options tide acts on are checked here, so a typo is not a silent default. */
 static int check_opt(struct parser *p, int line, const struct tree *t, const struct tree_opt *o)
 {
-	if ((!strcmp(o->key, "timeout") || !strcmp(o->key, "stall")) &&
+	if ((!strcmp(o->key, "timeout") || !strcmp(o->key, "stall") ||
+	     !strcmp(o->key, "merge-timeout")) &&
 	    conf_parse_seconds(o->value) < 0)
 		return conf_err(p, line, "tree '%s': bad %s '%s' (whole seconds, 1 to %ld)",
 				t->name, o->key, o->value, CONF_MAX_SECONDS);

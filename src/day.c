@@ -944,11 +944,12 @@ void day_counts(struct day_counts *out, const struct day *day)
 	}
 }
 
-int day_install(const char *days_dir, const char *date, const char *tmp_dir)
+int day_install_swap(const char *days_dir, const char *date, const char *tmp_dir, int *exchanged)
 {
 	char *final = path_join(days_dir, date);
 	int error = 0;
 
+	*exchanged = 0;
 	/* The new day's own entries first, then the rename that installs it. */
 	if ((error = dir_fsync(tmp_dir)) < 0)
 		goto done;
@@ -957,13 +958,45 @@ int day_install(const char *days_dir, const char *date, const char *tmp_dir)
 			error = tide_error_errno(TIDE_EIO, "cannot rename '%s' to '%s'", tmp_dir, final);
 	} else if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", final);
+	} else {
+		*exchanged = 1;
 	}
-	if (error)
-		goto done;
-	/* Until days/ is synced, a crash may bring back the old day or none. */
-	if ((error = dir_fsync(days_dir)) == 0 && path_exists(tmp_dir))
-		error = rm_rf(tmp_dir);	/* the old day, after the exchange */
 done:
 	free(final);
 	return error;
+}
+
+int day_install_undo(const char *days_dir, const char *date, const char *tmp_dir, int exchanged)
+{
+	char *final = path_join(days_dir, date);
+	int rc;
+
+	/* Renames only: an undo needs no free space. */
+	if (exchanged)
+		rc = renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE);
+	else
+		rc = rename(final, tmp_dir);
+	if (rc < 0)
+		rc = tide_error_errno(TIDE_EIO, "cannot put '%s' back", final);
+	free(final);
+	return rc;
+}
+
+int day_install_finish(const char *days_dir, const char *tmp_dir)
+{
+	int error;
+
+	/* Until days/ is synced, a crash may bring back the old day or none. */
+	if ((error = dir_fsync(days_dir)) == 0 && path_exists(tmp_dir))
+		error = rm_rf(tmp_dir);	/* the old day, after the exchange */
+	return error;
+}
+
+int day_install(const char *days_dir, const char *date, const char *tmp_dir)
+{
+	int exchanged, error;
+
+	if ((error = day_install_swap(days_dir, date, tmp_dir, &exchanged)) < 0)
+		return error;
+	return day_install_finish(days_dir, tmp_dir);
 }

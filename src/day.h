@@ -250,5 +250,14 @@ void day_counts(struct day_counts *out, const struct day *day);
  * day, never neither), then the old one is removed.
  */
 int day_install(const char *days_dir, const char *date, const char *tmp_dir);
+/*
+ * day_install() in steps, for an install that must be undone when what
+ * goes with the day (its refs) cannot be written: the swap (*exchanged:
+ * the old day is now at tmp_dir), its undo (renames only: no free space
+ * needed), and the finish (days_dir synced, the old day removed).
+ */
+int day_install_swap(const char *days_dir, const char *date, const char *tmp_dir, int *exchanged);
+int day_install_undo(const char *days_dir, const char *date, const char *tmp_dir, int exchanged);
+int day_install_finish(const char *days_dir, const char *tmp_dir);
 
 #endif

@@ -276,6 +276,7 @@ fail:
 	return NULL;
 }
 
+
 /* ---- the walk ---- */
 
 #define F_PARSED 1u
@@ -654,6 +655,26 @@ static int node_parse(struct walk *k, uint32_t ni)
 	if ((error = node_parse_commit_once(k, ni)) < 0)
 		return error;
 	return node_gen(k, ni);
+}
+
+static void walk_free(struct walk *k);
+
+void graph_warm(git_repository *repo)
+{
+	cgraph_get(repo);
+}
+
+void graph_remember(git_repository *repo, const git_oid *commit)
+{
+	struct walk k;
+
+	memset(&k, 0, sizeof(k));
+	k.repo = repo;
+	k.g = cgraph_get(repo);
+	if (git_repository_odb(&k.odb, repo) < 0 || node_parse(&k, node_get(&k, commit)) < 0)
+		tide_error_clear();
+	git_error_clear();
+	walk_free(&k);
 }
 
 /* The entries at the walk's paths in a node's tree. */

@@ -81,6 +81,20 @@ int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oi
 			   const git_oid *twos, size_t ntwos);
 
 /*
+ * Read and check repo's commit-graph now (it is read once per process):
+ * the merge stage's processes, forked after this, share it instead of
+ * each reading and hashing it again.
+ */
+void graph_warm(git_repository *repo);
+/*
+ * Parse commit (and what it needs below it outside the commit-graph) and
+ * keep its generation number for this process, as a walk would: the
+ * day's merges, made in the merge stage's processes, are then known to
+ * every later one.
+ */
+void graph_remember(git_repository *repo, const git_oid *commit);
+
+/*
  * The commits of tips' histories that none of hides' histories has (git
  * rev-list TIPS --not HIDES), each once, children before parents (the
  * walk's order: generation, then time), each with its tree and parents

@@ -285,7 +285,9 @@ static const char *lost_write_reason(const char *dir, int write_errno)
 
 	if (write_errno)
 		return strerror(write_errno);
-	if (statvfs(dir, &st) == 0 && st.f_bavail == 0)
+	/* libgit2 can lose a write to a full disk without an error: next to nothing left is that */
+	if (statvfs(dir, &st) == 0 && ((uint64_t)st.f_bavail * st.f_frsize < (1u << 20) ||
+				       (st.f_files && st.f_favail < 64)))
 		return strerror(ENOSPC);
 	return "the object is missing after it was written";
 }
@@ -331,7 +333,7 @@ static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
 	buf_release(&raw);
 	if (error < 0)
 		return tide_error_git(TIDE_ERROR, "cannot write tree '%s'",
-				      buf_cstr(&m->path));
+				      m->path.len ? buf_cstr(&m->path) : "/");
 	if (errno && (error = merge_object_written(m->repo, out, errno, "a merged tree")) < 0)
 		return error;
 	m->res->trees_written++;
@@ -345,7 +347,7 @@ static int tree_load(struct mctx *m, const struct ent *e, git_tree **out)
 		return 0;
 	if (git_tree_lookup(out, m->repo, &e->oid) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot read tree '%s'",
-				      buf_cstr(&m->path));
+				      m->path.len ? buf_cstr(&m->path) : "/");
 	m->res->trees_read++;
 	return 0;
 }
@@ -459,8 +461,7 @@ static void overrides_free(struct override *ov, size_t n)
 static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
 {
 	if (git_blob_lookup(out, m->repo, oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'",
-				      buf_cstr(&m->path));
+		return tide_error_git(TIDE_ERROR, "cannot read blob %s", git_oid_tostr_s(oid));
 	return 0;
 }
 

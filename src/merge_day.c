@@ -20,6 +20,7 @@
 #include "mailmap.h"
 #include "merge.h"
 #include "merge_day.h"
+#include "merge_isolate.h"
 #include "merge_step.h"
 #include "nextfiles.h"
 #include "quilt.h"
@@ -54,6 +55,16 @@ static int commit_exists(git_repository *repo, const git_oid *id)
 static int check_commit(struct merge_day *md, const git_oid *commit)
 {
 	return fsck_tree(md->fsck, md->repo, commit);
+}
+
+/*
+ * A tip, and its history since the base or what an earlier check found
+ * good: every commit parses, every object its trees name is there (git's
+ * connectivity check after a fetch).  Any error refuses the tip.
+ */
+static int check_history(struct merge_day *md, const git_oid *tip)
+{
+	return fsck_history(md->fsck, md->repo, tip, &md->base, 1);
 }
 
 /*
@@ -185,16 +196,19 @@ static int tree_tip(struct merge_day *md, const struct tree *t, struct day_tree 
 
 /* ---- conflicts ---- */
 
-/* Decoded from the commit's encoding: a Latin-1 subject must not vanish from a report. */
+/*
+ * Decoded from the commit's encoding: a Latin-1 subject must not vanish
+ * from a report; cut as published files take it (nextfiles.h).
+ */
 static char *commit_subject(const git_commit *c)
 {
-	return commit_summary_utf8((git_commit *)c);
+	return nextfiles_cut_owned(commit_summary_utf8((git_commit *)c), NEXTFILES_SUBJECT_MAX);
 }
 
 /* The author as the base's .mailmap names them today. */
 static char *commit_author(const struct merge_day *md, const git_commit *c)
 {
-	return commit_author_utf8(c, md->mailmap);
+	return nextfiles_cut_owned(commit_author_utf8(c, md->mailmap), NEXTFILES_AUTHOR_MAX);
 }
 
 static void add_day_hunk(void *payload, const char *hunk)
@@ -502,7 +516,7 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 	memset(&res, 0, sizeof(res));
 	if (!find_previous_sha(md, t, &prev, &from) || git_oid_equal(&prev, tip))
 		goto done;
-	if (check_commit(md, &prev) < 0) {	/* merged before tide checked trees */
+	if (check_history(md, &prev) < 0) {	/* merged before tide checked trees */
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: its version of %s is refused too: %s", t->name, from,
 			  tide_error_last());
 		tide_error_clear();
@@ -538,33 +552,65 @@ done:
 	return rc;
 }
 
+static int previous_isolated(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			     const git_oid *tip);
+
 /*
- * A tip fsck refuses never reaches a merge: the tree is merged at its
- * last good day's version (status "previous", as for a conflict) or left
- * out with status "rejected"; the record keeps the reason either way.
- * Returns 0 when tip is fine, 1 when the tree was handled here, or a
- * TIDE_E* code when tide could not tell.
+ * A tree refused (its tip failed the check at the door, or its work
+ * failed: see merge_isolate.h) is merged at its last good day's version
+ * (status "previous") or left out with status "rejected"; the record,
+ * merge.log and the events keep the reason either way.  isolated: try
+ * the previous version in a process of its own (the caller is the run,
+ * not a tree's process).  Returns 1, or a TIDE_E* code of the workspace.
  */
-static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
-			 const git_oid *tip)
+static int refuse_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+		      const git_oid *tip, const char *reason, int isolated)
 {
 	char abbrev[13], *why;
 	int rc;
 
-	if ((rc = check_commit(md, tip)) != TIDE_EINVAL)
-		return rc;
 	history_oid_abbrev(abbrev, tip);
-	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, tide_error_last());
-	tide_error_clear();
+	why = xasprintf("tree '%s' commit %s: %s", t->name, abbrev, reason);
 	set_field(&dt->handling.rejected, why);
 	nextfiles_log_outcome(md->mergelog, why);
 	event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s", why);
-	if ((rc = try_previous(md, t, dt, tip)) == 0) {
+	rc = isolated ? previous_isolated(md, t, dt, tip) : try_previous(md, t, dt, tip);
+	if (rc == 0) {
 		dt->status = TREE_REJECTED;
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: refused, left out", t->name);
 	}
 	free(why);
 	return rc < 0 ? rc : 1;
+}
+
+/*
+ * A tip fsck refuses never reaches a merge (refuse_tip()).  Returns 0
+ * when tip is fine, 1 when the tree was handled here, or a TIDE_E* code
+ * when tide could not tell.
+ */
+static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			 const git_oid *tip)
+{
+	size_t before = md->fsck ? md->fsck->nadded : 0, i;
+	double start = time_now();
+	char *reason;
+	int rc;
+
+	rc = check_history(md, tip);
+	md->sum->door_seconds += time_now() - start;
+	for (i = before; md->fsck && i < md->fsck->nadded; i++) {
+		if (md->fsck->recs[i].height)
+			md->sum->door_trees++;
+		else
+			md->sum->door_commits++;
+	}
+	if (rc == 0)
+		return 0;
+	reason = xstrdup(tide_error_last());
+	tide_error_clear();
+	rc = refuse_tip(md, t, dt, tip, reason, 0);
+	free(reason);
+	return rc;
 }
 
 /*
@@ -610,7 +656,7 @@ static void log_fixups(struct merge_day *md, const git_oid *before, const git_oi
 	if (git_commit_lookup(&c, md->repo, tip) < 0)
 		goto done;
 	while (k < n && !git_oid_equal(git_commit_id(c), before)) {
-		subjects[k++] = commit_summary_utf8(c);
+		subjects[k++] = commit_subject(c);
 		if (git_commit_parent(&parent, c, 0) < 0)
 			break;
 		git_commit_free(c);
@@ -741,6 +787,24 @@ static char *tree_ref_label(const struct tree *t)
 	return xasprintf("quilt/%s", t->name);
 }
 
+struct diffstat_more {
+	size_t listed, left_out;
+};
+
+/* The diff keeps the first NEXTFILES_DIFFSTAT_FILES files and counts the others. */
+static int diffstat_cap(const git_diff *diff, const git_diff_delta *delta, const char *spec,
+			void *payload)
+{
+	struct diffstat_more *more = payload;
+
+	if (more->listed < NEXTFILES_DIFFSTAT_FILES) {
+		more->listed++;
+		return 0;
+	}
+	more->left_out++;
+	return 1;	/* skip it */
+}
+
 /*
  * The diffstat git prints after a merge, for merge.log.  libgit2 1.5's
  * tree diff reads every tree of a 78,000-file kernel, so the diff is
@@ -753,6 +817,7 @@ static void log_diffstat(struct merge_day *md, const git_oid *before, const stru
 	git_tree *a = NULL, *b = NULL;
 	git_diff *diff = NULL;
 	struct buf text = BUF_INIT;
+	struct diffstat_more more = { 0, 0 };
 	git_diff_options dopts;
 
 	if (!res->nchanged)
@@ -760,13 +825,20 @@ static void log_diffstat(struct merge_day *md, const git_oid *before, const stru
 	git_diff_options_init(&dopts, GIT_DIFF_OPTIONS_VERSION);
 	dopts.pathspec.strings = res->changed;
 	dopts.pathspec.count = res->nchanged;
+	/* A tree of a million new files must not make merge.log 20 MB longer. */
+	dopts.notify_cb = diffstat_cap;
+	dopts.payload = &more;
 	dopts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	if (git_commit_lookup(&c, md->repo, before) == 0 && git_commit_tree(&a, c) == 0 &&
 	    git_tree_lookup(&b, md->repo, &res->tree) == 0 &&
 	    git_diff_tree_to_tree(&diff, md->repo, a, b, &dopts) == 0 &&
 	    git_diff_find_similar(diff, NULL) == 0 && diffstat_format(&text, md->repo, diff, 80) == 0 &&
-	    text.len)
+	    text.len) {
+		if (more.left_out)
+			buf_printf(&text, " ... and %zu more files changed (merge.log lists %d a merge)\n",
+				   more.left_out, NEXTFILES_DIFFSTAT_FILES);
 		nextfiles_log_outcome(md->mergelog, text.ptr);
+	}
 	tide_error_clear();	/* the log is a courtesy: never fail a merge for it */
 	buf_release(&text);
 	git_diff_free(diff);
@@ -821,7 +893,7 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 	dt->merge_commit = NULL;
 	dt->status = TREE_STATUS_NONE;
 	nextfiles_log_outcome(md->mergelog, "Build failed after the merge; merge dropped.");
-	if ((error = try_previous(md, t, dt, tip)) != 0)
+	if ((error = previous_isolated(md, t, dt, tip)) != 0)
 		return error < 0 ? error : 0;
 	dt->status = TREE_DROPPED;
 	set_field(&dt->handling.handled, "dropped");
@@ -855,35 +927,23 @@ static void log_merging(struct merge_day *md, const struct tree *t, const git_oi
 	free(label);
 }
 
-int merge_day_tree(struct merge_day *md, const struct tree *t)
+/*
+ * Today's tip of a tree, in a process of its own (merge_isolate.h):
+ * checked at the door, then merged onto the day (or found up to date or
+ * unrelated), its conflicts recorded and handled, its fixups applied.
+ */
+static int merge_today(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+		       const git_oid *tip)
 {
-	struct day_tree *dt = day_add_tree(md->day);
-	double start = time_now();
 	struct merge_step step;
 	struct merge_step_opts sopts = { md->sum->tag, NULL, NULL };
 	char *label = NULL, *store = NULL;
-	git_oid tip, before;
-	int have, error = 0;
+	int error;
 
 	memset(&step, 0, sizeof(step));
-	dt->name = xstrdup(t->name);
-	dt->type = xstrdup(tree_type_name(t->type));
-	dt->url = xstrdup(t->url);
-	dt->branch = t->branch ? xstrdup(t->branch) : NULL;
-	event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "merging %s", t->name);
-	tree_tip(md, t, dt, &tip, &have);
-	if (!have) {
-		event_emitf(&md->events, EVENT_MERGE, EVENT_PROBLEM, t->name, "%s: %s, left out: %s", t->name,
-			  dt->status != TREE_PATCH_FAILED ? "not fetched" : "patch failed to apply",
-			  dt->fetch_error);
-		goto done;
-	}
-	dt->sha = history_oid_hex(&tip);
-	log_merging(md, t, &tip);
-	if ((error = check_tip(md, t, dt, &tip)) != 0) {
-		error = error < 0 ? error : 0;
-		goto done;
-	}
+	log_merging(md, t, tip);
+	if ((error = check_tip(md, t, dt, tip)) != 0)
+		return error < 0 ? error : 0;
 	/*
 	 * The one merge of a tree (merge_step.h), as bisect and try make it:
 	 * one walk finds the merge bases for the merge and for "up to date",
@@ -891,7 +951,7 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	 */
 	sopts.theirs_label = label = tree_ref_label(t);
 	sopts.rr_cache = store = workspace_rr_cache(md->ws->dir);
-	if ((error = merge_step_run(&step, md->repo, &md->state, &tip, &sopts)) < 0) {
+	if ((error = merge_step_run(&step, md->repo, &md->state, tip, &sopts)) < 0) {
 		tide_error_wrap(error, "cannot merge '%s'", t->name);
 		goto done;
 	}
@@ -905,19 +965,89 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 		leave_unrelated(md, t, dt);
 		goto done;
 	}
-	git_oid_cpy(&before, &md->state);
-	error = merge_tip(md, t, dt, &tip, &step);
-	if (!error && dt->status == TREE_MERGED && tree_opt(t, "build-each-merge") &&
-	    md->build_merge.fn && md->build_merge.fn(md->build_merge.data, t, dt))
-		error = drop_merge(md, t, dt, &before, &tip);
+	error = merge_tip(md, t, dt, tip, &step);
 	md->nmerges++;
 done:
 	merge_step_release(&step);
 	free(label);
 	free(store);
+	return error;
+}
+
+static int previous_work(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			 const git_oid *tip)
+{
+	return try_previous(md, t, dt, tip);
+}
+
+/* try_previous() in a process of its own: 1 merged, 0 not, or the workspace's TIDE_E*. */
+static int previous_isolated(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+			     const git_oid *tip)
+{
+	char *why = NULL;
+	int rc = merge_day_isolated(&why, md, t, dt, tip, previous_work);
+
+	if (why)
+		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name,
+			    "%s: its previous version was not merged either: %s", t->name, why);
+	free(why);
+	return rc;
+}
+
+/*
+ * The tree's work failed: nothing of it is kept.  merge.log gets the
+ * "Merging" line it would have written (without the subject: the commit
+ * is not read here), then the reason, as for a tip refused at the door.
+ */
+static int work_failed(struct merge_day *md, const struct tree *t, struct day_tree *dt,
+		       const git_oid *tip, const char *why)
+{
+	char *label = tree_ref_label(t);
+	char abbrev[13];
+
+	history_oid_abbrev(abbrev, tip);
+	nextfiles_log_merging(md->mergelog, label, abbrev, "[not read]");
+	free(label);
+	return refuse_tip(md, t, dt, tip, why, 1);
+}
+
+int merge_day_tree(struct merge_day *md, const struct tree *t)
+{
+	struct day_tree *dt = day_add_tree(md->day);
+	double start = time_now();
+	git_oid tip, before;
+	char *why = NULL;
+	int have, error = 0;
+
+	dt->name = xstrdup(t->name);
+	dt->type = xstrdup(tree_type_name(t->type));
+	dt->url = xstrdup(t->url);
+	dt->branch = t->branch ? xstrdup(t->branch) : NULL;
+	event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "merging %s", t->name);
+	tree_tip(md, t, dt, &tip, &have);
+	if (!have) {
+		event_emitf(&md->events, EVENT_MERGE, EVENT_PROBLEM, t->name, "%s: %s, left out: %s", t->name,
+			  dt->status != TREE_PATCH_FAILED ? "not fetched" : "patch failed to apply",
+			  dt->fetch_error);
+		goto done;
+	}
+	dt->sha = history_oid_hex(&tip);
+	git_oid_cpy(&before, &md->state);
+	if ((error = merge_day_isolated(&why, md, t, dt, &tip, merge_today)) < 0)
+		goto done;
+	if (why) {
+		error = work_failed(md, t, dt, &tip, why);
+		error = error < 0 ? error : 0;
+		goto done;
+	}
+	if (!error && dt->status == TREE_MERGED && tree_opt(t, "build-each-merge") &&
+	    md->build_merge.fn && md->build_merge.fn(md->build_merge.data, t, dt))
+		error = drop_merge(md, t, dt, &before, &tip);
+done:
+	free(why);
 	dt->seconds = time_now() - start;
 	md->ndone++;
-	return error;
+	return error < 0 ? error : 0;
 }
 
 void merge_day_release(struct merge_day *md)

@@ -31,9 +31,11 @@ struct run_opts {
 	 * appended to DIR/tide.log.
 	 */
 	struct event_sink events;
+	/* What each tree's merge may add to the run's memory (DIR/config merge-memory); 0: the default. */
+	size_t merge_memory;
 };
 
-#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT }
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT, 0 }
 
 struct run_summary {
 	char date[11];
@@ -41,6 +43,9 @@ struct run_summary {
 	/* The trees by outcome, day_counts() of the day recorded: what tide log says. */
 	struct day_counts counts;
 	int stage_failed;	/* build or boot reported a failure */
+	/* The check at the door (fsck_history()): what it read, and its time. */
+	size_t door_commits, door_trees;
+	double door_seconds;
 };
 
 /*

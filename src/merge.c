@@ -21,6 +21,7 @@
 #include <git2/sys/odb_backend.h>
 
 #include "merge.h"
+#include "attr.h"
 #include "error.h"
 #include "graph.h"
 #include "util.h"
@@ -82,6 +83,7 @@ struct mctx {
 	git_odb *odb;
 	const char *ours_label, *theirs_label;
 	int depth;			/* > 0 while building a virtual base */
+	const git_oid *attr_commit;	/* conflict-marker-size from here (attr.h) */
 	struct merge_result *res;
 	size_t conflicts_alloc;
 	struct override *ov;
@@ -491,6 +493,24 @@ static int count_hunks(const char *p, size_t len, int marker)
 	return n;
 }
 
+/*
+ * A conflicted text merge again with path's conflict-marker-size (git's
+ * ll_merge_marker_size(), plus 2 per virtual base level as git adds), when
+ * its attributes give one other than 7.  Only conflicts pay the lookup.
+ */
+static int remerge_sized(struct mctx *m, const char *path, git_merge_file_result *fr,
+			 const git_merge_file_input *in, int has_base, git_merge_file_options *fo)
+{
+	int size = attr_marker_size(m->repo, m->attr_commit, path);
+
+	if (size == ATTR_MARKER_SIZE)
+		return 0;
+	git_merge_file_result_free(fr);
+	memset(fr, 0, sizeof(*fr));
+	fo->marker_size = (unsigned short)(size + 2 * m->depth);
+	return git_merge_file(fr, has_base ? &in[0] : NULL, &in[1], &in[2], fo);
+}
+
 /* The outcome of merging the contents of one path. */
 struct content {
 	git_oid oid;
@@ -504,8 +524,8 @@ struct content {
  * labels are the tree names, or "name:path" where a rename made the
  * paths differ, as git writes them.
  */
-static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
-		       const git_oid *theirs, const char *olabel,
+static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
+		       const git_oid *ours, const git_oid *theirs, const char *olabel,
 		       const char *tlabel, struct content *out)
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
@@ -544,10 +564,10 @@ static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
 		input_from_blob(&in[i], blobs[i]);
 	fo.our_label = olabel;
 	fo.their_label = tlabel;
-	fo.marker_size = 7 + 2 * m->depth;
-	if (git_merge_file(&fr, base ? &in[0] : NULL, &in[1], &in[2], &fo) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'",
-				       buf_cstr(&m->path));
+	fo.marker_size = ATTR_MARKER_SIZE + 2 * m->depth;
+	if (git_merge_file(&fr, base ? &in[0] : NULL, &in[1], &in[2], &fo) < 0 ||
+	    (!fr.automergeable && remerge_sized(m, path, &fr, in, base != NULL, &fo) < 0)) {
+		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'", path);
 		goto done;
 	}
 	out->clean = fr.automergeable;
@@ -685,7 +705,7 @@ static int merge_files(struct mctx *m, struct out_dir *d, const char *name,
 			kind = MERGE_CONFLICT_SUBMODULE;
 		error = 0;
 	} else {
-		error = merge_blobs(m, base->mode ? &base->oid : NULL, &o->oid,
+		error = merge_blobs(m, path, base->mode ? &base->oid : NULL, &o->oid,
 				    &t->oid, m->ours_label, m->theirs_label, &c);
 		if (c.binary)
 			kind = MERGE_CONFLICT_BINARY;
@@ -1205,7 +1225,8 @@ static int rename_add(struct mctx *m, struct override *ov, const struct ent *the
 
 	if (git_oid_equal(o, t))
 		return 0;
-	if ((error = merge_blobs(m, NULL, o, t, m->ours_label, m->theirs_label, &c)) < 0)
+	if ((error = merge_blobs(m, ov->path, NULL, o, t, m->ours_label, m->theirs_label,
+				&c)) < 0)
 		return error;
 	if (!ov->has_conflict) {
 		ov->has_conflict = 1;
@@ -1236,7 +1257,7 @@ static int rename_merge(struct mctx *m, const struct merge_conflict *md,
 
 	ov->ent.mode = merge_mode(md->base_mode, s_ours ? dst->e.mode : other_mode,
 				  s_ours ? other_mode : dst->e.mode, &mode_clean);
-	error = merge_blobs(m, &md->base, s_ours ? &dst->e.oid : other,
+	error = merge_blobs(m, dst->path, &md->base, s_ours ? &dst->e.oid : other,
 			    s_ours ? other : &dst->e.oid, ol, tl, &c);
 	if (error == 0) {
 		ov->ent.oid = c.oid;
@@ -2127,6 +2148,20 @@ static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renam
 	return 0;
 }
 
+/* Each text conflict's marker size, for rerere and reports (merge.h). */
+static void note_marker_sizes(struct mctx *m)
+{
+	struct merge_conflict *c;
+	size_t i;
+
+	for (i = 0; i < m->res->nconflicts; i++) {
+		c = &m->res->conflicts[i];
+		if (c->nhunks && (c->kind == MERGE_CONFLICT_CONTENT ||
+				  c->kind == MERGE_CONFLICT_ADD_ADD))
+			c->marker_size = attr_marker_size(m->repo, m->attr_commit, c->path);
+	}
+}
+
 static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 			     const git_tree *base, const git_tree *ours,
 			     const git_tree *theirs, const struct merge_opts *opts,
@@ -2141,6 +2176,7 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	m.repo = repo;
 	m.res = out;
 	m.depth = depth;
+	m.attr_commit = opts ? opts->attr_commit : NULL;
 	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
 	if (git_repository_odb(&m.odb, repo) < 0)
@@ -2149,6 +2185,8 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	root_ent(&roots[1], ours);
 	root_ent(&roots[2], theirs);
 	error = merge_roots(&m, roots, opts ? opts->find_renames : 1);
+	if (error == 0 && depth == 0)
+		note_marker_sizes(&m);
 	overrides_free(m.ov, m.nov);
 	for (size_t i = 0; i < m.ngone; i++)
 		conflict_release(&m.gone[i]);
@@ -2225,13 +2263,14 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			int depth)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1, NULL };
+				 "Temporary merge branch 2", 1, NULL, NULL };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
 	int error = 0;
 
 	vo.find_renames = opts ? opts->find_renames : 1;
+	vo.attr_commit = opts ? opts->attr_commit : NULL;
 	for (i = 0; i < bases->count && error == 0; i++)
 		if (git_commit_lookup(&commits[i], repo, &bases->ids[i]) < 0)
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
@@ -2339,8 +2378,14 @@ int merge_commits(struct merge_result *out, git_repository *repo,
 		  const git_commit *ours, const git_commit *theirs,
 		  const struct merge_opts *opts)
 {
-	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs),
-				opts, 0);
+	struct merge_opts o = MERGE_OPTS_INIT;
+
+	if (opts)
+		o = *opts;
+	/* Attributes as `git merge` in a checkout of ours reads them. */
+	if (!o.attr_commit)
+		o.attr_commit = git_commit_id(ours);
+	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs), &o, 0);
 }
 
 /* --- objects in memory, one pack --- */

@@ -43,6 +43,8 @@ struct merge_conflict {
 	unsigned base_mode, ours_mode, theirs_mode;
 	char *base_path, *ours_path, *theirs_path;	/* differ under renames */
 	int nhunks;			/* conflict hunks in the merged text */
+	/* Text conflicts: the size of the markers written (conflict-marker-size), else 0. */
+	int marker_size;
 };
 
 struct merge_opts {
@@ -57,9 +59,16 @@ struct merge_opts {
 	 * them rather than walking twice.
 	 */
 	const git_oidarray *bases;
+	/*
+	 * The commit whose .gitattributes give each path's conflict marker
+	 * size (conflict-marker-size, src/attr.h), as git's merge in a
+	 * checkout of ours reads them.  NULL: merge_commits() takes ours,
+	 * merge_trees() git's default 7 for every path.
+	 */
+	const git_oid *attr_commit;
 };
 
-#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL }
+#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, NULL }
 
 struct merge_result {
 	git_oid tree;			/* the written result tree */

@@ -1203,7 +1203,6 @@ static void day_release(struct bday *d)
 static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
-	json_error_t jerr;
 	git_commit *cm = NULL;
 	int err;
 
@@ -1214,9 +1213,8 @@ static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 	if (!path_exists(d->path))
 		return tide_error_set(TIDE_ENOTFOUND, "no day %s (%s does not exist)",
 				      d->date, d->path);
-	d->json = json_load_file(d->path, 0, &jerr);
-	if (!d->json)
-		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", d->path, jerr.line, jerr.text);
+	if ((err = day_json_read(&d->json, d->path)) < 0)
+		return err;
 	if (oid_field(&d->tip, d->json, "commit") < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
 				      d->path);

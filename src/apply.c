@@ -473,8 +473,95 @@ static int put_file(git_index *idx, git_repository *repo, const char *path, unsi
 	return 0;
 }
 
+/*
+ * git apply's rule for symbolic links (its symlink_changes): a file may
+ * not be written below a symbolic link, whether the tree has it or this
+ * patch creates it, unless this patch removes that link.  Otherwise a
+ * patch creating "link" and a later one writing "link/f" would turn the
+ * link into a directory without a word; git apply refuses both.
+ */
+#define LINK_GOES_AWAY 1
+#define LINK_IN_RESULT 2
+
+struct link_change {
+	const char *path;
+	int what;
+};
+
+struct link_changes {
+	struct link_change *v;
+	size_t n, alloc;
+};
+
+static void link_change_add(struct link_changes *lc, const char *path, int what)
+{
+	array_grow(&lc->v, &lc->alloc, lc->n + 1, sizeof(*lc->v));
+	lc->v[lc->n].path = path;
+	lc->v[lc->n++].what = what;
+}
+
+static unsigned index_mode(git_index *idx, const char *path)
+{
+	const git_index_entry *e = path ? git_index_get_bypath(idx, path, 0) : NULL;
+
+	return e ? e->mode : 0;
+}
+
+/* The links the patch's git file patches remove and leave (plain diffs have no modes). */
+static void link_changes_of(struct link_changes *lc, git_index *idx,
+			    const struct apply_parsed *ps)
+{
+	const struct apply_file *f;
+	size_t i;
+
+	for (i = 0; i < ps->nfiles; i++) {
+		f = &ps->files[i];
+		if (!f->git)
+			continue;
+		if (f->old_path && (f->delete || f->rename) &&
+		    (f->old_mode ? f->old_mode : index_mode(idx, f->old_path)) == 0120000)
+			link_change_add(lc, f->old_path, LINK_GOES_AWAY);
+		/* Without a mode line a rename or a change keeps the old file's mode. */
+		if (f->new_path && !f->delete &&
+		    (f->new_mode ? f->new_mode : f->old_mode ? f->old_mode :
+		     index_mode(idx, f->old_path ? f->old_path : f->new_path)) == 0120000)
+			link_change_add(lc, f->new_path, LINK_IN_RESULT);
+	}
+}
+
+static int link_change_at(const struct link_changes *lc, const char *dir, size_t len)
+{
+	int what = 0;
+	size_t i;
+
+	for (i = 0; i < lc->n; i++)
+		if (strlen(lc->v[i].path) == len && !memcmp(lc->v[i].path, dir, len))
+			what |= lc->v[i].what;
+	return what;
+}
+
+static int check_beyond_link(git_index *idx, const struct link_changes *lc, const char *path)
+{
+	const char *slash;
+	char *dir;
+	int what, link;
+
+	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		what = link_change_at(lc, path, (size_t)(slash - path));
+		dir = xstrndup(path, (size_t)(slash - path));
+		link = (what & LINK_IN_RESULT) ||
+		       (!(what & LINK_GOES_AWAY) && index_mode(idx, dir) == 0120000);
+		free(dir);
+		if (link)
+			return tide_error_set(TIDE_EINVAL, "affected file '%s' is beyond a symbolic "
+					      "link", path);
+	}
+	return 0;
+}
+
 static int file_apply(git_index *idx, git_repository *repo, const struct apply_file *f,
-		      const struct apply_opts *o, struct apply_result *res)
+		      const struct link_changes *lc, const struct apply_opts *o,
+		      struct apply_result *res)
 {
 	struct buf old = BUF_INIT, new = BUF_INIT;
 	const char *pre = f->old_path, *post = f->new_path;
@@ -485,7 +572,8 @@ static int file_apply(git_index *idx, git_repository *repo, const struct apply_f
 	if (!f->git)
 		plain_paths(idx, f, &pre, &post);
 	e = pre ? git_index_get_bypath(idx, pre, 0) : NULL;
-	if ((error = check_paths(idx, f, pre, post, e)) < 0 ||
+	if ((post && (error = check_beyond_link(idx, lc, post)) < 0) ||
+	    (error = check_paths(idx, f, pre, post, e)) < 0 ||
 	    (e && (error = read_blob(&old, repo, e)) < 0))
 		goto done;
 	mode = new_mode(f, e);
@@ -531,15 +619,17 @@ static const char *strip_crlf(struct buf *b, const char *diff, size_t *len)
 static int apply_files(git_index *idx, git_repository *repo, const struct apply_parsed *ps,
 		       const struct apply_opts *o, struct apply_result *res)
 {
+	struct link_changes lc = { NULL, 0, 0 };
 	size_t i;
-	int error;
+	int error = 0;
 
 	if (!ps->nfiles)
 		return tide_error_set(TIDE_EINVAL, "no file patches found in the diff");
-	for (i = 0; i < ps->nfiles; i++)
-		if ((error = file_apply(idx, repo, &ps->files[i], o, res)) < 0)
-			return error;
-	return 0;
+	link_changes_of(&lc, idx, ps);
+	for (i = 0; i < ps->nfiles && !error; i++)
+		error = file_apply(idx, repo, &ps->files[i], &lc, o, res);
+	free(lc.v);
+	return error;
 }
 
 int apply_to_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,

@@ -128,6 +128,9 @@ static int prepare_quilt(struct merge_day *md, const struct tree *t, git_oid *ti
 	qopts.timeout = tree_opt_seconds(t, "timeout", QUILT_TIMEOUT);
 	qopts.low_speed_time = tree_opt_seconds(t, "stall", FETCH_STALL);
 	qopts.max_size = tree_opt_size(t, "max-size", QUILT_MAX_SIZE);
+	/* "max-patches= series-timeout=": a series of any length must end. */
+	qopts.max_patches = tree_opt_count(t, "max-patches", QUILT_MAX_PATCHES);
+	qopts.series_timeout = tree_opt_seconds(t, "series-timeout", QUILT_SERIES_TIMEOUT);
 	if (md->conf->fetch_deadline)
 		qopts.deadline = time_now() + (double)md->conf->fetch_deadline - md->fetch->spent;
 	start = time_now();

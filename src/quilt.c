@@ -6,13 +6,17 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <curl/curl.h>
 #include <git2.h>
+#include <openssl/evp.h>
 
 #include "apply.h"
 #include "error.h"
 #include "patch.h"
 #include "quilt.h"
+#include "safefs.h"
 #include "util.h"
 
 /* Names come from the network: keep them inside the cache. */
@@ -151,7 +155,61 @@ struct response {
 	FILE *out;		/* the temporary file beside the destination */
 	long long size, max;	/* bytes written so far, and the limit */
 	int too_large, write_errno;
+	EVP_MD_CTX *sha;	/* of the body, for the cache's record (meta_write()) */
 };
+
+/* SHA-256 of a body, as 64 hex digits and a NUL. */
+static void sha_hex(char out[65], EVP_MD_CTX *ctx)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	if (!EVP_DigestFinal_ex(ctx, md, &n))
+		abort();
+	for (i = 0; i < n && i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static EVP_MD_CTX *sha_new(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	/* Like allocation failure (buf.h). */
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		abort();
+	return ctx;
+}
+
+static void sha_of(char out[65], const void *data, size_t len)
+{
+	EVP_MD_CTX *ctx = sha_new();
+
+	if (!EVP_DigestUpdate(ctx, data, len))
+		abort();
+	sha_hex(out, ctx);
+	EVP_MD_CTX_free(ctx);
+}
+
+/*
+ * The cache is tide's to rebuild: its files are renamed into place without
+ * an fsync each, and quilt_fetch() syncs the file system once at the end.
+ */
+static int write_nosync(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644), error = 0;
+
+	if (fd < 0 || fd_write_all(fd, data, len) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+	if (fd >= 0 && close(fd) < 0 && !error)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+	if (!error && rename(tmp, path) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", path);
+	if (error)
+		unlink(tmp);
+	free(tmp);
+	return error;
+}
 
 static size_t on_body(char *data, size_t size, size_t n, void *payload)
 {
@@ -170,6 +228,8 @@ static size_t on_body(char *data, size_t size, size_t n, void *payload)
 		r->write_errno = errno;
 		return 0;
 	}
+	if (r->sha && !EVP_DigestUpdate(r->sha, data, len))
+		abort();
 	r->size += (long long)len;
 	return len;
 }
@@ -203,17 +263,51 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
 	return size * n;
 }
 
-/* The cached validators of a file: "ETAG\nLAST-MODIFIED\n". */
-static void meta_read(const char *meta, char **etag, char **lm)
+/* Validators are a few short lines; a bigger .meta file is not tide's. */
+#define META_MAX 65536
+
+/* Does the cached file still have the hash its .meta records? */
+static int cached_copy_is(const char *file, const char *hex, long long max)
 {
 	struct buf b = BUF_INIT;
-	char *nl;
+	char have[65];
+	int same = 0;
+
+	if (safefs_read_file(&b, file, (size_t)max) == 0) {
+		sha_of(have, buf_cstr(&b), b.len);
+		same = !strcmp(have, hex);
+	}
+	tide_error_clear();
+	buf_release(&b);
+	return same;
+}
+
+/*
+ * The cached validators of file: "ETAG\nLAST-MODIFIED\nsha256 HEX\n".
+ * None when the copy no longer has the hash recorded with them: written
+ * without an fsync, a copy a crash cut short must be fetched again, not
+ * answered 304 and applied.  Records without a hash (older tide, which
+ * synced each file) are taken as they are.
+ */
+static void meta_read(const char *meta, const char *file, long long max, char **etag, char **lm)
+{
+	struct buf b = BUF_INIT;
+	char *nl, *hash;
 
 	*etag = *lm = NULL;
-	if (file_read(&b, meta) < 0) {
+	if (safefs_read_file(&b, meta, META_MAX) < 0) {
 		tide_error_clear();
 		buf_release(&b);
 		return;
+	}
+	if ((hash = strstr(b.ptr, "\nsha256 ")) != NULL) {
+		*hash = '\0';
+		hash += strlen("\nsha256 ");
+		str_rtrim(hash);
+		if (!cached_copy_is(file, hash, max)) {
+			buf_release(&b);
+			return;
+		}
 	}
 	nl = strchr(b.ptr, '\n');
 	if (nl) {
@@ -224,29 +318,29 @@ static void meta_read(const char *meta, char **etag, char **lm)
 	buf_release(&b);
 }
 
-static int meta_write(const char *meta, const struct response *r)
+static int meta_write(const char *meta, const struct response *r, const char *sha)
 {
 	char *dir = xstrdup(meta), *slash = strrchr(dir, '/');
-	char *text = xasprintf("%s\n%s\n", r->etag ? r->etag : "",
-			       r->last_modified ? r->last_modified : "");
+	char *text = xasprintf("%s\n%s\nsha256 %s\n", r->etag ? r->etag : "",
+			       r->last_modified ? r->last_modified : "", sha);
 	int error;
 
 	*slash = '\0';
 	if ((error = mkdir_p(dir, 0777)) == 0)
-		error = file_write_atomic(meta, text, strlen(text));
+		error = write_nosync(meta, text, strlen(text));
 	free(dir);
 	free(text);
 	return error;
 }
 
-static struct curl_slist *conditional_headers(const char *file, const char *meta)
+static struct curl_slist *conditional_headers(const char *file, const char *meta, long long max)
 {
 	struct curl_slist *h = NULL;
 	char *etag, *lm, *line;
 
 	if (!path_exists(file))
 		return NULL;
-	meta_read(meta, &etag, &lm);
+	meta_read(meta, file, max, &etag, &lm);
 	if (etag && *etag) {
 		line = xasprintf("If-None-Match: %s", etag);
 		h = curl_slist_append(h, line);
@@ -274,12 +368,14 @@ static int http_status(long code, const char *name, const char *url)
 static int store_file(const char *file, const char *meta, const struct response *r)
 {
 	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
+	char sha[65];
 	int error;
 
 	*slash = '\0';
+	sha_of(sha, buf_cstr(&r->body), r->body.len);
 	if ((error = mkdir_p(dir, 0777)) == 0 &&
-	    (error = file_write_atomic(file, buf_cstr(&r->body), r->body.len)) == 0)
-		error = meta_write(meta, r);
+	    (error = write_nosync(file, buf_cstr(&r->body), r->body.len)) == 0)
+		error = meta_write(meta, r, sha);
 	free(dir);
 	return error;
 }
@@ -393,13 +489,14 @@ static int open_temp(FILE **out, char **tmp, const char *file)
 	return error;
 }
 
-/* The body is complete: put it in place, then its validators. */
+/* The body is complete: put it in place, then its validators (synced later, quilt_fetch()). */
 static int commit_temp(struct response *r, const char *tmp, const char *file, const char *meta)
 {
 	FILE *f = r->out;
+	char sha[65];
 
 	r->out = NULL;
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
+	if (fflush(f) != 0) {
 		fclose(f);
 		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
 	}
@@ -407,7 +504,8 @@ static int commit_temp(struct response *r, const char *tmp, const char *file, co
 		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
 	if (rename(tmp, file) < 0)
 		return tide_error_errno(TIDE_EIO, "cannot replace '%s'", file);
-	return meta_write(meta, r);
+	sha_hex(sha, r->sha);
+	return meta_write(meta, r, sha);
 }
 
 static void setup_transfer(CURL *curl, const char *url, char *errbuf, struct response *r,
@@ -436,12 +534,12 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		    const char *cachedir, const struct quilt_opts *o)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0 };
+	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0, sha_new() };
 	char *url = xasprintf("%s%s%s", dir, str_ends_with(dir, "/") ? "" : "/", name);
 	char *file = path_join(cachedir, name), *tmp = NULL;
 	char *metaname = xasprintf(".meta/%s", name);
 	char *meta = path_join(cachedir, metaname);
-	struct curl_slist *hdrs = conditional_headers(file, meta);
+	struct curl_slist *hdrs = conditional_headers(file, meta, o->max_size);
 	CURL *curl = curl_easy_init();
 	CURLcode rc;
 	long code = 0, ms;
@@ -477,28 +575,36 @@ done:
 		unlink(tmp);	/* after a rename, nothing is there any more */
 	curl_easy_cleanup(curl);
 	curl_slist_free_all(hdrs);
+	EVP_MD_CTX_free(r.sha);
 	free(r.etag);
 	free(r.last_modified);
 	free(url), free(file), free(tmp), free(metaname), free(meta);
 	return error;
 }
 
-/* A local directory: copy files whose content changed into the cache. */
+/*
+ * A local directory: copy files whose content changed into the cache.
+ * The directory is the integrator's (links in it are followed), but what
+ * a series names there must be a regular file within max-size.
+ */
 static int local_get(struct quilt_stats *st, const char *dir, const char *name,
-		     const char *cachedir)
+		     const char *cachedir, const struct quilt_opts *o)
 {
-	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0 };
+	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0, NULL };
 	struct buf old = BUF_INIT;
 	char *src = path_join(dir, name), *file = path_join(cachedir, name);
 	char *metaname = xasprintf(".meta/%s", name), *meta = path_join(cachedir, metaname);
 	int error;
 
-	if ((error = file_read(&r.body, src)) < 0) {
-		error = tide_error_set(error, "cannot read '%s' from '%s': %s", name, dir,
+	if ((error = safefs_read_regular(&r.body, src, (size_t)o->max_size)) < 0) {
+		if (error == TIDE_EINVAL)	/* the file's own refusal says which and why */
+			tide_error_wrap(error, "cannot read '%s' from '%s'", name, dir);
+		else
+			tide_error_set(error, "cannot read '%s' from '%s': %s", name, dir,
 				       error == TIDE_ENOTFOUND ? "no such file" : "I/O error");
 		goto done;
 	}
-	if (file_read(&old, file) == 0 && old.len == r.body.len &&
+	if (safefs_read_file(&old, file, (size_t)o->max_size) == 0 && old.len == r.body.len &&
 	    !memcmp(buf_cstr(&old), buf_cstr(&r.body), old.len)) {
 		st->not_modified++;
 		goto done;
@@ -519,8 +625,30 @@ static int get_file(struct quilt_stats *st, const char *url, const char *name,
 	if (is_http(url))
 		return http_get(st, url, name, cachedir, o);
 	if (str_starts_with(url, "file://"))
-		return local_get(st, url + 7, name, cachedir);
-	return local_get(st, url, name, cachedir);
+		return local_get(st, url + 7, name, cachedir, o);
+	return local_get(st, url, name, cachedir, o);
+}
+
+/* The time budget of the whole series (series-timeout=), checked between files. */
+static int series_time_left(const struct quilt_opts *o, const char *doing, size_t done,
+			    size_t total)
+{
+	if (o->series_deadline <= 0 || time_now() < o->series_deadline)
+		return 0;
+	return tide_error_set(TIDE_ETIMEOUT, "series-timeout of %ld s reached %s patch %zu of %zu",
+			      o->series_timeout, doing, done + 1, total);
+}
+
+/* One sync of the cache's file system for all the files written without one. */
+static int cache_sync(const char *cachedir)
+{
+	int fd = open(cachedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), error = 0;
+
+	if (fd < 0 || syncfs(fd) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot sync '%s'", cachedir);
+	if (fd >= 0)
+		close(fd);
+	return error;
 }
 
 int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
@@ -540,12 +668,20 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 		stats = &ignored;
 	if ((error = mkdir_p(cachedir, 0777)) < 0 ||
 	    (error = get_file(stats, url, "series", cachedir, opts)) < 0 ||
-	    (error = file_read(&text, series)) < 0 ||
+	    (error = safefs_read_file(&text, series, (size_t)opts->max_size)) < 0 ||
 	    (error = quilt_series_parse(out, buf_cstr(&text))) < 0)
 		goto done;
+	if (opts->max_patches > 0 && out->npatches > (size_t)opts->max_patches) {
+		error = tide_error_set(TIDE_EINVAL, "series of %zu patches, more than max-patches %ld",
+				       out->npatches, opts->max_patches);
+		goto done;
+	}
 	for (i = 0; i < out->npatches; i++)
-		if ((error = get_file(stats, url, out->patches[i], cachedir, opts)) < 0)
+		if ((error = series_time_left(opts, "fetching", i, out->npatches)) < 0 ||
+		    (error = get_file(stats, url, out->patches[i], cachedir, opts)) < 0)
 			goto done;
+	if ((error = cache_sync(cachedir)) < 0)
+		goto done;
 	stats->fetched = 1;
 done:
 	if (error < 0)
@@ -624,7 +760,8 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 	char *file = path_join(cachedir, name);
 	int error, parsed = 0;
 
-	if ((error = file_read(&text, file)) < 0)
+	/* The cache (or DIR/fixups) is the workspace's: no link, FIFO or device there is read. */
+	if ((error = safefs_read_file(&text, file, (size_t)o->max_size)) < 0)
 		goto done;
 	if ((error = patch_parse(&p, text.ptr, text.len)) < 0) {
 		error = tide_error_wrap(TIDE_EINVAL, "patch '%s'", name);
@@ -662,7 +799,8 @@ int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
 		opts = &defaults;
 	git_oid_cpy(&tip, base);
 	for (i = 0; i < series->npatches; i++)
-		if ((error = apply_one(&tip, repo, cachedir, series->patches[i],
+		if ((error = series_time_left(opts, "applying", i, series->npatches)) < 0 ||
+		    (error = apply_one(&tip, repo, cachedir, series->patches[i],
 				       series->opts ? &series->opts[i] : &p1, opts)) < 0)
 			return error;
 	git_oid_cpy(out, &tip);
@@ -673,11 +811,17 @@ int quilt_prepare(git_oid *out, struct quilt_stats *stats, git_repository *repo,
 		  const char *name, const char *url, const char *cachedir,
 		  const git_oid *base, const struct quilt_opts *opts)
 {
+	struct quilt_opts o = QUILT_OPTS_INIT;
 	struct quilt_series series;
 	git_reference *ref = NULL;
 	char *refname = xasprintf("refs/quilt/%s", name);
 	int error;
 
+	if (opts)
+		o = *opts;
+	opts = &o;
+	if (o.series_timeout > 0)
+		o.series_deadline = time_now() + (double)o.series_timeout;
 	if ((error = quilt_fetch(&series, stats, url, cachedir, opts)) < 0) {
 		tide_error_wrap(error, "quilt tree '%s'", name);
 		goto done;

@@ -323,6 +323,30 @@ int safefs_read_at(struct buf *out, int dirfd, const char *name, size_t max, con
 	return error;
 }
 
+int safefs_read_regular(struct buf *out, const char *path, size_t max)
+{
+	struct stat st;
+	size_t start = out->len;
+	int fd, error;
+
+	if (stat(path, &st) < 0)
+		return open_error(path);
+	if ((error = check_regular(&st, max, path)) < 0)
+		return error;
+	if ((fd = open(path, READ_FLAGS & ~O_NOFOLLOW)) < 0)
+		return open_error(path);
+	if (fstat(fd, &st) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot read '%s'", path);
+	else if ((error = check_regular(&st, max, path)) == 0)
+		error = read_bounded(out, fd, max, path);
+	close(fd);
+	if (error)
+		buf_truncate(out, start);
+	buf_grow(out, 0);
+	out->ptr[out->len] = '\0';
+	return error;
+}
+
 int safefs_read_file(struct buf *out, const char *path, size_t max)
 {
 	const char *slash = strrchr(path, '/');

@@ -74,6 +74,14 @@ int safefs_read_at(struct buf *out, int dirfd, const char *name, size_t max,
 int safefs_read_file(struct buf *out, const char *path, size_t max);
 
 /*
+ * A file named by the person who runs tide, outside the workspace (a
+ * local quilt series): links are followed, as they chose the path, but
+ * the file must still be a regular one of at most max bytes, so a FIFO or
+ * a device named by a series does not hang or flood the run.
+ */
+int safefs_read_regular(struct buf *out, const char *path, size_t max);
+
+/*
  * rel (relative, '/'-separated, each component checked as safefs_open_dir()
  * does) below the directory root, read as safefs_read_at() reads: no
  * symbolic link is followed on the way either.

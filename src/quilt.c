@@ -716,25 +716,6 @@ static int make_committer(git_signature **out, git_repository *repo, const git_o
 	return 0;
 }
 
-/*
- * The line of the patch file where the diff part starts, so messages name
- * file lines.  patch_parse() keeps a decoded copy of the diff, so find its
- * first line in the file; a diff that was base64 or quoted-printable there
- * is not found, and lines are then counted from the diff's start.
- */
-static size_t diff_lineno(const char *text, size_t len, const struct patch *p)
-{
-	/* Without its newline: a CRLF file has "\r\n" where the copy has "\n". */
-	const char *nl = memchr(p->diff, '\n', p->diff_len), *at, *s;
-	size_t first = nl ? (size_t)(nl - p->diff) : p->diff_len, n = 1;
-
-	if (!first || !(at = memmem(text, len, p->diff, first)))
-		return 1;
-	for (s = text; s < at; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* "patch 'x' does not apply to 'f': hunk ...", "patch 'x': line 3: ..." */
 static int patch_failed(int error, const char *name)
 {
@@ -771,7 +752,7 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 	aopts.strip = po->strip;
 	aopts.reverse = po->reverse;
 	aopts.fuzz = o->fuzz;
-	aopts.lineno = diff_lineno(text.ptr, text.len, &p);
+	aopts.lineno = patch_diff_lineno(&p, text.ptr, text.len);
 	if ((error = make_committer(&committer, repo, tip, &p, o)) < 0 ||
 	    (error = apply_patch_commit(tip, repo, tip, &p, &aopts, committer, o->trailer,
 					NULL)) < 0)

@@ -2531,15 +2531,27 @@ void merge_objects_free(struct merge_objects *mo)
 	free(mo);
 }
 
+/* A marker line of exactly size c's, then a label or the line's end (git's is_cmarker()). */
+static int is_marker_line(const char *p, size_t len, char c, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		if ((size_t)i >= len || p[i] != c)
+			return 0;
+	return (size_t)size == len || p[size] == ' ' || p[size] == '\n';
+}
+
 void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload)
+			  int marker_size, void (*add)(void *payload, const char *hunk),
+			  void *payload)
 {
 	git_tree *tree = NULL;
 	git_tree_entry *entry = NULL;
 	git_blob *blob = NULL;
 	struct buf hunk = BUF_INIT;
 	const char *p, *end;
-	int in = 0;
+	int in = 0, size = marker_size > 0 ? marker_size : ATTR_MARKER_SIZE;
 
 	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
 	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
@@ -2551,11 +2563,11 @@ void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const ch
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 
-		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
+		if (!in && is_marker_line(p, len, '<', size))
 			in = 1;
 		if (in)
 			buf_put(&hunk, p, len);
-		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
+		if (in && is_marker_line(p, len, '>', size)) {
 			add(payload, buf_cstr(&hunk));
 			buf_clear(&hunk);
 			in = 0;

@@ -126,10 +126,14 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 
 /*
  * The conflicted regions of path in a merged tree, markers included: each
- * "<<<<<<<" .. ">>>>>>>" run is passed to add().  Nothing when the path or
- * its blob is missing (the conflict is then not a text one).
+ * "<<<<<<<" .. ">>>>>>>" run of markers of exactly marker_size characters
+ * (the conflict's marker_size; 0 for 7) is passed to add(), so lines of
+ * seven '<' in a file with conflict-marker-size 32 stay text.  Nothing
+ * when the path or its blob is missing (the conflict is then not a text
+ * one).
  */
 void merge_conflict_hunks(git_repository *repo, const git_oid *tree, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload);
+			  int marker_size, void (*add)(void *payload, const char *hunk),
+			  void *payload);
 
 #endif

@@ -696,7 +696,8 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 
 		dc->path = xstrdup(mc->path);
 		dc->kind = xstrdup(merge_conflict_kind_name(mc->kind));
-		merge_conflict_hunks(md->repo, &res->tree, dc->path, add_day_hunk, dc);
+		merge_conflict_hunks(md->repo, &res->tree, dc->path, mc->marker_size, add_day_hunk,
+				     dc);
 		tide_error_clear();
 		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
 	}

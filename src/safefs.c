@@ -352,8 +352,12 @@ int safefs_read_file(struct buf *out, const char *path, size_t max)
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
 	int dirfd = open(dir, DIR_FLAGS), error;
+	struct stat st;
 
-	if (dirfd < 0)
+	/* O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR: say what it is. */
+	if (dirfd < 0 && errno == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		error = tide_error_set(TIDE_EINVAL, "refusing '%s': a symbolic link", dir);
+	else if (dirfd < 0)
 		error = open_error(dir);
 	else
 		error = safefs_read_at(out, dirfd, slash ? slash + 1 : path, max, path);

@@ -133,4 +133,30 @@ test_expect_success 'the commit-graph as a FIFO does not hang the run' '
 	test -f $g && ! test -p $g
 '
 
+test_expect_success 'a shared rr-cache branch: a link entry is not imported, a planted link not pushed' '
+	id=$(cat id) && git init -q --bare share.git &&
+	G="git --git-dir=share.git" &&
+	pre=$($G hash-object -w ws/rr-cache/$id/preimage) &&
+	link=$(printf "%s" "$TRASH/private" | $G hash-object -w --stdin) &&
+	big=$($G hash-object -w --stdin <postimage.good) &&
+	sub=$(printf "100644 blob %s\tpreimage\n120000 blob %s\tpostimage\n100644 blob %s\tpostimage.999999999\n" \
+		$pre $link $big | $G mktree) &&
+	root=$(printf "040000 tree %s\t%s\n" $sub $id | $G mktree) &&
+	$G update-ref refs/heads/rerere-cache $($G commit-tree -m shared $root) &&
+	rm -rf ws/rr-cache/$id &&
+	fake=$(printf "%040d" 7) && mkdir ws/rr-cache/$fake &&
+	cp postimage.good ws/rr-cache/$fake/preimage && ln -s "$TRASH/private" ws/rr-cache/$fake/postimage &&
+	printf "share=%s/share.git#rerere-cache\n" "$TRASH" >ws/rerere.conf &&
+	run_day 2026-12-11 && test $rc = 1 && tagged next-20261211 &&
+	test -f ws/rr-cache/$id/preimage && ! test -e ws/rr-cache/$id/postimage &&
+	! test -e ws/rr-cache/$id/postimage.999999999 &&
+	gpio 2026-12-11 "t[\"resolution_errors\"][0]" | grep -q "is incomplete" &&
+	! git --git-dir=ws/repo.git grep -q SECRET next-20261211 &&
+	grep -q "pushed recorded resolutions" ws/tide.log &&
+	$G ls-tree -r --name-only rerere-cache >pushed &&
+	grep -q "^$fake/preimage$" pushed && ! grep -q "^$fake/postimage$" pushed &&
+	! $G grep -q SECRET rerere-cache &&
+	rm ws/rerere.conf
+'
+
 test_done

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "fsck.h"
+#include "safefs.h"
 #include "util.h"
 
 #define MODE_TREE 0040000u
@@ -326,7 +327,8 @@ void fsck_seen_load(struct fsck_seen *seen, const char *path)
 	if (!path)
 		return;
 	seen->path = xstrdup(path);
-	if (file_read(&b, path) < 0 || b.len < sizeof(seen_magic) ||
+	/* A cache anyone may replace: no link, FIFO or device, and bounded (50M trees). */
+	if (safefs_read_file(&b, path, 1u << 30) < 0 || b.len < sizeof(seen_magic) ||
 	    memcmp(b.ptr, seen_magic, sizeof(seen_magic)) ||
 	    (b.len - sizeof(seen_magic)) % GIT_OID_RAWSZ)
 		goto done;

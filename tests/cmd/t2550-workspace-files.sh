@@ -159,4 +159,14 @@ test_expect_success 'a shared rr-cache branch: a link entry is not imported, a p
 	rm ws/rerere.conf
 '
 
+test_expect_success 'the set of trees found good as a FIFO or a link: not read, the day ships' '
+	f=ws/repo.git/tide-fsck-trees && test -f $f &&
+	rm $f && mkfifo $f &&
+	run_day 2026-12-12 && test $rc = 1 && tagged next-20261212 &&
+	test -f $f && ! test -p $f &&
+	rm $f && ln -s /dev/zero $f &&
+	run_day 2026-12-13 && test $rc = 1 && tagged next-20261213 &&
+	! test -L $f
+'
+
 test_done

@@ -371,7 +371,7 @@ int safefs_read_under(struct buf *out, const char *root, const char *rel, size_t
 {
 	const char *name;
 	char *shown = path_join(root, rel);
-	int rootfd = open(root, DIR_FLAGS & ~O_NOFOLLOW), fd = -1, error;
+	int rootfd = open(root, DIR_FLAGS), fd = -1, error;
 
 	if (rootfd < 0)
 		error = open_error(root);

@@ -84,7 +84,8 @@ int safefs_read_regular(struct buf *out, const char *path, size_t max);
 /*
  * rel (relative, '/'-separated, each component checked as safefs_open_dir()
  * does) below the directory root, read as safefs_read_at() reads: no
- * symbolic link is followed on the way either.
+ * symbolic link is followed on the way either, root's last component
+ * included (a resolve worktree that is a link is not a worktree).
  */
 int safefs_read_under(struct buf *out, const char *root, const char *rel, size_t max);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -192,22 +193,83 @@ static void sha_of(char out[65], const void *data, size_t len)
 }
 
 /*
+ * A file of the cache: the directory holding it, opened below the cache
+ * one component at a time (src/safefs.h: a link planted in the way is
+ * replaced, never followed out of the workspace), and its name there.
+ */
+struct slot {
+	int dirfd;
+	const char *base;	/* in rel */
+	char *rel, *shown;	/* the name below the cache; cachedir/rel, for messages */
+};
+
+static int slot_open(struct slot *s, const char *cachedir, const char *prefix, const char *name)
+{
+	int rootfd, error;
+
+	s->dirfd = -1;
+	s->rel = xasprintf("%s%s", prefix, name);
+	s->shown = path_join(cachedir, s->rel);
+	if ((error = mkdir_p(cachedir, 0777)) < 0)
+		return error;
+	if ((rootfd = open(cachedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot open '%s'", cachedir);
+	error = safefs_open_parent(&s->dirfd, &s->base, rootfd, s->rel, 1, NULL);
+	close(rootfd);
+	return error;
+}
+
+static void slot_close(struct slot *s)
+{
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->rel);
+	free(s->shown);
+	s->dirfd = -1;
+	s->rel = s->shown = NULL;
+}
+
+static int slot_read(struct buf *out, const struct slot *s, size_t max)
+{
+	return safefs_read_at(out, s->dirfd, s->base, max, s->shown);
+}
+
+/* The temporary name a slot's new content is written under (one per process). */
+static char *slot_tmp(void)
+{
+	return xasprintf(".tide-tmp.%ld", (long)getpid());
+}
+
+static int slot_open_tmp(const struct slot *s, const char *tmp)
+{
+	unlinkat(s->dirfd, tmp, 0);
+	return openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+static int slot_commit_tmp(const struct slot *s, const char *tmp)
+{
+	if (renameat(s->dirfd, tmp, s->dirfd, s->base) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot replace '%s'", s->shown);
+	return 0;
+}
+
+/*
  * The cache is tide's to rebuild: its files are renamed into place without
  * an fsync each, and quilt_fetch() syncs the file system once at the end.
  */
-static int write_nosync(const char *path, const void *data, size_t len)
+static int slot_write(const struct slot *s, const void *data, size_t len)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644), error = 0;
+	char *tmp = slot_tmp();
+	int fd = slot_open_tmp(s, tmp), error = 0;
 
 	if (fd < 0 || fd_write_all(fd, data, len) < 0)
-		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", s->shown);
 	if (fd >= 0 && close(fd) < 0 && !error)
-		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
-	if (!error && rename(tmp, path) < 0)
-		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", path);
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", s->shown);
+	if (!error)
+		error = slot_commit_tmp(s, tmp);
 	if (error)
-		unlink(tmp);
+		unlinkat(s->dirfd, tmp, 0);
 	free(tmp);
 	return error;
 }
@@ -268,13 +330,13 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
 #define META_MAX 65536
 
 /* Does the cached file still have the hash its .meta records? */
-static int cached_copy_is(const char *file, const char *hex, long long max)
+static int cached_copy_is(const struct slot *file, const char *hex, long long max)
 {
 	struct buf b = BUF_INIT;
 	char have[65];
 	int same = 0;
 
-	if (safefs_read_file(&b, file, (size_t)max) == 0) {
+	if (slot_read(&b, file, (size_t)max) == 0) {
 		sha_of(have, buf_cstr(&b), b.len);
 		same = !strcmp(have, hex);
 	}
@@ -290,13 +352,14 @@ static int cached_copy_is(const char *file, const char *hex, long long max)
  * answered 304 and applied.  Records without a hash (older tide, which
  * synced each file) are taken as they are.
  */
-static void meta_read(const char *meta, const char *file, long long max, char **etag, char **lm)
+static void meta_read(const struct slot *meta, const struct slot *file, long long max,
+		      char **etag, char **lm)
 {
 	struct buf b = BUF_INIT;
 	char *nl, *hash;
 
 	*etag = *lm = NULL;
-	if (safefs_read_file(&b, meta, META_MAX) < 0) {
+	if (slot_read(&b, meta, META_MAX) < 0) {
 		tide_error_clear();
 		buf_release(&b);
 		return;
@@ -319,27 +382,24 @@ static void meta_read(const char *meta, const char *file, long long max, char **
 	buf_release(&b);
 }
 
-static int meta_write(const char *meta, const struct response *r, const char *sha)
+static int meta_write(const struct slot *meta, const struct response *r, const char *sha)
 {
-	char *dir = xstrdup(meta), *slash = strrchr(dir, '/');
 	char *text = xasprintf("%s\n%s\nsha256 %s\n", r->etag ? r->etag : "",
 			       r->last_modified ? r->last_modified : "", sha);
-	int error;
+	int error = slot_write(meta, text, strlen(text));
 
-	*slash = '\0';
-	if ((error = mkdir_p(dir, 0777)) == 0)
-		error = write_nosync(meta, text, strlen(text));
-	free(dir);
 	free(text);
 	return error;
 }
 
-static struct curl_slist *conditional_headers(const char *file, const char *meta, long long max)
+static struct curl_slist *conditional_headers(const struct slot *file, const struct slot *meta,
+					      long long max)
 {
 	struct curl_slist *h = NULL;
 	char *etag, *lm, *line;
+	struct stat st;
 
-	if (!path_exists(file))
+	if (fstatat(file->dirfd, file->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL;
 	meta_read(meta, file, max, &etag, &lm);
 	if (etag && *etag) {
@@ -366,18 +426,14 @@ static int http_status(long code, const char *name, const char *url)
 			      name, url, code);
 }
 
-static int store_file(const char *file, const char *meta, const struct response *r)
+static int store_file(const struct slot *file, const struct slot *meta, const struct response *r)
 {
-	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
 	char sha[65];
 	int error;
 
-	*slash = '\0';
 	sha_of(sha, buf_cstr(&r->body), r->body.len);
-	if ((error = mkdir_p(dir, 0777)) == 0 &&
-	    (error = write_nosync(file, buf_cstr(&r->body), r->body.len)) == 0)
+	if ((error = slot_write(file, buf_cstr(&r->body), r->body.len)) == 0)
 		error = meta_write(meta, r, sha);
-	free(dir);
 	return error;
 }
 
@@ -466,45 +522,40 @@ static int set_limits(CURL *curl, const struct quilt_opts *o, long ms)
 	return 0;
 }
 
-/* A temporary file beside file, for the body; *tmp gets its name. */
-static int open_temp(FILE **out, char **tmp, const char *file)
+/* A temporary file beside the slot's, for the body; *tmp gets its name. */
+static int open_temp(FILE **out, char **tmp, const struct slot *file)
 {
-	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
-	int fd, error;
+	int fd;
 
-	*slash = '\0';
 	*out = NULL;
-	*tmp = xasprintf("%s.tmp-XXXXXX", file);
-	if ((error = mkdir_p(dir, 0777)) == 0) {
-		if ((fd = mkstemp(*tmp)) < 0 || !(*out = fdopen(fd, "wb"))) {
-			error = tide_error_errno(TIDE_EIO, "cannot create '%s'", *tmp);
-			if (fd >= 0)
-				close(fd);
-		}
-	}
-	free(dir);
-	if (error < 0) {
+	*tmp = slot_tmp();
+	if ((fd = slot_open_tmp(file, *tmp)) < 0 || !(*out = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
 		free(*tmp);
 		*tmp = NULL;
+		return tide_error_errno(TIDE_EIO, "cannot create a file beside '%s'", file->shown);
 	}
-	return error;
+	return 0;
 }
 
 /* The body is complete: put it in place, then its validators (synced later, quilt_fetch()). */
-static int commit_temp(struct response *r, const char *tmp, const char *file, const char *meta)
+static int commit_temp(struct response *r, const char *tmp, const struct slot *file,
+		       const struct slot *meta)
 {
 	FILE *f = r->out;
 	char sha[65];
+	int error;
 
 	r->out = NULL;
 	if (fflush(f) != 0) {
 		fclose(f);
-		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+		return tide_error_errno(TIDE_EIO, "cannot write '%s'", file->shown);
 	}
 	if (fclose(f) != 0)
-		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
-	if (rename(tmp, file) < 0)
-		return tide_error_errno(TIDE_EIO, "cannot replace '%s'", file);
+		return tide_error_errno(TIDE_EIO, "cannot write '%s'", file->shown);
+	if ((error = slot_commit_tmp(file, tmp)) < 0)
+		return error;
 	sha_hex(sha, r->sha);
 	return meta_write(meta, r, sha);
 }
@@ -538,20 +589,24 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0, sha_new() };
 	char *url = xasprintf("%s%s%s", dir, str_ends_with(dir, "/") ? "" : "/", name);
 	char *shown = url_redact(url);	/* what messages name: no password */
-	char *file = path_join(cachedir, name), *tmp = NULL;
-	char *metaname = xasprintf(".meta/%s", name);
-	char *meta = path_join(cachedir, metaname);
-	struct curl_slist *hdrs = conditional_headers(file, meta, o->max_size);
+	char *tmp = NULL;
+	struct slot file, meta;
+	struct curl_slist *hdrs = NULL;
 	CURL *curl = curl_easy_init();
 	CURLcode rc;
 	long code = 0, ms;
 	int error, by_deadline;
 
+	meta.dirfd = -1, meta.rel = meta.shown = NULL;
+	if ((error = slot_open(&file, cachedir, "", name)) < 0 ||
+	    (error = slot_open(&meta, cachedir, ".meta/", name)) < 0)
+		goto done;
+	hdrs = conditional_headers(&file, &meta, o->max_size);
 	if (!(ms = transfer_ms(o, &by_deadline))) {
 		error = tide_error_set(TIDE_ETIMEOUT, "'%s': fetch-deadline reached", shown);
 		goto done;
 	}
-	if ((error = set_limits(curl, o, ms)) < 0 || (error = open_temp(&r.out, &tmp, file)) < 0)
+	if ((error = set_limits(curl, o, ms)) < 0 || (error = open_temp(&r.out, &tmp, &file)) < 0)
 		goto done;
 	setup_transfer(curl, url, errbuf, &r, hdrs, o);
 	st->requests++;
@@ -566,7 +621,7 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		error = 0;
 	} else if (code == 200) {
 		st->downloaded++;
-		error = commit_temp(&r, tmp, file, meta);
+		error = commit_temp(&r, tmp, &file, &meta);
 	} else {
 		error = http_status(code, name, shown);
 	}
@@ -574,13 +629,15 @@ done:
 	if (r.out)
 		fclose(r.out);
 	if (tmp)
-		unlink(tmp);	/* after a rename, nothing is there any more */
+		unlinkat(file.dirfd, tmp, 0);	/* after a rename, nothing is there any more */
 	curl_easy_cleanup(curl);
 	curl_slist_free_all(hdrs);
 	EVP_MD_CTX_free(r.sha);
 	free(r.etag);
 	free(r.last_modified);
-	free(url), free(shown), free(file), free(tmp), free(metaname), free(meta);
+	slot_close(&file);
+	slot_close(&meta);
+	free(url), free(shown), free(tmp);
 	return error;
 }
 
@@ -594,10 +651,14 @@ static int local_get(struct quilt_stats *st, const char *dir, const char *name,
 {
 	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0, NULL };
 	struct buf old = BUF_INIT;
-	char *src = path_join(dir, name), *file = path_join(cachedir, name);
-	char *metaname = xasprintf(".meta/%s", name), *meta = path_join(cachedir, metaname);
+	char *src = path_join(dir, name);
+	struct slot file, meta;
 	int error;
 
+	meta.dirfd = -1, meta.rel = meta.shown = NULL;
+	if ((error = slot_open(&file, cachedir, "", name)) < 0 ||
+	    (error = slot_open(&meta, cachedir, ".meta/", name)) < 0)
+		goto done;
 	if ((error = safefs_read_regular(&r.body, src, (size_t)o->max_size)) < 0) {
 		if (error == TIDE_EINVAL)	/* the file's own refusal says which and why */
 			tide_error_wrap(error, "cannot read '%s' from '%s'", name, dir);
@@ -606,18 +667,20 @@ static int local_get(struct quilt_stats *st, const char *dir, const char *name,
 				       error == TIDE_ENOTFOUND ? "no such file" : "I/O error");
 		goto done;
 	}
-	if (safefs_read_file(&old, file, (size_t)o->max_size) == 0 && old.len == r.body.len &&
+	if (slot_read(&old, &file, (size_t)o->max_size) == 0 && old.len == r.body.len &&
 	    !memcmp(buf_cstr(&old), buf_cstr(&r.body), old.len)) {
 		st->not_modified++;
 		goto done;
 	}
 	tide_error_clear();
 	st->downloaded++;
-	error = store_file(file, meta, &r);
+	error = store_file(&file, &meta, &r);
 done:
 	buf_release(&r.body);
 	buf_release(&old);
-	free(src), free(file), free(metaname), free(meta);
+	slot_close(&file);
+	slot_close(&meta);
+	free(src);
 	return error;
 }
 
@@ -659,7 +722,7 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 	struct quilt_opts defaults = QUILT_OPTS_INIT;
 	struct quilt_stats ignored = { 0 };
 	struct buf text = BUF_INIT;
-	char *series = path_join(cachedir, "series");
+	struct slot series = { -1, NULL, NULL, NULL };
 	size_t i;
 	int error;
 
@@ -670,7 +733,8 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 		stats = &ignored;
 	if ((error = mkdir_p(cachedir, 0777)) < 0 ||
 	    (error = get_file(stats, url, "series", cachedir, opts)) < 0 ||
-	    (error = safefs_read_file(&text, series, (size_t)opts->max_size)) < 0 ||
+	    (error = slot_open(&series, cachedir, "", "series")) < 0 ||
+	    (error = slot_read(&text, &series, (size_t)opts->max_size)) < 0 ||
 	    (error = quilt_series_parse(out, buf_cstr(&text))) < 0)
 		goto done;
 	if (opts->max_patches > 0 && out->npatches > (size_t)opts->max_patches) {
@@ -689,7 +753,7 @@ done:
 	if (error < 0)
 		quilt_series_release(out);
 	buf_release(&text);
-	free(series);
+	slot_close(&series);
 	return error;
 }
 

@@ -187,4 +187,20 @@ test_expect_success 'DEP-3 headers running into the diff apply as patch(1) appli
 	test_cmp want tree
 '
 
+test_expect_success 'links planted in the quilt cache are replaced, never written through' '
+	rm -f mm/*.patch && mkdir -p mm/sub outside &&
+	echo canary >outside/keep && cp outside/keep outside/keep.orig &&
+	printf "From: M <m@ex.org>\nSubject: sub\n\n---\n--- /dev/null\n+++ b/s\n@@ -0,0 +1 @@\n+s\n" >mm/sub/p.patch &&
+	printf "sub/p.patch\n" >mm/series &&
+	rm -rf ws/quilt/mm/sub ws/quilt/mm/series &&
+	ln -s "$TRASH/outside" ws/quilt/mm/sub &&
+	ln -s "$TRASH/outside/keep" ws/quilt/mm/series &&
+	run_day 2026-12-08 && test $rc = 0 && tagged next-20261208 &&
+	test "$(field 2026-12-08 mm "t[\"status\"]")" = merged &&
+	test_cmp outside/keep.orig outside/keep && test "$(ls outside)" = "keep
+keep.orig" &&
+	test -d ws/quilt/mm/sub && ! test -L ws/quilt/mm/sub && ! test -L ws/quilt/mm/series &&
+	git --git-dir=ws/repo.git show next-20261208:s >s && echo s >want && test_cmp want s
+'
+
 test_done

@@ -322,6 +322,7 @@ struct body {
 	struct buf msg;		/* UTF-8: what comes before the diff */
 	struct buf diff;	/* the diff's bytes, as sent */
 	int in_diff;
+	int keep_cr;		/* an LF text: a CR ending a line of a plain part is content */
 };
 
 /* Whether the line after the current one starts with prefix. */
@@ -388,9 +389,10 @@ static int put_converted(struct buf *dst, const char *text, size_t len, const ch
 }
 
 /* One leaf part's bytes, the transfer encoding (base64, QP) undone. */
-static void part_bytes(struct buf *out, GMimePart *part)
+static void part_bytes(struct buf *out, GMimePart *part, int keep_cr)
 {
 	GMimeDataWrapper *w = g_mime_part_get_content(part);
+	GMimeContentEncoding enc = g_mime_part_get_content_encoding(part);
 	GMimeStream *mem;
 	GByteArray *arr;
 	size_t i;
@@ -400,9 +402,17 @@ static void part_bytes(struct buf *out, GMimePart *part)
 	mem = g_mime_stream_mem_new();
 	g_mime_data_wrapper_write_to_stream(w, mem);
 	arr = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
-	/* Decoded CRLF lines are mail transport, as for the undecoded body. */
+	/*
+	 * Decoded CRLF lines are mail transport, as for the undecoded body;
+	 * in a part sent as it is in an LF text they are the file's (a diff
+	 * of a CR LF file), kept as patch(1) keeps them.
+	 */
+	keep_cr = keep_cr && enc != GMIME_CONTENT_ENCODING_BASE64 &&
+		  enc != GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE &&
+		  enc != GMIME_CONTENT_ENCODING_UUENCODE;
 	for (i = 0; i < arr->len; i++)
-		if (!(arr->data[i] == '\r' && i + 1 < arr->len && arr->data[i + 1] == '\n'))
+		if (keep_cr ||
+		    !(arr->data[i] == '\r' && i + 1 < arr->len && arr->data[i + 1] == '\n'))
 			buf_putc(out, (char)arr->data[i]);
 	g_object_unref(mem);
 }
@@ -434,7 +444,7 @@ static int add_part(struct body *b, GMimeObject *obj)
 
 	if (!is_text_part(obj))
 		return 0;
-	part_bytes(&raw, GMIME_PART(obj));
+	part_bytes(&raw, GMIME_PART(obj), b->keep_cr);
 	at = b->in_diff ? 0 : diff_offset(buf_cstr(&raw), raw.len);
 	/* After the diff, only more diffs count (not a list footer part). */
 	if (b->in_diff && diff_offset(buf_cstr(&raw), raw.len) == raw.len)
@@ -837,7 +847,7 @@ static int is_header_line(const char *line, size_t len)
  * mangled patch: in an LF text, a CR ending a line is content (a diff of
  * a CR LF file), kept as patch(1) keeps it.
  */
-static void normalize(struct buf *out, const char *text, size_t len)
+static int normalize(struct buf *out, const char *text, size_t len)
 {
 	struct cursor c = { text, text + len }, first;
 	const char *line;
@@ -854,6 +864,7 @@ static void normalize(struct buf *out, const char *text, size_t len)
 		buf_put(out, line, n);
 		buf_putc(out, '\n');
 	}
+	return crlf;
 }
 
 /*
@@ -990,7 +1001,7 @@ static void plain_body(struct body *b, const struct buf *mail)
 /* Parse a mail; without need_diff a mail with no diff (a cover letter, a reply) is fine. */
 int patch_parse_mail(struct patch *out, const char *text, size_t len, int need_diff)
 {
-	struct body b = { BUF_INIT, BUF_INIT, 0 };
+	struct body b = { BUF_INIT, BUF_INIT, 0, 0 };
 	struct buf mail = BUF_INIT;
 	const char *nl;
 	int error = 0;
@@ -1000,7 +1011,7 @@ int patch_parse_mail(struct patch *out, const char *text, size_t len, int need_d
 		return tide_error_set(TIDE_EINVAL, "mail of %zu bytes is over the %u MB limit",
 				      len, PATCH_MAX_MESSAGE >> 20);
 	patch_gmime_init();
-	normalize(&mail, text, len);
+	b.keep_cr = !normalize(&mail, text, len);
 	nl = memchr(buf_cstr(&mail), '\n', mail.len);
 	if (mail.len && is_header_line(mail.ptr, nl ? (size_t)(nl - mail.ptr) : mail.len)) {
 		end_headers(&mail);

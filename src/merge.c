@@ -25,6 +25,7 @@
 #include "error.h"
 #include "graph.h"
 #include "util.h"
+#include "xmerge.h"
 
 #define MODE_TREE 0040000u
 #define MODE_LINK 0120000u
@@ -37,6 +38,8 @@
 #define BINARY_PROBE 8000
 #define RENAME_SCORE 50		/* merge-ort's default similarity */
 #define RENAME_LIMIT 7000	/* merge.renameLimit's default */
+/* Bytes per line a two-way xdiff (libgit2's, for diffstats) holds. */
+#define DIFF_LINE_COST 130
 
 struct strlist {
 	char **v;
@@ -57,6 +60,10 @@ struct ent {
 };
 
 static const struct ent NONE_ENT;
+
+/* merge_set_limits() */
+static size_t default_big_file = MERGE_BIG_FILE_DEFAULT;
+static size_t default_budget = MERGE_CONTENT_BUDGET_DEFAULT;
 
 /* An entry of a result directory. */
 struct out_ent {
@@ -83,6 +90,9 @@ struct mctx {
 	git_odb *odb;
 	const char *ours_label, *theirs_label;
 	int depth;			/* > 0 while building a virtual base */
+	size_t big_file, budget;	/* content limits (merge_opts) */
+	int marker_size;
+	int marker_fixed;		/* the caller chose the size: no attribute lookup */
 	const git_oid *attr_commit;	/* conflict-marker-size from here (attr.h) */
 	struct merge_result *res;
 	size_t conflicts_alloc;
@@ -457,6 +467,15 @@ static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
 	return 0;
 }
 
+/* One side of a content merge at path. */
+static int content_load(struct mctx *m, const char *path, const git_oid *oid, git_blob **out)
+{
+	if (git_blob_lookup(out, m->repo, oid) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read blob %s of '%s'",
+				      git_oid_tostr_s(oid), path);
+	return 0;
+}
+
 static int blob_is_binary(const git_blob *blob)
 {
 	git_object_size_t size = git_blob_rawsize(blob);
@@ -466,62 +485,120 @@ static int blob_is_binary(const git_blob *blob)
 	return memchr(git_blob_rawcontent(blob), 0, (size_t)size) != NULL;
 }
 
-static void input_from_blob(git_merge_file_input *in, const git_blob *blob)
+/*
+ * Whether contents are too big to merge by lines, from the blobs' headers
+ * (a big blob is never read whole): a side over the big-file threshold,
+ * or texts and a result that alone pass the content budget.
+ */
+static int blobs_too_big(struct mctx *m, const char *path, const git_oid *const oids[3],
+			 int *big)
 {
-	git_merge_file_input_init(in, GIT_MERGE_FILE_INPUT_VERSION);
-	if (blob) {
-		in->ptr = git_blob_rawcontent(blob);
-		in->size = (size_t)git_blob_rawsize(blob);
+	size_t len[3] = { 0, 0, 0 };
+	git_object_t type;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (oids[i] && git_odb_read_header(&len[i], &type, m->odb, oids[i]) < 0)
+			return tide_error_git(TIDE_ERROR, "cannot read blob %s of '%s'",
+					      git_oid_tostr_s(oids[i]), path);
+		if (len[i] > m->big_file)
+			*big = 1;
 	}
+	/* as xmerge_cost() counts them, without the lines */
+	if (len[0] / 2 + len[1] + len[2] > m->budget / 2)
+		*big = 1;
+	return 0;
 }
 
-static int count_hunks(const char *p, size_t len, int marker)
+static void text_from_blob(struct xmerge_text *in, const git_blob *blob, const char *label)
 {
-	const char *end = p + len;
-	int n = 0, i;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		for (i = 0; i < marker && (size_t)i < ll && p[i] == '<'; i++)
-			;
-		if (i == marker && (ll == (size_t)marker || p[marker] == ' '))
-			n++;
-		p += ll + 1;
-	}
-	return n;
+	in->ptr = blob ? git_blob_rawcontent(blob) : "";
+	in->size = blob ? (size_t)git_blob_rawsize(blob) : 0;
+	in->label = label;
 }
 
 /*
- * A conflicted text merge again with path's conflict-marker-size (git's
- * ll_merge_marker_size(), plus 2 per virtual base level as git adds), when
- * its attributes give one other than 7.  Only conflicts pay the lookup.
+ * The conflict marker size of path: the caller's (merge_opts.marker_size),
+ * else its conflict-marker-size attribute (git's ll_merge_marker_size(),
+ * src/attr.h) in attr_commit's .gitattributes.
  */
-static int remerge_sized(struct mctx *m, const char *path, git_merge_file_result *fr,
-			 const git_merge_file_input *in, int has_base, git_merge_file_options *fo)
+static int path_marker_size(struct mctx *m, const char *path)
 {
-	int size = attr_marker_size(m->repo, m->attr_commit, path);
-
-	if (size == ATTR_MARKER_SIZE)
-		return 0;
-	git_merge_file_result_free(fr);
-	memset(fr, 0, sizeof(*fr));
-	fo->marker_size = (unsigned short)(size + 2 * m->depth);
-	return git_merge_file(fr, has_base ? &in[0] : NULL, &in[1], &in[2], fo);
+	if (m->marker_fixed)
+		return m->marker_size;
+	return attr_marker_size(m->repo, m->attr_commit, path);
 }
 
 /* The outcome of merging the contents of one path. */
 struct content {
 	git_oid oid;
 	int clean;
-	int binary;
+	int binary;			/* binary, or too big to merge by lines */
 	int nhunks;
 };
 
 /*
- * Three-way merge of blob contents (base may be NULL: add/add).  The
- * labels are the tree names, or "name:path" where a rename made the
+ * What git does with contents it cannot merge by lines: keep ours, as a
+ * conflict; inside a virtual base, take the base (an empty file where
+ * both added one) and go on.
+ */
+static int binary_result(struct mctx *m, const git_oid *base, const git_oid *ours,
+			 struct content *out)
+{
+	out->binary = 1;
+	out->clean = 0;
+	out->oid = *ours;
+	if (!m->depth)
+		return 0;
+	if (base) {
+		out->oid = *base;
+		return 0;
+	}
+	if (git_blob_create_from_buffer(&out->oid, m->repo, "", 0) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write an empty blob");
+	return 0;
+}
+
+/* The line merge proper (xmerge.h), within the content budget. */
+static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3],
+		      const char *olabel, const char *tlabel, struct content *out)
+{
+	struct xmerge_opts xo = XMERGE_OPTS_INIT;
+	struct xmerge_text in[3];
+	struct buf text = BUF_INIT;
+	int n, size, error = 0;
+
+	text_from_blob(&in[0], blobs[0], NULL);
+	text_from_blob(&in[1], blobs[1], olabel);
+	text_from_blob(&in[2], blobs[2], tlabel);
+	if (xmerge_cost(&in[0], &in[1], &in[2]) > m->budget)
+		return 1;
+	xo.marker_size = m->marker_size + 2 * m->depth;
+	if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
+		error = tide_error_wrap(n, "cannot merge '%s'", path);
+		goto done;
+	}
+	/* Only a conflict pays the attribute lookup: its markers are the path's size. */
+	if (n > 0 && (size = path_marker_size(m, path)) != m->marker_size) {
+		buf_clear(&text);
+		xo.marker_size = size + 2 * m->depth;
+		if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
+			error = tide_error_wrap(n, "cannot merge '%s'", path);
+			goto done;
+		}
+	}
+	out->clean = n == 0;
+	out->nhunks = n;
+	if (git_blob_create_from_buffer(&out->oid, m->repo, text.ptr ? text.ptr : "", text.len) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'", path);
+done:
+	buf_release(&text);
+	return error;
+}
+
+/*
+ * Three-way merge of blob contents (base may be NULL: add/add) at path.
+ * The labels are the tree names, or "name:path" where a rename made the
  * paths differ, as git writes them.
  */
 static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
@@ -529,12 +606,9 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 		       const char *tlabel, struct content *out)
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
-	git_merge_file_input in[3];
-	git_merge_file_options fo;
-	git_merge_file_result fr = { 0 };
-	int error, i;
+	const git_oid *oids[3] = { base, ours, theirs };
+	int error = 0, big = 0, i;
 
-	git_merge_file_options_init(&fo, GIT_MERGE_FILE_OPTIONS_VERSION);
 	memset(out, 0, sizeof(*out));
 	out->clean = 1;
 	if (git_oid_equal(ours, theirs) || (base && git_oid_equal(base, theirs))) {
@@ -546,40 +620,14 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 		return 0;
 	}
 	m->res->blobs_merged++;
-	if ((base && (error = blob_load(m, base, &blobs[0])) < 0) ||
-	    (error = blob_load(m, ours, &blobs[1])) < 0 ||
-	    (error = blob_load(m, theirs, &blobs[2])) < 0)
-		goto done;
-	for (i = 0; i < 3; i++)
-		if (blobs[i] && blob_is_binary(blobs[i]))
-			out->binary = 1;
-	if (out->binary) {
-		/* git keeps our side (the base inside a virtual merge) */
-		out->clean = 0;
-		out->oid = m->depth && base ? *base : *ours;
-		error = 0;
-		goto done;
-	}
-	for (i = 0; i < 3; i++)
-		input_from_blob(&in[i], blobs[i]);
-	fo.our_label = olabel;
-	fo.their_label = tlabel;
-	fo.marker_size = ATTR_MARKER_SIZE + 2 * m->depth;
-	if (git_merge_file(&fr, base ? &in[0] : NULL, &in[1], &in[2], &fo) < 0 ||
-	    (!fr.automergeable && remerge_sized(m, path, &fr, in, base != NULL, &fo) < 0)) {
-		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'", path);
-		goto done;
-	}
-	out->clean = fr.automergeable;
-	if (!out->clean)
-		out->nhunks = count_hunks(fr.ptr, fr.len, (int)fo.marker_size);
-	if (git_blob_create_from_buffer(&out->oid, m->repo, fr.ptr, fr.len) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'",
-				       buf_cstr(&m->path));
-	else
-		error = 0;
-done:
-	git_merge_file_result_free(&fr);
+	error = blobs_too_big(m, path, oids, &big);
+	for (i = 0; i < 3 && error == 0 && !big; i++)
+		if (oids[i] && (error = content_load(m, path, oids[i], &blobs[i])) == 0)
+			big = blob_is_binary(blobs[i]);
+	if (error == 0 && !big)
+		big = (error = merge_text(m, path, blobs, olabel, tlabel, out)) > 0;
+	if (big)
+		error = binary_result(m, base, ours, out);
 	for (i = 0; i < 3; i++)
 		git_blob_free(blobs[i]);
 	return error;
@@ -705,7 +753,10 @@ static int merge_files(struct mctx *m, struct out_dir *d, const char *name,
 			kind = MERGE_CONFLICT_SUBMODULE;
 		error = 0;
 	} else {
-		error = merge_blobs(m, path, base->mode ? &base->oid : NULL, &o->oid,
+		/* a base of another type (a symlink) is no base: two-way, as git */
+		int same_type = MODE_TYPE(base->mode) == MODE_TYPE(o->mode);
+
+		error = merge_blobs(m, path, same_type ? &base->oid : NULL, &o->oid,
 				    &t->oid, m->ours_label, m->theirs_label, &c);
 		if (c.binary)
 			kind = MERGE_CONFLICT_BINARY;
@@ -1226,7 +1277,7 @@ static int rename_add(struct mctx *m, struct override *ov, const struct ent *the
 	if (git_oid_equal(o, t))
 		return 0;
 	if ((error = merge_blobs(m, ov->path, NULL, o, t, m->ours_label, m->theirs_label,
-				&c)) < 0)
+				 &c)) < 0)
 		return error;
 	if (!ov->has_conflict) {
 		ov->has_conflict = 1;
@@ -2158,7 +2209,7 @@ static void note_marker_sizes(struct mctx *m)
 		c = &m->res->conflicts[i];
 		if (c->nhunks && (c->kind == MERGE_CONFLICT_CONTENT ||
 				  c->kind == MERGE_CONFLICT_ADD_ADD))
-			c->marker_size = attr_marker_size(m->repo, m->attr_commit, c->path);
+			c->marker_size = path_marker_size(m, c->path);
 	}
 }
 
@@ -2179,6 +2230,11 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	m.attr_commit = opts ? opts->attr_commit : NULL;
 	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
+	m.big_file = opts && opts->big_file_threshold ? opts->big_file_threshold
+						      : default_big_file;
+	m.budget = opts && opts->content_budget ? opts->content_budget : default_budget;
+	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : ATTR_MARKER_SIZE;
+	m.marker_fixed = opts && opts->marker_size > 0;
 	if (git_repository_odb(&m.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	root_ent(&roots[0], base);
@@ -2206,6 +2262,14 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	if (error < 0)
 		merge_result_clear(out);
 	return error;
+}
+
+void merge_set_limits(size_t big_file_threshold, size_t content_budget)
+{
+	if (big_file_threshold)
+		default_big_file = big_file_threshold;
+	if (content_budget)
+		default_budget = content_budget;
 }
 
 int merge_trees(struct merge_result *out, git_repository *repo,
@@ -2263,13 +2327,18 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			int depth)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1, NULL, NULL };
+				 "Temporary merge branch 2", 1, NULL, 0, 0, 0, NULL };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
 	int error = 0;
 
 	vo.find_renames = opts ? opts->find_renames : 1;
+	if (opts) {
+		vo.big_file_threshold = opts->big_file_threshold;
+		vo.content_budget = opts->content_budget;
+		vo.marker_size = opts->marker_size;
+	}
 	vo.attr_commit = opts ? opts->attr_commit : NULL;
 	for (i = 0; i < bases->count && error == 0; i++)
 		if (git_commit_lookup(&commits[i], repo, &bases->ids[i]) < 0)
@@ -2531,6 +2600,57 @@ void merge_objects_free(struct merge_objects *mo)
 	free(mo);
 }
 
+static size_t blob_header_size(git_odb *odb, const git_oid *id)
+{
+	git_object_t type;
+	size_t len = 0;
+
+	if (id && !git_oid_is_zero(id) && git_odb_read_header(&len, &type, odb, id) < 0) {
+		git_error_clear();
+		len = 0;
+	}
+	return len;
+}
+
+/* Lines of a blob, reading it (the caller bounded its size). */
+static size_t blob_lines(git_repository *repo, const git_oid *id)
+{
+	git_blob *blob = NULL;
+	const char *p, *end;
+	size_t n = 0;
+
+	if (!id || git_oid_is_zero(id) || git_blob_lookup(&blob, repo, id) < 0)
+		return 0;
+	p = git_blob_rawcontent(blob);
+	end = p + git_blob_rawsize(blob);
+	for (; p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	git_blob_free(blob);
+	return n + 1;
+}
+
+int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
+			   size_t *size_a, size_t *size_b)
+{
+	git_odb *odb = NULL;
+	size_t la, lb;
+
+	if (git_repository_odb(&odb, repo) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	la = *size_a = blob_header_size(odb, a);
+	lb = *size_b = blob_header_size(odb, b);
+	git_odb_free(odb);
+	if (la > default_big_file || lb > default_big_file || la + lb > default_budget / 2)
+		return 1;
+	/* a line costs at most DIFF_LINE_COST: only big texts need counting */
+	if ((la + lb) * (DIFF_LINE_COST + 1) <= default_budget)
+		return 0;
+	return la + lb + DIFF_LINE_COST * (blob_lines(repo, a) + blob_lines(repo, b)) >
+	       default_budget;
+}
+
 /* A marker line of exactly size c's, then a label or the line's end (git's is_cmarker()). */
 static int is_marker_line(const char *p, size_t len, char c, int size)
 {
@@ -2551,10 +2671,13 @@ void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const ch
 	git_blob *blob = NULL;
 	struct buf hunk = BUF_INIT;
 	const char *p, *end;
-	int in = 0, size = marker_size > 0 ? marker_size : ATTR_MARKER_SIZE;
+	size_t size;
+	int in = 0, msize = marker_size > 0 ? marker_size : ATTR_MARKER_SIZE;
 
+	/* a blob over the limits was never merged by lines: no markers of ours */
 	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
 	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    merge_diff_over_limits(repo, git_tree_entry_id(entry), NULL, &size, &size) ||
 	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
 		goto done;
 	p = git_blob_rawcontent(blob);
@@ -2563,11 +2686,11 @@ void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const ch
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
 
-		if (!in && is_marker_line(p, len, '<', size))
+		if (!in && is_marker_line(p, len, '<', msize))
 			in = 1;
 		if (in)
 			buf_put(&hunk, p, len);
-		if (in && is_marker_line(p, len, '>', size)) {
+		if (in && is_marker_line(p, len, '>', msize)) {
 			add(payload, buf_cstr(&hunk));
 			buf_clear(&hunk);
 			in = 0;

@@ -529,6 +529,14 @@ static int path_marker_size(struct mctx *m, const char *path)
 	return attr_marker_size(m->repo, m->attr_commit, path);
 }
 
+/* The merge driver of path (attr.h): text where the caller chose a marker size. */
+static enum attr_merge path_merge_driver(struct mctx *m, const char *path)
+{
+	if (m->marker_fixed)
+		return ATTR_MERGE_TEXT;
+	return attr_merge_driver(m->repo, m->attr_commit, path);
+}
+
 /* The outcome of merging the contents of one path. */
 struct content {
 	git_oid oid;
@@ -561,7 +569,7 @@ static int binary_result(struct mctx *m, const git_oid *base, const git_oid *our
 
 /* The line merge proper (xmerge.h), within the content budget. */
 static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3],
-		      const char *olabel, const char *tlabel, struct content *out)
+		      const char *olabel, const char *tlabel, int do_union, struct content *out)
 {
 	struct xmerge_opts xo = XMERGE_OPTS_INIT;
 	struct xmerge_text in[3];
@@ -574,6 +582,7 @@ static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3]
 	if (xmerge_cost(&in[0], &in[1], &in[2]) > m->budget)
 		return 1;
 	xo.marker_size = m->marker_size + 2 * m->depth;
+	xo.favor = do_union ? 3 : 0;	/* git's union driver: both sides, clean */
 	if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
 		error = tide_error_wrap(n, "cannot merge '%s'", path);
 		goto done;
@@ -607,6 +616,7 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
 	const git_oid *oids[3] = { base, ours, theirs };
+	enum attr_merge driver = ATTR_MERGE_TEXT;
 	int error = 0, big = 0, i;
 
 	memset(out, 0, sizeof(*out));
@@ -621,11 +631,15 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 	}
 	m->res->blobs_merged++;
 	error = blobs_too_big(m, path, oids, &big);
+	/* -merge or merge=binary: a conflict keeping ours, as for binary content */
+	if (error == 0 && !big && (driver = path_merge_driver(m, path)) == ATTR_MERGE_BINARY)
+		big = 1;
 	for (i = 0; i < 3 && error == 0 && !big; i++)
 		if (oids[i] && (error = content_load(m, path, oids[i], &blobs[i])) == 0)
 			big = blob_is_binary(blobs[i]);
 	if (error == 0 && !big)
-		big = (error = merge_text(m, path, blobs, olabel, tlabel, out)) > 0;
+		big = (error = merge_text(m, path, blobs, olabel, tlabel,
+					  driver == ATTR_MERGE_UNION, out)) > 0;
 	if (big)
 		error = binary_result(m, base, ours, out);
 	for (i = 0; i < 3; i++)

@@ -69,16 +69,17 @@ struct merge_opts {
 	size_t big_file_threshold;
 	size_t content_budget;
 	/*
-	 * Conflict markers of this size for every path; 0: each path's
-	 * conflict-marker-size from attr_commit (7 without one).  Twice the
-	 * depth is added inside virtual bases.
+	 * Conflict markers of this size for every path, and no attributes
+	 * read; 0: each path's conflict-marker-size (7 without one) and merge
+	 * driver (binary, union or text: src/attr.h) from attr_commit.  Twice
+	 * the depth is added inside virtual bases.
 	 */
 	int marker_size;
 	/*
 	 * The commit whose .gitattributes give each path's conflict marker
-	 * size (conflict-marker-size, src/attr.h), as git's merge in a
-	 * checkout of ours reads them.  NULL: merge_commits() takes ours,
-	 * merge_trees() git's default 7 for every path.
+	 * size and merge driver (conflict-marker-size, merge=; src/attr.h),
+	 * as git's merge in a checkout of ours reads them.  NULL:
+	 * merge_commits() takes ours, merge_trees() git's defaults (7, text).
 	 */
 	const git_oid *attr_commit;
 };

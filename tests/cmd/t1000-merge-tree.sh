@@ -85,6 +85,27 @@ test_expect_success 'conflict-marker-size: read from ours with a work tree, not 
 	grep -q "^<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<< left\$" f
 '
 
+test_expect_success 'merge= attributes: binary and -merge conflict, union is clean, others merge as text' '
+	git init -q drv &&
+	for f in a b c d e; do printf "1\n2\n3\n4\n5\n" >drv/$f || exit 1; done &&
+	printf "a -merge\nb merge=binary\nc merge=union\nd merge=foo\ne merge\n" >drv/.gitattributes &&
+	git -C drv add . && git -C drv commit -qm base && git -C drv tag base &&
+	git -C drv checkout -q -b left &&
+	for f in b c d e; do printf "1\nL\n3\n4\n5\n" >drv/$f || exit 1; done &&
+	printf "1\n2\n3\n4\nL5\n" >drv/a && git -C drv commit -qam left &&
+	git -C drv checkout -q -b right base &&
+	for f in b c d e; do printf "1\nR\n3\n4\n5\n" >drv/$f || exit 1; done &&
+	printf "R1\n2\n3\n4\n5\n" >drv/a && git -C drv commit -qam right &&
+	(cd drv && test_must_fail --status=1 tide merge-tree left right) >out &&
+	(cd drv && test_must_fail --status=1 git merge-tree --write-tree left right) >exp &&
+	sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+	test_cmp exp.stages out.stages &&
+	git -C drv cat-file blob "$(head -n 1 out):c" >c &&
+	printf "1\nL\nR\n3\n4\n5\n" >c.exp && test_cmp c.exp c &&
+	git -C drv cat-file blob "$(head -n 1 out):a" >a &&
+	printf "1\n2\n3\n4\nL5\n" >a.exp && test_cmp a.exp a
+'
+
 test_expect_success 'not a git repository: exit 3' '
 	mkdir -p plain &&
 	(cd plain && GIT_CEILING_DIRECTORIES=$TRASH test_must_fail --status=3 tide merge-tree a b) 2>err &&

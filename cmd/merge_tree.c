@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "opt.h"
+#include "../src/attr.h"
 #include "../src/conf.h"
 #include "../src/error.h"
 #include "../src/merge.h"
@@ -180,6 +181,12 @@ int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 		cmd_error("not a git repository: %s", git_error_last()->message);
 		return EXIT_BADINPUT;
 	}
+	/*
+	 * git reads conflict-marker-size from the working tree only: in a bare
+	 * repository its markers are 7 characters long whatever the trees say.
+	 */
+	if (git_repository_is_bare(repo))
+		o.marker_size = ATTR_MARKER_SIZE;
 	if (peel_commit(&ours, repo, o.ours_label) < 0 ||
 	    peel_commit(&theirs, repo, o.theirs_label) < 0) {
 		status = cmd_fail(NULL);

@@ -250,6 +250,20 @@ long conf_parse_seconds(const char *s)
 	return (long)v;
 }
 
+long conf_parse_count(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > (unsigned long)CONF_MAX_COUNT)
+		return -1;
+	return (long)v;
+}
+
 long long conf_parse_size(const char *s)
 {
 	char *end;
@@ -488,10 +502,13 @@ static void tree_add_opt(struct tree *t, const char *field)
 static int check_opt(struct parser *p, int line, const struct tree *t, const struct tree_opt *o)
 {
 	if ((!strcmp(o->key, "timeout") || !strcmp(o->key, "stall") ||
-	     !strcmp(o->key, "merge-timeout")) &&
+	     !strcmp(o->key, "merge-timeout") || !strcmp(o->key, "series-timeout")) &&
 	    conf_parse_seconds(o->value) < 0)
 		return conf_err(p, line, "tree '%s': bad %s '%s' (whole seconds, 1 to %ld)",
 				t->name, o->key, o->value, CONF_MAX_SECONDS);
+	if (!strcmp(o->key, "max-patches") && conf_parse_count(o->value) < 0)
+		return conf_err(p, line, "tree '%s': bad max-patches '%s' (1 to %ld)", t->name,
+				o->value, CONF_MAX_COUNT);
 	if (!strcmp(o->key, "max-size") && conf_parse_size(o->value) < 0)
 		return conf_err(p, line, "tree '%s': bad max-size '%s' "
 				"(bytes, or a number with K, M or G, up to 64G)", t->name, o->value);
@@ -803,6 +820,14 @@ long tree_opt_seconds(const struct tree *t, const char *key, long dflt)
 {
 	const char *v = tree_opt(t, key);
 	long n = v ? conf_parse_seconds(v) : -1;
+
+	return n > 0 ? n : dflt;
+}
+
+long tree_opt_count(const struct tree *t, const char *key, long dflt)
+{
+	const char *v = tree_opt(t, key);
+	long n = v ? conf_parse_count(v) : -1;
 
 	return n > 0 ? n : dflt;
 }

@@ -95,11 +95,15 @@ char *trees_conf_config_names(const struct trees_conf *conf);
  */
 long tree_opt_seconds(const struct tree *t, const char *key, long dflt);
 long long tree_opt_size(const struct tree *t, const char *key, long long dflt);
+long tree_opt_count(const struct tree *t, const char *key, long dflt);
 
 /* "SECONDS" (1 to CONF_MAX_SECONDS) and "BYTES[K|M|G]"; -1 when bad. */
 #define CONF_MAX_SECONDS 86400L
 #define CONF_MAX_SIZE (64LL << 30)
 long conf_parse_seconds(const char *s);
 long long conf_parse_size(const char *s);
+/* "N" from 1 to CONF_MAX_COUNT (max-patches=); -1 when bad. */
+#define CONF_MAX_COUNT 1000000L
+long conf_parse_count(const char *s);
 
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "day.h"
+#include "safefs.h"
 #include "error.h"
 #include "text.h"
 #include "util.h"
@@ -718,17 +719,33 @@ fail:
 	return err;
 }
 
+int day_json_read(json_t **out, const char *path)
+{
+	struct buf text = BUF_INIT;
+	json_error_t jerr;
+	int error;
+
+	*out = NULL;
+	/* Anyone may have put anything there: no link, FIFO or device, and a bounded size. */
+	if ((error = safefs_read_file(&text, path, DAY_MAX_RECORD)) < 0) {
+		if (error == TIDE_ENOTFOUND)
+			tide_error_set(error, "no day record '%s'", path);
+		goto done;
+	}
+	if (!(*out = json_loadb(buf_cstr(&text), text.len, 0, &jerr)))
+		error = tide_error_set(TIDE_EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+done:
+	buf_release(&text);
+	return error;
+}
+
 int day_load(struct day **out, const char *path)
 {
-	json_error_t jerr;
 	json_t *json;
 	int error;
 
-	if (!path_exists(path))
-		return tide_error_set(TIDE_ENOTFOUND, "no day record '%s'", path);
-	json = json_load_file(path, 0, &jerr);
-	if (!json)
-		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+	if ((error = day_json_read(&json, path)) < 0)
+		return error;
 	error = day_from_json(out, json, path);
 	json_decref(json);
 	return error;

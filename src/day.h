@@ -176,7 +176,14 @@ int day_to_json(json_t **out, const struct day *day);
  * type, is TIDE_EINVAL naming what (the file) and the key.
  */
 int day_from_json(struct day **out, const json_t *json, const char *what);
-/* Read/write a day.json file; the write is atomic. */
+/*
+ * Read/write a day.json file; the write is atomic.  Reading takes the
+ * record as untrusted input (src/safefs.h): not through a link, only a
+ * regular file of at most DAY_MAX_RECORD bytes.  day_json_read() is the
+ * reading alone, for callers that keep the JSON.
+ */
+#define DAY_MAX_RECORD (64u << 20)
+int day_json_read(json_t **out, const char *path);
 int day_load(struct day **out, const char *path);
 int day_save(const struct day *day, const char *path);
 

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "fsck.h"
 #include "graph.h"
+#include "safefs.h"
 #include "util.h"
 
 #define MODE_TREE 0040000u
@@ -367,7 +368,8 @@ void fsck_seen_load(struct fsck_seen *seen, const char *path)
 	if (!path)
 		return;
 	seen->path = xstrdup(path);
-	if (file_read(&b, path) < 0 || b.len < sizeof(seen_magic) ||
+	/* A cache anyone may replace: no link, FIFO or device, and bounded (50M trees). */
+	if (safefs_read_file(&b, path, 1u << 30) < 0 || b.len < sizeof(seen_magic) ||
 	    memcmp(b.ptr, seen_magic, sizeof(seen_magic)) ||
 	    (b.len - sizeof(seen_magic)) % FSCK_REC_SIZE)
 		goto done;

@@ -21,6 +21,7 @@
 
 #include "graph.h"
 #include "error.h"
+#include "safefs.h"
 #include "util.h"
 
 #define GEN_INF UINT32_MAX	/* not in the commit-graph: newer than all that are */
@@ -199,23 +200,44 @@ static int refs_digest(char out[GIT_OID_HEXSZ + 1], git_repository *repo)
 }
 
 /*
+ * The side file is four short lines; anything bigger was not written by
+ * tide.  A graph of a million commits is about 40 MB: one claiming more
+ * than GRAPH_MAX is not read.
+ */
+#define GRAPH_SIDE_MAX 4096
+#define GRAPH_MAX (1ULL << 30)
+
+/*
  * Is the file at p->graph the one tide wrote (its hash and size in
- * p->side)?  0 yes (refs_out set to the digest recorded), 1 no, why set.
+ * p->side)?  0 yes (refs_out set to the digest recorded, data (may be
+ * NULL) to the file), 1 no, why set.  Both are read as untrusted input
+ * (src/safefs.h): a link, a FIFO or a device is not the file, and the
+ * graph is refused by its size before it is read, never read whole to
+ * be hashed (a link to /dev/zero took 14.5 GB).
  */
 static int graph_check(const struct graph_paths *p, char refs_out[GIT_OID_HEXSZ + 1],
-		       const char **why)
+		       const char **why, struct buf *data)
 {
 	struct buf side = BUF_INIT, file = BUF_INIT;
 	char hash[GIT_OID_HEXSZ + 1], want[GIT_OID_HEXSZ + 1], refs[GIT_OID_HEXSZ + 1];
 	unsigned long long size;
+	struct stat st;
 	int bad = 1;
 
 	*why = "not written by tide";
-	if (file_read(&side, p->side) < 0 ||
+	if (safefs_read_file(&side, p->side, GRAPH_SIDE_MAX) < 0 ||
 	    sscanf(buf_cstr(&side), "tide commit-graph 1\nhash %40s\nsize %llu\nrefs %40s\n",
-		   want, &size, refs) != 3)
+		   want, &size, refs) != 3 || size > GRAPH_MAX)
 		goto done;
-	if (file_read(&file, p->graph) < 0) {
+	if (lstat(p->graph, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		goto done;
+	}
+	if (lstat(p->graph, &st) == 0 && (unsigned long long)st.st_size != size) {
+		*why = (unsigned long long)st.st_size < size ? "truncated" : "changed on disk";
+		goto done;
+	}
+	if (safefs_read_file(&file, p->graph, (size_t)size) < 0) {
 		*why = "unreadable";
 		goto done;
 	}
@@ -229,6 +251,11 @@ static int graph_check(const struct graph_paths *p, char refs_out[GIT_OID_HEXSZ 
 		goto done;
 	}
 	memcpy(refs_out, refs, sizeof(refs));
+	if (data) {
+		buf_release(data);
+		*data = file;
+		file = (struct buf)BUF_INIT;
+	}
 	bad = 0;
 done:
 	tide_error_clear();
@@ -246,7 +273,7 @@ static const struct cgraph *cgraph_get(git_repository *repo)
 	const char *why;
 	struct stat st;
 
-	if (graph_paths_of(&p, repo) < 0 || stat(p.graph, &st) < 0)
+	if (graph_paths_of(&p, repo) < 0 || lstat(p.graph, &st) < 0 || !S_ISREG(st.st_mode))
 		goto fail;
 	if (cg_cache && !strcmp(cg_cache->path, p.graph) && cg_cache->dev == st.st_dev &&
 	    cg_cache->ino == st.st_ino && cg_cache->size == st.st_size &&
@@ -255,10 +282,9 @@ static const struct cgraph *cgraph_get(git_repository *repo)
 		graph_paths_release(&p);
 		return cg_cache;
 	}
-	if (graph_check(&p, refs, &why) != 0)
-		goto fail;
 	g = xcalloc(1, sizeof(*g));
-	if (file_read(&g->data, p.graph) < 0 || cgraph_parse(g) < 0)
+	/* The bytes checked are the bytes parsed: one read, no window for a swap. */
+	if (graph_check(&p, refs, &why, &g->data) != 0 || cgraph_parse(g) < 0)
 		goto fail;
 	g->path = xstrdup(p.graph);
 	g->dev = st.st_dev;
@@ -1501,7 +1527,7 @@ int graph_refresh(struct graph_refresh_result *out, const char *repo_path)
 	repo = NULL;
 	out->what = GRAPH_WRITTEN;
 	exists = path_exists(p.graph);
-	if (exists && graph_check(&p, had, &out->why) == 0) {
+	if (exists && graph_check(&p, had, &out->why, NULL) == 0) {
 		if (!strcmp(had, refs)) {
 			out->what = GRAPH_UP_TO_DATE;
 			error = remove_git_graph(out, &p);

@@ -138,6 +138,9 @@ static int prepare_quilt(struct merge_day *md, const struct tree *t, git_oid *ti
 	qopts.timeout = tree_opt_seconds(t, "timeout", QUILT_TIMEOUT);
 	qopts.low_speed_time = tree_opt_seconds(t, "stall", FETCH_STALL);
 	qopts.max_size = tree_opt_size(t, "max-size", QUILT_MAX_SIZE);
+	/* "max-patches= series-timeout=": a series of any length must end. */
+	qopts.max_patches = tree_opt_count(t, "max-patches", QUILT_MAX_PATCHES);
+	qopts.series_timeout = tree_opt_seconds(t, "series-timeout", QUILT_SERIES_TIMEOUT);
 	if (md->conf->fetch_deadline)
 		qopts.deadline = time_now() + (double)md->conf->fetch_deadline - md->fetch->spent;
 	start = time_now();
@@ -732,7 +735,8 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 
 		dc->path = xstrdup(mc->path);
 		dc->kind = xstrdup(merge_conflict_kind_name(mc->kind));
-		merge_conflict_hunks(md->repo, &res->tree, dc->path, add_day_hunk, dc);
+		merge_conflict_hunks(md->repo, &res->tree, dc->path, mc->marker_size, add_day_hunk,
+				     dc);
 		tide_error_clear();
 		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
 	}

@@ -147,7 +147,9 @@ static void conflict_id(char *id, const struct day_conflict *c)
 
 	for (i = 0; i < c->nhunks; i++)
 		buf_puts(&all, c->hunks[i]);
-	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len) <= 0) {
+	/* The hunks carry their markers: their length is the file's conflict-marker-size. */
+	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len,
+			     rerere_marker_size_of(buf_cstr(&all), all.len)) <= 0) {
 		/* No text conflict (modify/delete ...): identify it by path and kind. */
 		buf_printf(&all, "%s\n%s\n", c->path, c->kind ? c->kind : "");
 		rerere_sha1_hex(id, all.ptr, all.len);

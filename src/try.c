@@ -481,7 +481,8 @@ static void note_conflicts(struct try_tree *t, git_repository *repo, const struc
 		memset(tc, 0, sizeof(*tc));
 		tc->path = xstrdup(c->path);
 		tc->kind = merge_conflict_kind_name(c->kind);
-		merge_conflict_hunks(repo, &after->res.tree, tc->path, add_try_hunk, tc);
+		merge_conflict_hunks(repo, &after->res.tree, tc->path, c->marker_size, add_try_hunk,
+				     tc);
 		add_commits(tc, repo, st);
 	}
 	t->status = t->nconflicts ? TRY_TREE_CONFLICT : TRY_TREE_OK;

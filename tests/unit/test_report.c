@@ -104,7 +104,7 @@ TEST(report__json_names_both_sides_and_the_conflict_id)
 	CHECK_STR(json_string_value(json_object_get(r, "handled")), "dropped");
 	CHECK(json_is_true(json_object_get(r, "new")));
 	f = json_array_get(json_object_get(r, "files"), 0);
-	rerere_normalize(NULL, id, hunk, strlen(hunk));
+	rerere_normalize(NULL, id, hunk, strlen(hunk), 7);
 	CHECK_STR(json_string_value(json_object_get(f, "conflict_id")), id);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(f, "ours_commits"), 0), "subject")),
 		  "gpio: fix A");

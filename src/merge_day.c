@@ -460,6 +460,23 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 	}
 }
 
+/* At most this much of a file's combined diff goes into the record and the mail. */
+#define COMBINED_MAX (256 * 1024)
+
+/* cc as the record keeps it: cut at a line end past COMBINED_MAX, saying so. */
+static char *combined_text(struct buf *cc)
+{
+	size_t keep = cc->len, total = cc->len;
+
+	if (total > COMBINED_MAX) {
+		for (keep = COMBINED_MAX; keep > 0 && cc->ptr[keep - 1] != '\n'; keep--)
+			;
+		buf_truncate(cc, keep);
+		buf_printf(cc, "(%zu more bytes of the combined diff left out)\n", total - keep);
+	}
+	return text_copy(cc->ptr);
+}
+
 /*
  * Each resolved file as git shows the merge commit the day is about to
  * write (parents: the state and tip; tree: the resolved one), for the
@@ -482,7 +499,7 @@ static void note_combined(struct merge_day *md, struct day_tree *dt, const git_o
 		if (ccdiff_path(&cc, md->repo, r->path, parents, 2, resolved) < 0)
 			tide_error_clear();
 		else if (cc.len)
-			r->combined = text_copy(cc.ptr);
+			r->combined = combined_text(&cc);
 	}
 	buf_release(&cc);
 }

@@ -245,4 +245,31 @@ test_expect_success 'the conflict mail of a recorded resolution: git diff --cc o
 	test_cmp expect actual
 '
 
+# Day 4: both trees add a 12000-line file "big", each its own way, and a
+# resolution recorded by git rewrites every line: the combined diff (3
+# lines per line, over 256 KiB) is cut at a line end and says so.
+test_expect_success 'a combined diff over 256 KiB is cut, saying how much was left out' '
+	seq 1 12000 | sed "s/$/ fixes/" >fixes/big && git -C fixes add big &&
+	git -C fixes commit -q -m "fixes: add big" -m "$sob" &&
+	seq 1 12000 | sed "s/$/ gpio/" >gpio/big && git -C gpio add big &&
+	git -C gpio commit -q -m "gpio: add big" -m "$sob" &&
+	git -C plain pull -q --no-rebase --no-edit ../fixes master &&
+	git -C plain fetch -q ../gpio master &&
+	test_expect_code 1 git -C plain merge -q --no-edit FETCH_HEAD >/dev/null 2>&1 &&
+	seq 1 12000 | sed "s/$/ both/" >plain/big &&
+	git -C plain add big && git -C plain commit -q --no-edit &&
+	cp -r plain/.git/rr-cache/* ws/rr-cache/ &&
+	run_day 2026-12-04 &&
+	git -C ws/repo.git show next-20261204:big >big4 && test_cmp plain/big big4 &&
+	tide -C ws -f trees.conf report 2026-12-04 --mail --dry-run >mail &&
+	git -C plain diff-tree --cc --no-commit-id HEAD -- big >full &&
+	test $(wc -c <full) -gt 262144 &&
+	sed -n "/^diff --cc big$/,/ more bytes of the combined diff left out)$/p" mail >cut &&
+	n=$(tail -n 1 cut | sed -n "s/^(\([0-9]*\) more bytes of the combined diff left out)$/\1/p") &&
+	test -n "$n" &&
+	head -n -1 cut >kept &&
+	test $(($(wc -c <kept) + n)) = $(wc -c <full) &&
+	head -c $(wc -c <kept) full | cmp - kept
+'
+
 test_done

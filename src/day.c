@@ -98,6 +98,7 @@ void day_handling_clear(struct day_handling *h)
 		free(h->resolutions[i].path);
 		free(h->resolutions[i].id);
 		free(h->resolutions[i].diff);
+		free(h->resolutions[i].combined);
 	}
 	free(h->resolutions);
 	strings_free(h->resolution_errors, h->nresolution_errors);
@@ -363,11 +364,16 @@ static void handling_to_json(json_t *obj, const struct day_handling *h)
 	if (h->nresolutions) {
 		json_t *list = json_array();
 
-		for (i = 0; i < h->nresolutions; i++)
-			json_array_append_new(list, json_pack("{s:o, s:o, s:o}",
+		for (i = 0; i < h->nresolutions; i++) {
+			json_t *r = json_pack("{s:o, s:o, s:o}",
 				"path", str_or_null(h->resolutions[i].path),
 				"id", str_or_null(h->resolutions[i].id),
-				"diff", str_or_null(h->resolutions[i].diff)));
+				"diff", str_or_null(h->resolutions[i].diff));
+
+			if (h->resolutions[i].combined)
+				json_object_set_new(r, "combined", json_text(h->resolutions[i].combined));
+			json_array_append_new(list, r);
+		}
 		json_object_set_new(obj, "resolutions", list);
 	}
 	if (h->nresolution_errors)
@@ -593,6 +599,7 @@ static void handling_from_json(struct day_handling *h, const json_t *obj)
 		r->path = get_str(v, "path");
 		r->id = get_str(v, "id");
 		r->diff = get_str(v, "diff");
+		r->combined = get_str(v, "combined");
 	}
 	strings_from_json(&h->resolution_errors, &h->nresolution_errors,
 			  json_object_get(obj, "resolution_errors"));

@@ -29,6 +29,7 @@ struct day_conflict {
 /* A conflict resolved from DIR/rr-cache: its path, rerere id and the resolution's diff. */
 struct day_resolution {
 	char *path, *id, *diff;
+	char *combined;		/* the merge's `diff --cc` of path, or NULL */
 };
 
 /*

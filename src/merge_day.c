@@ -8,6 +8,7 @@
 
 #include <git2.h>
 
+#include "ccdiff.h"
 #include "conf.h"
 #include "day.h"
 #include "diffstat.h"
@@ -476,6 +477,50 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 	}
 }
 
+/* At most this much of a file's combined diff goes into the record and the mail. */
+#define COMBINED_MAX (256 * 1024)
+
+/* cc as the record keeps it: cut at a line end past COMBINED_MAX, saying so. */
+static char *combined_text(struct buf *cc)
+{
+	size_t keep = cc->len, total = cc->len;
+
+	if (total > COMBINED_MAX) {
+		for (keep = COMBINED_MAX; keep > 0 && cc->ptr[keep - 1] != '\n'; keep--)
+			;
+		buf_truncate(cc, keep);
+		buf_printf(cc, "(%zu more bytes of the combined diff left out)\n", total - keep);
+	}
+	return text_copy(cc->ptr);
+}
+
+/*
+ * Each resolved file as git shows the merge commit the day is about to
+ * write (parents: the state and tip; tree: the resolved one), for the
+ * conflict mail.  A file git would not show (the result is one side's)
+ * gets none; a failure only loses the text.
+ */
+static void note_combined(struct merge_day *md, struct day_tree *dt, const git_oid *tip,
+			  const git_oid *resolved)
+{
+	const git_oid parents[2] = { md->state, *tip };
+	struct buf cc = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < dt->handling.nresolutions; i++) {
+		struct day_resolution *r = &dt->handling.resolutions[i];
+
+		buf_clear(&cc);
+		if (!r->path || r->combined)
+			continue;
+		if (ccdiff_path(&cc, md->repo, r->path, parents, 2, resolved) < 0)
+			tide_error_clear();
+		else if (cc.len)
+			r->combined = combined_text(&cc);
+	}
+	buf_release(&cc);
+}
+
 /*
  * The recorded resolutions (DIR/rr-cache, git rerere's layout) the merge
  * step replayed on every conflicted file; when all resolved, the tree is
@@ -494,6 +539,7 @@ static int try_recorded(struct merge_day *md, const struct tree *t, struct day_t
 	note_outcomes(dt, step->rr, step->nrr, outcome);
 	if (rc == 1) {
 		set_field(&dt->handling.handled, "recorded");
+		note_combined(md, dt, tip, &step->tree);
 		nextfiles_log_outcome(md->mergelog, outcome->ptr);
 		event_emitf(&md->events, EVENT_CONFLICT, EVENT_INFO, t->name, "%s: conflict resolved from recorded resolutions", t->name);
 		if ((rc = merge_clean(md, t, dt, &resolved, tip)) == 0)

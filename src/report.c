@@ -185,10 +185,14 @@ static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c
 		      "kind", json_text(c->kind), "conflict_id", id, "hunks", hunks,
 		      "ours_commits", commits_json(c->ours, c->nours),
 		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
-	if ((res = find_resolution(dt, c->path)))
+	if ((res = find_resolution(dt, c->path))) {
 		json_object_set_new(f, "resolution", json_pack("{s:o, s:o, s:o}",
 			"path", json_text(res->path), "id", json_text(res->id),
 			"diff", json_text(res->diff)));
+		if (res->combined)
+			json_object_set_new(json_object_get(f, "resolution"), "combined",
+					    json_text(res->combined));
+	}
 	return f;
 }
 
@@ -506,12 +510,11 @@ static void handling_section(struct buf *out, const json_t *r)
 			   "is now fixed as far as %s is concerned, but any non trivial\n"
 			   "conflicts should be mentioned to your upstream maintainer when your\n"
 			   "tree is submitted for merging.\n\n", jstr(r, "project"));
-		json_array_foreach(json_object_get(r, "files"), i, f) {
-			if (!(res = json_object_get(f, "resolution")))
-				continue;
-			buf_printf(out, "%s: resolved from recorded resolution %s\n\n%s\n",
-				   jstr(f, "path"), jstr(res, "id"), jstr(res, "diff"));
-		}
+		json_array_foreach(json_object_get(r, "files"), i, f)
+			if ((res = json_object_get(f, "resolution")))
+				buf_printf(out, "%s: resolved from recorded resolution %s\n",
+					   jstr(f, "path"), jstr(res, "id"));
+		buf_putc(out, '\n');
 	} else if (!strcmp(how, "previous")) {
 		buf_printf(out, "No recorded resolution applies, so I used the version from %s\n"
 			   "of the %s tree for today.\n\n", jstr(r, "version_from"), jstr(r, "tree"));
@@ -605,6 +608,26 @@ static void config_sections(struct buf *out, const json_t *r)
 		buf_printf(out, "The %s tree is in today's tree as it is.\n", jstr(r, "tree"));
 }
 
+/*
+ * After the signature, as linux-next's mails carry it: how the merge
+ * resolved each file, as git shows the merge commit (`diff --cc`).  A
+ * file whose result is one side's version has none (git shows none).
+ */
+static void resolution_diffs(struct buf *out, const json_t *r)
+{
+	const json_t *f;
+	size_t i;
+
+	if (strcmp(jstr(r, "handled"), "recorded"))
+		return;
+	json_array_foreach(json_object_get(r, "files"), i, f) {
+		const char *cc = jstr(json_object_get(f, "resolution"), "combined");
+
+		if (*cc)
+			buf_printf(out, "\n%s", cc);
+	}
+}
+
 void report_text(struct buf *out, const json_t *r)
 {
 	buf_printf(out, "Hi all,\n\n");
@@ -617,6 +640,7 @@ void report_text(struct buf *out, const json_t *r)
 	while (out->len > 1 && out->ptr[out->len - 1] == '\n' && out->ptr[out->len - 2] == '\n')
 		buf_truncate(out, out->len - 1);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
+	resolution_diffs(out, r);
 }
 
 static int write_one(const char *dir, const char *tree, const json_t *r)

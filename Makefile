@@ -46,6 +46,8 @@ ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)
 ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
 -include $(UNIT_BINS:=.d)
+# (the rules of those .d files must not become the default goal)
+.DEFAULT_GOAL := all
 
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang into
 # $(F); fuzz_fsck_name only once src/fsck.h exists.

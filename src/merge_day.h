@@ -25,6 +25,8 @@ struct tree;
 struct trees_conf;
 struct workspace;
 
+struct previous_index;
+
 /* A merge made today: bisect and reports map commits to trees with it. */
 struct merged_tree {
 	const char *name;
@@ -65,6 +67,7 @@ struct merge_day {
 	int nmerges;			/* merge attempts */
 	const char *version_from;	/* set while merging a tree's previous version */
 	git_mailmap *mailmap;		/* the conflicting tree's .mailmap, while its sides are recorded */
+	struct previous_index *previous;	/* earlier days' versions of the trees, read once */
 };
 
 /* Merge tree t: 0 whatever became of it, or a TIDE_E* code when tide failed. */

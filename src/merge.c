@@ -20,9 +20,11 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include "lineblame.h"
 #include "merge.h"
 #include "error.h"
 #include "graph.h"
+#include "treepaths.h"
 #include "util.h"
 
 #define MODE_TREE 0040000u
@@ -2486,41 +2488,48 @@ void merge_objects_free(struct merge_objects *mo)
 	free(mo);
 }
 
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload)
+struct hunk_sink {
+	void (*add)(void *payload, size_t i, const char *hunk);
+	void *payload;
+	size_t i;
+	struct buf text;
+};
+
+static void hunk_region(void *payload, const char *region, size_t len)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
+	struct hunk_sink *h = payload;
+
+	buf_clear(&h->text);
+	buf_put(&h->text, region, len);
+	h->add(h->payload, h->i, buf_cstr(&h->text));
+}
+
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id,
+			  const char *const *paths, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload)
+{
+	struct tree_paths *tp = tree_paths_new(paths, n);
+	struct tree_path_entry *e = xcalloc(n ? n : 1, sizeof(*e));
+	struct hunk_sink h = { add, payload, 0, BUF_INIT };
 	git_blob *blob = NULL;
-	struct buf hunk = BUF_INIT;
-	const char *p, *end;
-	int in = 0;
 
-	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
-	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
+	if (tree_paths_read(e, tp, repo, tree_id) < 0)
 		goto done;
-	p = git_blob_rawcontent(blob);
-	end = p + git_blob_rawsize(blob);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
-			in = 1;
-		if (in)
-			buf_put(&hunk, p, len);
-		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
-			add(payload, buf_cstr(&hunk));
-			buf_clear(&hunk);
-			in = 0;
-		}
-		p += len;
+	for (h.i = 0; h.i < n; h.i++) {
+		if (!e[h.i].mode || e[h.i].mode == GIT_FILEMODE_TREE ||
+		    e[h.i].mode == GIT_FILEMODE_COMMIT)
+			continue;	/* not a file: no text to conflict in */
+		if (git_blob_lookup(&blob, repo, &e[h.i].id) < 0)
+			continue;
+		conflict_regions(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+				 hunk_region, &h);
+		git_blob_free(blob);
+		blob = NULL;
 	}
 done:
-	buf_release(&hunk);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
+	buf_release(&h.text);
+	free(e);
+	tree_paths_free(tp);
+	tide_error_clear();
 	git_error_clear();
 }

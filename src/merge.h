@@ -116,11 +116,14 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 			 const char *what);
 
 /*
- * The conflicted regions of path in a merged tree, markers included: each
- * "<<<<<<<" .. ">>>>>>>" run is passed to add().  Nothing when the path or
- * its blob is missing (the conflict is then not a text one).
+ * The conflicted regions of each of the n paths in a merged tree, markers
+ * included: each "<<<<<<<" .. ">>>>>>>" region of paths[i] is passed to
+ * add(payload, i, hunk), in order.  Nothing for a path or blob that is
+ * missing (the conflict is then not a text one).  One pass over the
+ * tree: each directory is read once, however many paths it holds.
  */
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload);
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree,
+			  const char *const *paths, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload);
 
 #endif

@@ -7,6 +7,7 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
+#   make bench-merge-real  a real repository's topic merges as one day (BENCH_REPO=PATH)
 #   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
 
 CC ?= gcc
@@ -188,6 +189,11 @@ bench-merge: all
 	bench/bench-merge
 	bench/bench-merge-deep
 
+# A real repository's last topic merges as one day against git's loop
+# (BENCH_REPO, default /work/data/git.git; BENCH_TOPICS, default 100).
+bench-merge-real: all
+	bench/bench-merge-real
+
 bench-day: all
 	bench/bench-day
 
@@ -202,7 +208,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
+.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-merge-real bench-day bench-bisect bench-build clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -910,12 +910,11 @@ static void cand_sort(struct walk *k, size_t *order)
 
 #define LINES_MAX_BLOB (16u << 20)	/* a larger version is not traced line by line */
 /*
- * Text diffed per walk, at most: past it the walk stops and says so
- * (GRAPH_LINES_CUT).  A conflict in files every commit rewrites (a
- * translation, regenerated whole) on a side of thousands of commits
- * would otherwise diff each version of them.
+ * GRAPH_LINES_DIFF_BUDGET: text diffed per walk, at most; past it the
+ * walk stops and says so (GRAPH_LINES_BUDGET).  A conflict in files every
+ * commit rewrites (a translation, regenerated whole) on a side of
+ * thousands of commits would otherwise diff each version of them.
  */
-#define LINES_DIFF_BUDGET ((size_t)64 << 20)
 
 /* The line sets of node ni (npaths of them), empty ones made when it has none. */
 static struct line_ranges *lines_of(struct walk *k, uint32_t ni)
@@ -1027,8 +1026,8 @@ static int lines_step(struct walk *k, uint32_t ni, size_t p, const struct pent *
 		}
 		if (!line_ranges_map_quick(&from[i], r, ptext, plen, mtext, mlen)) {
 			took = i;
-		} else if (k->diffed + plen + mlen > LINES_DIFF_BUDGET) {
-			k->w->status[p] = GRAPH_LINES_CUT;
+		} else if (k->diffed + plen + mlen > GRAPH_LINES_DIFF_BUDGET) {
+			k->w->status[p] = GRAPH_LINES_BUDGET;
 			k->stop = 1;
 			goto done;
 		} else {
@@ -1103,7 +1102,7 @@ static void lines_cut(struct walk *k)
 		l = k->lines[k->nodes[ni].lines - 1];
 		for (p = 0; p < k->w->npaths; p++)
 			if (!line_ranges_empty(&l[p]) && k->w->status[p] == GRAPH_LINES_DONE)
-				k->w->status[p] = GRAPH_LINES_CUT;
+				k->w->status[p] = k->stop ? GRAPH_LINES_BUDGET : GRAPH_LINES_CUT;
 	}
 }
 

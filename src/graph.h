@@ -91,9 +91,13 @@ int graph_walk_touching(git_repository *repo, const struct graph_walk *w, graph_
  * traced on.  Bounded like graph_walk_touching(); w->status says per path
  * whether the lines were traced to their end.
  */
+/* Text compared per line walk, at most (a file rewritten by every commit of a long side). */
+#define GRAPH_LINES_DIFF_BUDGET ((size_t)64 << 20)
+
 enum graph_lines_status {
 	GRAPH_LINES_DONE,	/* every line traced to a merge base or to the commit that made it */
 	GRAPH_LINES_CUT,	/* the walk stopped (max_commits, max_per_path) first */
+	GRAPH_LINES_BUDGET,	/* the walk stopped: its budget of text to diff was spent */
 	GRAPH_LINES_UNREADABLE,	/* a version is binary, too large or missing */
 };
 

@@ -564,6 +564,10 @@ static char *side_note(const struct conflict_sides *cs, const struct day_conflic
 		else if (cs->status[theirs][i] == GRAPH_LINES_CUT)
 			note = xasprintf("the search on %s side stopped after %d commits: older "
 					 "commits that changed the lines are not listed", side, MAX_WALK);
+		else if (cs->status[theirs][i] == GRAPH_LINES_BUDGET)
+			note = xasprintf("the search on %s side stopped after comparing %zu MB of "
+					 "versions of its files: older commits that changed the lines "
+					 "are not listed", side, GRAPH_LINES_DIFF_BUDGET >> 20);
 		break;
 	}
 	free(side);

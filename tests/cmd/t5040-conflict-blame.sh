@@ -187,4 +187,32 @@ for side in (\"ours\", \"theirs\"):
 	grep -x "Note: no conflicting lines to follow (a modify/delete conflict): the commits listed are those that changed the file." report
 '
 
+test_expect_success 'a side longer than the search says its list stops there' '
+	python3 -c "import sys
+out = sys.stdout
+out.write(\"commit refs/heads/master\nmark :1\ncommitter C <c@example.com> 1700000000 +0000\ndata 4\nbase\n\")
+out.write(\"M 100644 inline f\ndata 21\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n\nM 100644 inline g\ndata 2\n0\n\n\")
+out.write(\"reset refs/tags/v1\nfrom :1\n\n\")
+out.write(\"commit refs/heads/short\nmark :2\ncommitter C <c@example.com> 1700000001 +0000\ndata 13\nshort: line 5\nfrom :1\n\")
+out.write(\"M 100644 inline f\ndata 25\n1\n2\n3\n4\nfive-s\n6\n7\n8\n9\n10\n\n\")
+out.write(\"commit refs/heads/long\nmark :3\ncommitter C <c@example.com> 1700000002 +0000\ndata 12\nlong: line 5\nfrom :1\n\")
+out.write(\"M 100644 inline f\ndata 25\n1\n2\n3\n4\nfive-l\n6\n7\n8\n9\n10\n\n\")
+for i in range(5100):
+    out.write(\"commit refs/heads/long\ncommitter C <c@example.com> %d +0000\ndata 6\nlong g\nM 100644 inline g\ndata %d\n%d\n\n\" % (1700000003 + i, len(str(i)) + 1, i))
+" | { git init -q --bare m5.git && git -C m5.git fast-import --quiet; } &&
+	printf "#tide\tbase\tm5.git#v1\nName\tType\tURL\nshort\tgit\tm5.git#short\nlong\tgit\tm5.git#long\n" >t5.conf &&
+	test_must_fail --status=1 tide -C ws5 -f t5.conf run --no-build --no-boot --date 2026-12-01 >out 2>err &&
+	python3 -c "import json
+c = json.load(open(\"ws5/days/2026-12-01/day.json\"))[\"trees\"][1][\"conflicts\"][0]
+print(c[\"ours_lines\"], c[\"theirs_lines\"], len(c[\"theirs_commits\"]))
+print(c.get(\"blame\").replace(chr(39), \"(q)\"))
+print(\"|\".join(x[\"subject\"] for x in c[\"ours_commits\"]))" >actual &&
+	cat >expect <<-\EOF &&
+	5,5 5,5 0
+	the search on long(q)s side stopped after 5000 commits: older commits that changed the lines are not listed
+	short: line 5
+	EOF
+	test_cmp expect actual
+'
+
 test_done

@@ -215,4 +215,36 @@ print(\"|\".join(x[\"subject\"] for x in c[\"ours_commits\"]))" >actual &&
 	test_cmp expect actual
 '
 
+# git.git, when a clone is at hand (GIT_GIT, default /work/data/git.git):
+# two real topics of 2026 that change the same includes of
+# odb/source-files.c, merged onto the master they forked from.
+GIT_GIT=${GIT_GIT:-/work/data/git.git}
+if git -C "$GIT_GIT" cat-file -e e927cfeb21d6a217b708216862deb36f144f064b 2>/dev/null; then
+test_expect_success 'a real conflict of git.git: the day side lists what git log -L lists' '
+	git init -q --bare real.git &&
+	{
+		echo "$(cd "$GIT_GIT" && pwd)/objects" &&
+		cat "$GIT_GIT/objects/info/alternates" 2>/dev/null || :
+	} >real.git/objects/info/alternates &&
+	git -C real.git update-ref refs/tags/base 431cacf73dc3cadc84e86514d7a0a6038a87f2bc &&
+	git -C real.git update-ref refs/heads/one 56f3fc9520a52a43aef2cabaf30b71a79c9eca57 &&
+	git -C real.git update-ref refs/heads/two e927cfeb21d6a217b708216862deb36f144f064b &&
+	printf "#tide\tbase\treal.git#base\nName\tType\tURL\none\tgit\treal.git#one\ntwo\tgit\treal.git#two\n" >t6.conf &&
+	test_must_fail --status=1 tide -C ws6 -f t6.conf run --no-build --no-boot --date 2026-12-01 >out 2>err &&
+	rm -f expect actual placed compared &&
+	day_vs_git ws6/repo.git ws6/days/2026-12-01/day.json 2>compared &&
+	test_cmp expect actual &&
+	grep -x "two odb/source-files.c ours 16,18 placed" placed &&
+	grep -x "compared two odb/source-files.c ours" compared &&
+	# the tree side removed nothing and added one line there (a point)
+	python3 -c "import json
+c = json.load(open(\"ws6/days/2026-12-01/day.json\"))[\"trees\"][1][\"conflicts\"][0]
+print(c[\"theirs_lines\"], [x[\"id\"][:10] for x in c[\"theirs_commits\"]])" >actual &&
+	python3 -c "print(\"@12 [\x27e927cfeb21\x27]\")" >expect &&
+	test_cmp expect actual
+'
+else
+	echo "# skipped the real conflict of git.git: no clone at $GIT_GIT (GIT_GIT=PATH)"
+fi
+
 test_done

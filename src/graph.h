@@ -92,7 +92,7 @@ int graph_walk_touching(git_repository *repo, const struct graph_walk *w, graph_
  * whether the lines were traced to their end.
  */
 /* Text compared per line walk, at most (a file rewritten by every commit of a long side). */
-#define GRAPH_LINES_DIFF_BUDGET ((size_t)64 << 20)
+#define GRAPH_LINES_DIFF_BUDGET ((size_t)16 << 20)
 
 enum graph_lines_status {
 	GRAPH_LINES_DONE,	/* every line traced to a merge base or to the commit that made it */

@@ -297,7 +297,7 @@ struct node {
 	int owner;
 	unsigned flags;
 	uint32_t inq;			/* merge bases: entries in the queue */
-	uint32_t epoch;			/* merge bases: last reachability check */
+	uint32_t epoch;			/* merge bases: 1 once mb_reduce() walked it */
 	uint32_t lines;			/* line walk: into walk.lines + 1, 0 none */
 };
 
@@ -1346,69 +1346,59 @@ static int mb_paint(struct walk *k, uint32_t a, const git_oid *twos, size_t ntwo
 	return 0;
 }
 
-/*
- * Can the walk reach target from node from?  Only nodes of a generation
- * at least target's are walked (a commit-graph generation is larger than
- * any of its ancestors'; commits outside the graph are never ancestors of
- * ones in it).
- */
-static int mb_reaches(struct walk *k, uint32_t from, uint32_t target, uint32_t epoch)
-{
-	uint32_t *stack = NULL, i;
-	size_t n = 0, alloc = 0;
-	int found = 0, error = 0;
+#define F_BASE 2048u	/* merge bases: a candidate */
+#define F_REDUNDANT 4096u	/* merge bases: a candidate another one reaches */
 
-	array_grow(&stack, &alloc, 1, sizeof(*stack));
-	stack[n++] = from;
-	k->nodes[from].epoch = epoch;
-	while (n && !found && !error) {
+/*
+ * Drop each candidate that another one reaches (git's remove_redundant()),
+ * in one walk from all of them at once: a candidate it meets below
+ * another is an ancestor of that one.  Only commits of a generation at
+ * least the lowest candidate's are walked (a commit-graph generation is
+ * larger than any of its ancestors'; commits outside the graph are never
+ * ancestors of ones in it; without a graph nothing is cut).  A walk per
+ * pair of candidates cost seconds a tree late in a 400-tree day, whose
+ * state has many merge bases with each tree.
+ */
+static int mb_reduce(struct walk *k, uint32_t *res, size_t *nres)
+{
+	uint32_t *stack = NULL, min_gen = UINT32_MAX, i;
+	size_t n = 0, alloc = 0, c, kept = 0, redundant = 0;
+	int error = 0;
+
+	for (c = 0; c < *nres; c++) {
+		k->nodes[res[c]].flags |= F_BASE;
+		if (k->nodes[res[c]].gen < min_gen)
+			min_gen = k->nodes[res[c]].gen;
+		array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+		stack[n++] = res[c];
+	}
+	while (n && !error && redundant + 1 < *nres) {
 		uint32_t ni = stack[--n];
 
 		if ((error = node_parse(k, ni)) < 0)
 			break;
-		for (i = 0; i < k->nodes[ni].nparents; i++) {
+		for (i = 0; i < k->nodes[ni].nparents && !error; i++) {
 			uint32_t pi = k->parents[k->nodes[ni].parents + i];
 
-			if (pi == target) {
-				found = 1;
-				break;
+			if (k->nodes[pi].epoch == 1 || (error = node_parse(k, pi)) < 0)
+				continue;
+			k->nodes[pi].epoch = 1;
+			if ((k->nodes[pi].flags & (F_BASE | F_REDUNDANT)) == F_BASE) {
+				k->nodes[pi].flags |= F_REDUNDANT;
+				redundant++;
 			}
-			if (k->nodes[pi].epoch == epoch || (error = node_parse(k, pi)) < 0)
+			if (k->nodes[pi].gen < min_gen)
 				continue;
-			if (k->nodes[pi].gen < k->nodes[target].gen)
-				continue;
-			k->nodes[pi].epoch = epoch;
 			array_grow(&stack, &alloc, n + 1, sizeof(*stack));
 			stack[n++] = pi;
 		}
 	}
 	free(stack);
-	return error < 0 ? error : found;
-}
-
-/* Drop each candidate that another one reaches (git's remove_redundant()). */
-static int mb_reduce(struct walk *k, uint32_t *res, size_t *nres)
-{
-	size_t i, j, kept = 0;
-	uint32_t epoch = 0;
-	int r;
-
-	for (i = 0; i < *nres; i++) {
-		int redundant = 0;
-
-		for (j = 0; j < *nres && !redundant; j++) {
-			if (i == j || res[j] == UINT32_MAX)
-				continue;
-			if ((r = mb_reaches(k, res[j], res[i], ++epoch)) < 0)
-				return r;
-			redundant = r;
-		}
-		if (redundant)
-			res[i] = UINT32_MAX;
-	}
-	for (i = 0; i < *nres; i++)
-		if (res[i] != UINT32_MAX)
-			res[kept++] = res[i];
+	if (error < 0)
+		return error;
+	for (c = 0; c < *nres; c++)
+		if (!(k->nodes[res[c]].flags & F_REDUNDANT))
+			res[kept++] = res[c];
 	*nres = kept;
 	return 0;
 }

@@ -75,6 +75,8 @@ static void conflict_clear(struct day_conflict *c)
 	commits_free(c->theirs, c->ntheirs);
 	free(c->ours_lines);
 	free(c->theirs_lines);
+	free(c->ours_path);
+	free(c->theirs_path);
 	free(c->blame);
 }
 
@@ -319,6 +321,10 @@ static json_t *conflict_to_json(const struct day_conflict *c)
 		json_object_set_new(obj, "ours_lines", json_text(c->ours_lines));
 	if (c->theirs_lines)
 		json_object_set_new(obj, "theirs_lines", json_text(c->theirs_lines));
+	if (c->ours_path)
+		json_object_set_new(obj, "ours_path", json_text(c->ours_path));
+	if (c->theirs_path)
+		json_object_set_new(obj, "theirs_path", json_text(c->theirs_path));
 	if (c->blame)
 		json_object_set_new(obj, "blame", json_text(c->blame));
 	return obj;
@@ -489,6 +495,8 @@ static void conflict_from_json(struct day_conflict *c, const json_t *obj)
 	commits_from_json(c, json_object_get(obj, "theirs_commits"), 1);
 	c->ours_lines = get_str(obj, "ours_lines");
 	c->theirs_lines = get_str(obj, "theirs_lines");
+	c->ours_path = get_str(obj, "ours_path");
+	c->theirs_path = get_str(obj, "theirs_path");
 	c->blame = get_str(obj, "blame");
 }
 

@@ -33,6 +33,7 @@ struct day_conflict {
 	 * stopped early).
 	 */
 	char *ours_lines, *theirs_lines;
+	char *ours_path, *theirs_path;	/* the file in each side, when it is not path (renames) */
 	char *blame;
 };
 

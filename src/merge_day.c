@@ -374,6 +374,10 @@ static void conflict_text(struct merge_day *md, struct day_conflict *dc,
 		dc->ours_lines = line_ranges_format(&cs->lines[0][i]);
 	if (ok[1])
 		dc->theirs_lines = line_ranges_format(&cs->lines[1][i]);
+	if (strcmp(cs->path[0][i], mc->path))
+		dc->ours_path = xstrdup(cs->path[0][i]);
+	if (strcmp(cs->path[1][i], mc->path))
+		dc->theirs_path = xstrdup(cs->path[1][i]);
 done:
 	git_blob_free(side[0]);
 	git_blob_free(side[1]);

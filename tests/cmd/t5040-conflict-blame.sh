@@ -50,14 +50,15 @@ day_vs_git() {
 	            if not lines or "@" in lines:
 	                expect += ["%s %s %s %s" % (t["name"], c["path"], side, s) for s in got]
 	                continue
-	            file_lines = git("show", "%s:%s" % (tip, c["path"])).splitlines()
+	            path = c.get(side + "_path") or c["path"]
+	            file_lines = git("show", "%s:%s" % (tip, path)).splitlines()
 	            blocks = [section_lines(h, side == "theirs") for h in c["hunks"]]
 	            found = " ".join(place(file_lines, b) for b in blocks if b)
 	            placed.append("%s %s %s %s %s" % (t["name"], c["path"], side, lines,
 	                                              "placed" if found == lines else "found at " + found))
 	            args = []
 	            for r in lines.split():
-	                args += ["-L", "%s:%s" % (r, c["path"])]
+	                args += ["-L", "%s:%s" % (r, path)]
 	            log = git("log", "-s", "--format=%s", *args, tip, "--not", *bases)
 	            expect += ["%s %s %s %s" % (t["name"], c["path"], side, s)
 	                       for s in sorted(log.splitlines())]

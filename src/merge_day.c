@@ -338,10 +338,14 @@ static void add_day_hunk(void *payload, const char *hunk, size_t len)
 	free(copy);
 }
 
+/* A blob to read as text: none over the merge's limits (never merged by line, merge.h). */
 static int blob_text(git_blob **out, git_repository *repo, const git_oid *id, unsigned mode)
 {
+	size_t size;
+
 	*out = NULL;
-	if (!mode || git_oid_is_zero(id) || git_blob_lookup(out, repo, id) < 0) {
+	if (!mode || git_oid_is_zero(id) || merge_diff_over_limits(repo, id, NULL, &size, &size) ||
+	    git_blob_lookup(out, repo, id) < 0) {
 		git_error_clear();
 		return -1;
 	}

@@ -32,23 +32,23 @@ test_expect_success 'one block per tree the conflict is with, commits listed onc
 	id() { python3 -c "import json,sys; r=json.load(open(\"ws/days/2026-12-01/reports/gpio.json\")); print([f[\"conflict_id\"] for f in r[\"files\"] if f[\"path\"]==sys.argv[1]][0][:12])" $1; } &&
 	hunk() { printf "  <<<<<<< next-20261201\n  two-%s\n  =======\n  two-gpio\n  >>>>>>> gpio/master\n\n" $1; } &&
 	{
-	printf "Hi all,\n\n"
-	printf "Today'"'"'s ws merge of the gpio tree got conflicts in:\n\n  f\n  g\n  h\n\n"
-	printf "between commit:\n\n  %s (\"fixes: two in f, g and h\")\n\n" $fix
-	printf "from the fixes tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio
-	printf "from the gpio tree.\n\n"
+	printf "Hi all,\n\n" &&
+	printf "Today'"'"'s ws merge of the gpio tree got conflicts in:\n\n  f\n  g\n  h\n\n" &&
+	printf "between commit:\n\n  %s (\"fixes: two in f, g and h\")\n\n" $fix &&
+	printf "from the fixes tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio &&
+	printf "from the gpio tree.\n\n" &&
 	for f in f g h; do
-		printf "The conflict in %s (content, rerere id %s):\n\n" $f $(id $f)
-		hunk fixes
-	done
-	printf "Today'"'"'s ws merge of the gpio tree got a conflict in:\n\n  k\n\n"
-	printf "between commit:\n\n  %s (\"net: two in k\")\n\n" $net
-	printf "from the net tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio
-	printf "from the gpio tree.\n\n"
-	printf "The conflict (content, rerere id %s):\n\n" $(id k)
-	hunk net
-	printf "No recorded resolution applies and no earlier version of the gpio\n"
-	printf "tree merges, so I have dropped the gpio tree for today.\n\n"
+		printf "The conflict in %s (content, rerere id %s):\n\n" $f $(id $f) &&
+		hunk fixes || exit 1
+	done &&
+	printf "Today'"'"'s ws merge of the gpio tree got a conflict in:\n\n  k\n\n" &&
+	printf "between commit:\n\n  %s (\"net: two in k\")\n\n" $net &&
+	printf "from the net tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio &&
+	printf "from the gpio tree.\n\n" &&
+	printf "The conflict (content, rerere id %s):\n\n" $(id k) &&
+	hunk net &&
+	printf "No recorded resolution applies and no earlier version of the gpio\n" &&
+	printf "tree merges, so I have dropped the gpio tree for today.\n" &&
 	printf "\n-- \nCheers,\ntide (next-20261201)\n"
 	} >expect &&
 	test_cmp expect ws/days/2026-12-01/reports/gpio.txt &&
@@ -62,7 +62,7 @@ test_expect_success '#tide project=NAME names the project in text and subject' '
 	run_day ws2 named.conf 2026-12-01 &&
 	grep -q "^Today.s widget-next merge of the gpio tree got conflicts in:$" ws2/days/2026-12-01/reports/gpio.txt &&
 	tide -C ws2 report --mail --dry-run >out &&
-	grep -q "^Subject: widget-next: manual merge of the gpio tree with the fixes tree and the net tree (next-20261201)$" out
+	grep -q "^Subject: widget-next: manual merge of the gpio tree with the fixes tree and the net tree$" out
 '
 
 test_expect_success 'a bad project name is refused with its line' '

@@ -30,6 +30,7 @@
 #define CG_EXTRA 0x80000000u
 #define CG_LAST 0x80000000u
 #define HIDDEN_MAX 2000000	/* commits walked below the bottoms, at most */
+#define GIT_GRAPH_MAX (512 << 20)	/* a larger git commit-graph is not read (9M commits) */
 
 /* ---- the commit-graph file ---- */
 
@@ -239,6 +240,36 @@ done:
 	return bad;
 }
 
+/* The cached file when it is still the one at path. */
+static struct cgraph *cgraph_cached(const char *path, const struct stat *st)
+{
+	if (cg_cache && !strcmp(cg_cache->path, path) && cg_cache->dev == st->st_dev &&
+	    cg_cache->ino == st->st_ino && cg_cache->size == st->st_size &&
+	    cg_cache->mtime.tv_sec == st->st_mtim.tv_sec &&
+	    cg_cache->mtime.tv_nsec == st->st_mtim.tv_nsec)
+		return cg_cache;
+	return NULL;
+}
+
+/* Read and parse the file at path (checked or trusted by the caller) into the cache. */
+static struct cgraph *cgraph_load(const char *path, const struct stat *st)
+{
+	struct cgraph *g = xcalloc(1, sizeof(*g));
+
+	if (file_read(&g->data, path) < 0 || cgraph_parse(g) < 0) {
+		cgraph_free(g);
+		return NULL;
+	}
+	g->path = xstrdup(path);
+	g->dev = st->st_dev;
+	g->ino = st->st_ino;
+	g->size = st->st_size;
+	g->mtime = st->st_mtim;
+	cgraph_free(cg_cache);
+	cg_cache = g;
+	return g;
+}
+
 /* The verified commit-graph of repo, or NULL; read once per file. */
 static const struct cgraph *cgraph_get(git_repository *repo)
 {
@@ -249,33 +280,39 @@ static const struct cgraph *cgraph_get(git_repository *repo)
 	struct stat st;
 
 	if (graph_paths_of(&p, repo) < 0 || stat(p.graph, &st) < 0)
-		goto fail;
-	if (cg_cache && !strcmp(cg_cache->path, p.graph) && cg_cache->dev == st.st_dev &&
-	    cg_cache->ino == st.st_ino && cg_cache->size == st.st_size &&
-	    cg_cache->mtime.tv_sec == st.st_mtim.tv_sec &&
-	    cg_cache->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-		graph_paths_release(&p);
-		return cg_cache;
-	}
-	if (graph_check(&p, refs, &why) != 0)
-		goto fail;
-	g = xcalloc(1, sizeof(*g));
-	if (file_read(&g->data, p.graph) < 0 || cgraph_parse(g) < 0)
-		goto fail;
-	g->path = xstrdup(p.graph);
-	g->dev = st.st_dev;
-	g->ino = st.st_ino;
-	g->size = st.st_size;
-	g->mtime = st.st_mtim;
-	cgraph_free(cg_cache);
-	cg_cache = g;
+		goto done;
+	if (!(g = cgraph_cached(p.graph, &st)) && graph_check(&p, refs, &why) == 0)
+		g = cgraph_load(p.graph, &st);
+done:
+	tide_error_clear();
 	graph_paths_release(&p);
 	return g;
-fail:
-	tide_error_clear();
-	cgraph_free(g);
+}
+
+/*
+ * For reading history (merge bases, the attribution walks): tide's file,
+ * or in a repository without one (a user's, for tide merge-tree) git's
+ * own single-file commit-graph, trusted as git trusts it: the generation
+ * numbers of its CDAT chunk (topological levels, in both of git's
+ * versions) are what the walks need.  A tide file that fails its check
+ * is no reason to read git's; a workspace has none of git's anyway
+ * (graph_refresh() removes it).  Without either, every commit is parsed.
+ */
+static const struct cgraph *cgraph_get_for_reading(git_repository *repo)
+{
+	const struct cgraph *g = cgraph_get(repo);
+	struct graph_paths p;
+	struct stat st;
+
+	if (g || graph_paths_of(&p, repo) < 0) {
+		tide_error_clear();
+		return g;
+	}
+	if (stat(p.graph, &st) < 0 && stat(p.git_graph, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= GIT_GRAPH_MAX && !(g = cgraph_cached(p.git_graph, &st)))
+		g = cgraph_load(p.git_graph, &st);
 	graph_paths_release(&p);
-	return NULL;
+	return g;
 }
 
 /* ---- the walk ---- */
@@ -1201,7 +1238,7 @@ static int walk_once(git_repository *repo, const struct graph_walk *w, int full,
 	k.repo = repo;
 	k.w = w;
 	k.full = full;
-	k.g = cgraph_get(repo);
+	k.g = cgraph_get_for_reading(repo);
 	if (git_repository_odb(&k.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	k.per_path = xcalloc(w->npaths ? w->npaths : 1, sizeof(*k.per_path));
@@ -1425,7 +1462,7 @@ int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oi
 	memset(out, 0, sizeof(*out));
 	memset(&k, 0, sizeof(k));
 	k.repo = repo;
-	k.g = cgraph_get(repo);
+	k.g = cgraph_get_for_reading(repo);
 	if (git_repository_odb(&k.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	for (i = 0; i < ntwos; i++)

@@ -74,6 +74,11 @@ static void conflict_clear(struct day_conflict *c)
 	free(c->hunks);
 	commits_free(c->ours, c->nours);
 	commits_free(c->theirs, c->ntheirs);
+	free(c->ours_lines);
+	free(c->theirs_lines);
+	free(c->ours_path);
+	free(c->theirs_path);
+	free(c->blame);
 }
 
 static void strings_free(char **v, size_t n)
@@ -326,13 +331,26 @@ static json_t *conflict_to_json(const struct day_conflict *c)
 	json_t *hunks = json_array();
 	size_t i;
 
+	json_t *obj;
+
 	for (i = 0; i < c->nhunks; i++)
 		json_array_append_new(hunks, json_text(c->hunks[i]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
-			 "path", str_or_null(c->path), "kind", str_or_null(c->kind),
-			 "hunks", hunks,
-			 "ours_commits", commits_to_json(c->ours, c->nours),
-			 "theirs_commits", commits_to_json(c->theirs, c->ntheirs));
+	obj = json_pack("{s:o, s:o, s:o, s:o, s:o}",
+			"path", str_or_null(c->path), "kind", str_or_null(c->kind),
+			"hunks", hunks,
+			"ours_commits", commits_to_json(c->ours, c->nours),
+			"theirs_commits", commits_to_json(c->theirs, c->ntheirs));
+	if (c->ours_lines)
+		json_object_set_new(obj, "ours_lines", json_text(c->ours_lines));
+	if (c->theirs_lines)
+		json_object_set_new(obj, "theirs_lines", json_text(c->theirs_lines));
+	if (c->ours_path)
+		json_object_set_new(obj, "ours_path", json_text(c->ours_path));
+	if (c->theirs_path)
+		json_object_set_new(obj, "theirs_path", json_text(c->theirs_path));
+	if (c->blame)
+		json_object_set_new(obj, "blame", json_text(c->blame));
+	return obj;
 }
 
 static json_t *strings_to_json(char *const *v, size_t n)
@@ -514,6 +532,11 @@ static void conflict_from_json(struct day_conflict *c, const json_t *obj)
 			day_conflict_add_hunk(c, json_string_value(v));
 	commits_from_json(c, json_object_get(obj, "ours_commits"), 0);
 	commits_from_json(c, json_object_get(obj, "theirs_commits"), 1);
+	c->ours_lines = get_str(obj, "ours_lines");
+	c->theirs_lines = get_str(obj, "theirs_lines");
+	c->ours_path = get_str(obj, "ours_path");
+	c->theirs_path = get_str(obj, "theirs_path");
+	c->blame = get_str(obj, "blame");
 }
 
 static const char *const tree_keys[] = {

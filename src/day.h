@@ -24,6 +24,17 @@ struct day_conflict {
 	size_t nhunks;
 	struct day_commit *ours, *theirs;
 	size_t nours, ntheirs;
+	/*
+	 * The conflicting lines in each side's version of the file, as
+	 * `git log -L` takes them ("12,14 30,31"; "@N" the place after line
+	 * N where a side removed lines), or NULL; and NULL when each side's
+	 * commits are those that changed them, else why a side's list is not
+	 * that (no lines to trace, only the file's commits; the search
+	 * stopped early).
+	 */
+	char *ours_lines, *theirs_lines;
+	char *ours_path, *theirs_path;	/* the file in each side, when it is not path (renames) */
+	char *blame;
 };
 
 /* A conflict resolved from DIR/rr-cache: its path, rerere id and the resolution's diff. */

@@ -20,10 +20,12 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include "lineblame.h"
 #include "merge.h"
 #include "attr.h"
 #include "error.h"
 #include "graph.h"
+#include "treepaths.h"
 #include "util.h"
 #include "xmerge.h"
 
@@ -2666,56 +2668,51 @@ int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid
 	       default_budget;
 }
 
-/* A marker line of exactly size c's, then a label or the line's end (git's is_cmarker()). */
-static int is_marker_line(const char *p, size_t len, char c, int size)
-{
-	int i;
+struct hunk_sink {
+	void (*add)(void *payload, size_t i, const char *hunk);
+	void *payload;
+	size_t i;
+	struct buf text;
+};
 
-	for (i = 0; i < size; i++)
-		if ((size_t)i >= len || p[i] != c)
-			return 0;
-	return (size_t)size == len || p[size] == ' ' || p[size] == '\n';
+static void hunk_region(void *payload, const char *region, size_t len)
+{
+	struct hunk_sink *h = payload;
+
+	buf_clear(&h->text);
+	buf_put(&h->text, region, len);
+	h->add(h->payload, h->i, buf_cstr(&h->text));
 }
 
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
-			  int marker_size, void (*add)(void *payload, const char *hunk),
-			  void *payload)
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id,
+			  const char *const *paths, const int *marker_sizes, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
+	struct tree_paths *tp = tree_paths_new(paths, n);
+	struct tree_path_entry *e = xcalloc(n ? n : 1, sizeof(*e));
+	struct hunk_sink h = { add, payload, 0, BUF_INIT };
 	git_blob *blob = NULL;
-	struct buf hunk = BUF_INIT;
-	const char *p, *end;
 	size_t size;
-	int in = 0, msize = marker_size > 0 ? marker_size : ATTR_MARKER_SIZE;
 
-	/* a blob over the limits was never merged by lines: no markers of ours */
-	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
-	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
-	    merge_diff_over_limits(repo, git_tree_entry_id(entry), NULL, &size, &size) ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
+	if (tree_paths_read(e, tp, repo, tree_id) < 0)
 		goto done;
-	p = git_blob_rawcontent(blob);
-	end = p + git_blob_rawsize(blob);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (!in && is_marker_line(p, len, '<', msize))
-			in = 1;
-		if (in)
-			buf_put(&hunk, p, len);
-		if (in && is_marker_line(p, len, '>', msize)) {
-			add(payload, buf_cstr(&hunk));
-			buf_clear(&hunk);
-			in = 0;
-		}
-		p += len;
+	for (h.i = 0; h.i < n; h.i++) {
+		if (!e[h.i].mode || e[h.i].mode == GIT_FILEMODE_TREE ||
+		    e[h.i].mode == GIT_FILEMODE_COMMIT)
+			continue;	/* not a file: no text to conflict in */
+		/* a blob over the limits was never merged by lines: no markers of ours */
+		if (merge_diff_over_limits(repo, &e[h.i].id, NULL, &size, &size) ||
+		    git_blob_lookup(&blob, repo, &e[h.i].id) < 0)
+			continue;
+		conflict_regions(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+				 marker_sizes ? marker_sizes[h.i] : 0, hunk_region, &h);
+		git_blob_free(blob);
+		blob = NULL;
 	}
 done:
-	buf_release(&hunk);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
+	buf_release(&h.text);
+	free(e);
+	tree_paths_free(tp);
+	tide_error_clear();
 	git_error_clear();
 }

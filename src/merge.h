@@ -160,15 +160,17 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 			 const char *what);
 
 /*
- * The conflicted regions of path in a merged tree, markers included: each
- * "<<<<<<<" .. ">>>>>>>" run of markers of exactly marker_size characters
- * (the conflict's marker_size; 0 for 7) is passed to add(), so lines of
- * seven '<' in a file with conflict-marker-size 32 stay text.  Nothing
- * when the path or its blob is missing (the conflict is then not a text
- * one).
+ * The conflicted regions of each of the n paths in a merged tree, markers
+ * included: each "<<<<<<<" .. ">>>>>>>" region of paths[i] is passed to
+ * add(payload, i, hunk), in order; its markers are of exactly
+ * marker_sizes[i] characters (the conflict's marker_size, 0 for 7; NULL
+ * for 7 everywhere), so lines of seven '<' in a file with
+ * conflict-marker-size 32 stay text.  Nothing for a path or blob that is
+ * missing (the conflict is then not a text one).  One pass over the
+ * tree: each directory is read once, however many paths it holds.
  */
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree, const char *path,
-			  int marker_size, void (*add)(void *payload, const char *hunk),
-			  void *payload);
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree,
+			  const char *const *paths, const int *marker_sizes, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload);
 
 #endif

@@ -25,6 +25,8 @@ struct tree;
 struct trees_conf;
 struct workspace;
 
+struct previous_index;
+
 /* A merge made today: bisect and reports map commits to trees with it. */
 struct merged_tree {
 	const char *name;
@@ -71,6 +73,7 @@ struct merge_day {
 	int nmerges;			/* merge attempts */
 	const char *version_from;	/* set while merging a tree's previous version */
 	git_mailmap *mailmap;		/* the base's .mailmap, while a conflict's sides are recorded */
+	struct previous_index *previous;	/* earlier days' versions of the trees, read once */
 };
 
 /* The defaults of trees.conf's merge-timeout= and DIR/config's merge-memory. */

@@ -185,6 +185,8 @@ static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c
 		      "kind", json_text(c->kind), "conflict_id", id, "hunks", hunks,
 		      "ours_commits", commits_json(c->ours, c->nours),
 		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
+	if (c->blame)
+		json_object_set_new(f, "blame", json_text(c->blame));
 	if ((res = find_resolution(dt, c->path))) {
 		json_object_set_new(f, "resolution", json_pack("{s:o, s:o, s:o}",
 			"path", json_text(res->path), "id", json_text(res->id),
@@ -424,6 +426,27 @@ static void hunks_section(struct buf *out, const json_t *f, int named)
 		buf_puts(out, "  (no text hunks: the file itself conflicts)\n\n");
 }
 
+/* What the commit lists cannot say, per file (day.json's "blame"). */
+static void blame_notes(struct buf *out, const json_t *files)
+{
+	size_t i, n = json_array_size(files), notes = 0;
+	json_t *f;
+
+	json_array_foreach(files, i, f) {
+		const char *note = json_string_value(json_object_get(f, "blame"));
+
+		if (!note)
+			continue;
+		if (n > 1)
+			buf_printf(out, "Note on %s: %s.\n", jstr(f, "path"), note);
+		else
+			buf_printf(out, "Note: %s.\n", note);
+		notes++;
+	}
+	if (notes)
+		buf_putc(out, '\n');
+}
+
 /*
  * One block for every file whose conflict is with the same trees, as
  * linux-next's mails list them: the paths, the commits of both sides
@@ -450,6 +473,7 @@ static void group_section(struct buf *out, const json_t *r, const json_t *files,
 	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
 	commit_lines(out, theirs);
 	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
+	blame_notes(out, files);
 	json_array_foreach(files, i, f)
 		hunks_section(out, f, n > 1);
 	json_decref(ours);

@@ -20,6 +20,7 @@
 #include "rerere.h"
 #include "text.h"
 #include "safefs.h"
+#include "treepaths.h"
 #include "util.h"
 #include "workspace.h"
 #include "worktree.h"
@@ -963,17 +964,17 @@ static char *resolution_diff(const char *path, const char *a, size_t alen,
 }
 
 /* Resolve one conflicted path; on success adds the tree update (blob) to up. */
+/* entry: the conflicted file in the merged tree (mode 0 when there is none). */
 static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_repository *repo,
-		       const git_tree *tree, const struct merge_conflict *mc, const char *store)
+		       const struct tree_path_entry *entry, const struct merge_conflict *mc,
+		       const char *store)
 {
-	git_tree_entry *entry = NULL;
 	git_blob *blob = NULL;
 	struct buf out = BUF_INIT;
 	int size = mc->marker_size > 0 ? mc->marker_size : ATTR_MARKER_SIZE, error = 0;
 
 	o->path = xstrdup(mc->path);
-	if (git_tree_entry_bypath(&entry, tree, mc->path) < 0 ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0 ||
+	if (!entry->mode || git_blob_lookup(&blob, repo, &entry->id) < 0 ||
 	    !rerere_has_markers(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), size)) {
 		o->error = xasprintf("%s conflict: no recorded resolution possible",
 				     merge_conflict_kind_name(mc->kind));
@@ -992,7 +993,7 @@ static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_reposi
 		goto done;
 	}
 	up->action = GIT_TREE_UPDATE_UPSERT;
-	up->filemode = git_tree_entry_filemode(entry);
+	up->filemode = entry->mode;
 	up->path = o->path;
 	o->resolved = 1;
 	o->diff = resolution_diff(mc->path, git_blob_rawcontent(blob),
@@ -1000,7 +1001,7 @@ static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_reposi
 done:
 	buf_release(&out);
 	git_blob_free(blob);
-	git_tree_entry_free(entry);
+	git_error_clear();
 	return error;
 }
 
@@ -1011,6 +1012,9 @@ int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, si
 {
 	struct rerere_outcome *o = xcalloc(nconflicts, sizeof(*o));
 	git_tree_update *ups = xcalloc(nconflicts, sizeof(*ups));
+	struct tree_path_entry *entries = xcalloc(nconflicts + 1, sizeof(*entries));
+	const char **paths = xcalloc(nconflicts + 1, sizeof(*paths));
+	struct tree_paths *tp = NULL;
 	git_tree *tree = NULL;
 	size_t i, done = 0;
 	int error = 0;
@@ -1019,8 +1023,14 @@ int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, si
 		error = tide_error_git(TIDE_ERROR, "cannot read the merged tree");
 		goto out;
 	}
+	/* every conflicted file found in one pass over the tree, not a walk from the root each */
+	for (i = 0; i < nconflicts; i++)
+		paths[i] = conflicts[i].path;
+	tp = tree_paths_new(paths, nconflicts);
+	if ((error = tree_paths_read(entries, tp, repo, merged_tree)) < 0)
+		goto out;
 	for (i = 0; i < nconflicts && !error; i++) {
-		error = resolve_one(&o[i], &ups[done], repo, tree, &conflicts[i], store);
+		error = resolve_one(&o[i], &ups[done], repo, &entries[i], &conflicts[i], store);
 		done += o[i].resolved;
 	}
 	if (!error && done == nconflicts) {
@@ -1031,6 +1041,9 @@ int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, si
 	}
 out:
 	git_tree_free(tree);
+	tree_paths_free(tp);
+	free(entries);
+	free(paths);
 	free(ups);
 	*outcomes = o;
 	*n = nconflicts;

@@ -139,4 +139,28 @@ test_expect_success '-h prints the usage of the man page SYNOPSIS' '
 	grep -q "OURS THEIRS" out
 '
 
+test_expect_success 'criss-cross with git'"'"'s commit-graph: the merge bases it gives are git'"'"'s' '
+	git init -q cc &&
+	printf "1\n2\n3\n4\n5\n" >cc/f && git -C cc add f &&
+	GIT_COMMITTER_DATE="1700000000 +0000" git -C cc commit -qm base && git -C cc tag base &&
+	git -C cc checkout -q -b b1 && printf "1\nb\n3\n4\n5\n" >cc/f &&
+	GIT_COMMITTER_DATE="1600000000 +0000" git -C cc commit -qam b1 &&
+	git -C cc checkout -q -b a1 base &&
+	printf "1\na\n3\n4\n5\n" >cc/f &&
+	GIT_COMMITTER_DATE="1700000200 +0000" git -C cc commit -qam a1 &&
+	git -C cc checkout -q -b left a1 &&
+	test_must_fail git -C cc merge -q b1 >/dev/null &&
+	printf "1\na\n3\n4\nL\n" >cc/f && git -C cc commit -qam left &&
+	git -C cc checkout -q -b right b1 &&
+	test_must_fail git -C cc merge -q a1 >/dev/null &&
+	printf "1\nb\n3\n4\nR\n" >cc/f && git -C cc commit -qam right &&
+	git -C cc commit-graph write --reachable &&
+	test -f cc/.git/objects/info/commit-graph &&
+	(cd cc && test_must_fail --status=1 git merge-tree --write-tree left right) >exp &&
+	(cd cc && test_must_fail --status=1 tide merge-tree left right) >out &&
+	sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+	test_cmp exp.stages out.stages &&
+	grep -q "^100644 [0-9a-f]* 1	f" out
+'
+
 test_done

@@ -15,6 +15,7 @@
 struct args {
 	int name_only;
 	int allow_unrelated;
+	int stdin_mode;
 };
 
 static int peel_commit(git_commit **out, git_repository *repo, const char *rev)
@@ -115,12 +116,26 @@ static int parse_args(int argc, char **argv, struct args *a, struct merge_opts *
 		{ OPT_SWITCH, "no-renames", 0, &o->find_renames, 0, 0, NULL, "do not detect renames" },
 		{ OPT_SWITCH, "allow-unrelated-histories", 0, &a->allow_unrelated, 1, 0, NULL,
 		  "merge revisions without a common commit" },
-		{ OPT_ARG, "ours", 0, &o->ours_label, 0, OPT_BARE | OPT_MANDATORY, "OURS", "a revision" },
-		{ OPT_ARG, "theirs", 0, &o->theirs_label, 0, OPT_BARE | OPT_MANDATORY, "THEIRS", "a revision" },
+		{ OPT_ARG, "ours", 0, &o->ours_label, 0, OPT_BARE, "OURS", "a revision" },
+		{ OPT_ARG, "theirs", 0, &o->theirs_label, 0, OPT_BARE, "THEIRS", "a revision" },
+		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "name-only", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "no-renames", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "allow-unrelated-histories", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_SWITCH, "stdin", 0, &a->stdin_mode, 1, OPT_BARE, NULL,
+		  "merge the OURS THEIRS of each line of standard input" },
 		{ 0 },
 	};
+	int status = opt_parse("merge-tree", specs, argc, argv, OPT_IN_ORDER);
 
-	return opt_parse("merge-tree", specs, argc, argv, OPT_IN_ORDER);
+	if (status)
+		return status;
+	if (a->stdin_mode && o->ours_label)
+		return opt_usage_error("merge-tree", specs, "--stdin takes no revisions");
+	if (!a->stdin_mode && (!o->ours_label || !o->theirs_label))
+		return opt_usage_error("merge-tree", specs, "missing %s",
+				       o->ours_label ? "THEIRS" : "OURS");
+	return 0;
 }
 
 /* Like git, merging histories without a common commit needs consent. */
@@ -139,42 +154,106 @@ static int check_related(git_repository *repo, const git_commit *a,
 	return 0;
 }
 
+/* What the merge could not do as asked, as git warns about it. */
+static void print_warnings(const struct merge_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nwarnings; i++)
+		fprintf(stderr, "tide: warning: %s\n", res->warnings[i]);
+}
+
+/*
+ * Merge ours with theirs (revisions) and print the result, after a
+ * status line (--stdin) when asked.  Returns 0 clean, 1 conflicted, or
+ * the exit status of a failure (said on stderr).
+ */
+static int merge_pair(git_repository *repo, const struct args *a, struct merge_opts *o,
+		      int status_line)
+{
+	struct merge_result res;
+	git_commit *ours = NULL, *theirs = NULL;
+	int status;
+
+	memset(&res, 0, sizeof(res));
+	if (peel_commit(&ours, repo, o->ours_label) < 0 ||
+	    peel_commit(&theirs, repo, o->theirs_label) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (!a->allow_unrelated && check_related(repo, ours, theirs) < 0) {
+		status = cmd_fail(NULL);
+		goto done;
+	}
+	if (merge_commits(&res, repo, ours, theirs, o) < 0) {
+		status = cmd_fail("merge-tree");
+		goto done;
+	}
+	print_warnings(&res);
+	if (status_line)
+		printf("%d\n", res.nconflicts ? 0 : 1);
+	print_result(&res, o, a->name_only);
+	status = res.nconflicts ? EXIT_PROBLEMS : EXIT_OK;
+done:
+	merge_result_clear(&res);
+	git_commit_free(ours);
+	git_commit_free(theirs);
+	return status;
+}
+
+/*
+ * --stdin: one merge per line "OURS THEIRS", each printed as a status
+ * line (1 clean, 0 conflicted, as git's) and the usual output, then a
+ * NUL.  Like git, the exit status is 0 when every merge could be made.
+ */
+static int merge_lines(git_repository *repo, const struct args *a, struct merge_opts *o)
+{
+	char *line = NULL, *save = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int status = EXIT_OK;
+
+	while (status == EXIT_OK && (len = getline(&line, &cap, stdin)) >= 0) {
+		char *ours, *theirs, *extra;
+		int rc;
+
+		ours = strtok_r(line, " \t\n", &save);
+		theirs = ours ? strtok_r(NULL, " \t\n", &save) : NULL;
+		extra = theirs ? strtok_r(NULL, " \t\n", &save) : NULL;
+		if (!ours)
+			continue;
+		if (!theirs || extra) {
+			cmd_error("--stdin: want OURS THEIRS, got '%s'", ours);
+			status = EXIT_BADINPUT;
+			break;
+		}
+		o->ours_label = ours;
+		o->theirs_label = theirs;
+		rc = merge_pair(repo, a, o, 1);
+		if (rc > EXIT_PROBLEMS)
+			status = rc;
+		else if (putchar('\0') == EOF || fflush(stdout) == EOF)
+			status = EXIT_FAILED;
+	}
+	free(line);
+	return status;
+}
+
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct merge_opts o = MERGE_OPTS_INIT;
-	struct merge_result res;
 	git_repository *repo = NULL;
-	git_commit *ours = NULL, *theirs = NULL;
-	struct args a = { 0, 0 };
+	struct args a = { 0, 0, 0 };
 	int status;
 
 	(void)ctx;
-	memset(&res, 0, sizeof(res));
 	if ((status = parse_args(argc, argv, &a, &o)) != 0)
 		return status < 0 ? EXIT_OK : status;
 	if (git_repository_open_ext(&repo, ".", 0, NULL) < 0) {
 		cmd_error("not a git repository: %s", git_error_last()->message);
 		return EXIT_BADINPUT;
 	}
-	if (peel_commit(&ours, repo, o.ours_label) < 0 ||
-	    peel_commit(&theirs, repo, o.theirs_label) < 0) {
-		status = cmd_fail(NULL);
-		goto done;
-	}
-	if (!a.allow_unrelated && check_related(repo, ours, theirs) < 0) {
-		status = cmd_fail(NULL);
-		goto done;
-	}
-	if (merge_commits(&res, repo, ours, theirs, &o) < 0) {
-		status = cmd_fail("merge-tree");
-		goto done;
-	}
-	print_result(&res, &o, a.name_only);
-	status = res.nconflicts ? EXIT_PROBLEMS : EXIT_OK;
-done:
-	merge_result_clear(&res);
-	git_commit_free(ours);
-	git_commit_free(theirs);
+	status = a.stdin_mode ? merge_lines(repo, &a, &o) : merge_pair(repo, &a, &o, 0);
 	git_repository_free(repo);
 	return status;
 }

@@ -519,6 +519,7 @@ static void add_pair(struct mctx *m, const struct slot *s, const char *path, int
 {
 	struct rn_pair *p = pool_alloc(&m->pool, sizeof(*p));
 	struct rn_file *f = pool_alloc(&m->pool, sizeof(*f));
+	struct rn_file *none = pool_alloc(&m->pool, sizeof(*none));
 
 	if (!is_add) {
 		int content = match_mask == 0, location = m->dir_rename_mask == 7;
@@ -527,18 +528,12 @@ static void add_pair(struct mctx *m, const struct slot *s, const char *path, int
 			gmap_set_int(&m->relevant[side], path,
 				     content ? RELEVANT_CONTENT : RELEVANT_LOCATION);
 	}
-	f->path = path;
+	f->path = none->path = path;
 	f->oid = s->e[is_add ? side : 0].oid;
 	f->mode = s->e[is_add ? side : 0].mode;
-	f->size = -1;
-	p->one = pool_alloc(&m->pool, sizeof(*p->one));
-	p->two = pool_alloc(&m->pool, sizeof(*p->two));
-	p->one->path = p->two->path = path;
-	p->one->size = p->two->size = -1;
-	if (is_add)
-		p->two = f;
-	else
-		p->one = f;
+	f->size = none->size = -1;
+	p->one = is_add ? none : f;
+	p->two = is_add ? f : none;
 	rn_queue_push(&m->pairs[side], p);
 }
 
@@ -1803,14 +1798,16 @@ static void result_finish(struct mctx *m)
 		qsort(r->changed, r->nchanged, sizeof(*r->changed), str_cmp);
 	if (m->needed_limit)
 		warning_add(r, &m->warnings_alloc,
-			    xasprintf("inexact rename detection was skipped: %d files on one side "
-				      "exceed merge.renameLimit (%d); only exact and same-name "
-				      "renames were found", m->needed_limit, RENAME_LIMIT));
+			    xasprintf("inexact rename detection was skipped: it would need "
+				      "merge.renameLimit of %d (%d is used), so only renames of "
+				      "unchanged files and files of the same name were found",
+				      m->needed_limit, RENAME_LIMIT));
 	if (m->big_skipped)
 		warning_add(r, &m->warnings_alloc,
-			    xasprintf("%zu comparison%s of files over 256 MiB left out of "
-				      "rename detection", m->big_skipped,
-				      m->big_skipped == 1 ? "" : "s"));
+			    xasprintf("%zu file%s larger than %u MiB %s paired by identical "
+				      "content only", m->big_skipped,
+				      m->big_skipped == 1 ? "" : "s", RENAME_BLOB_MAX >> 20,
+				      m->big_skipped == 1 ? "was" : "were"));
 }
 
 static void version_of_tree(struct version *v, const git_tree *tree)

@@ -866,6 +866,10 @@ static int merge_tip(struct merge_day *md, const struct tree *t, struct day_tree
 		tide_error_wrap(error, "cannot merge '%s'", t->name);
 		goto done;
 	}
+	/* the merge went on as git's does (a rename limit reached): say so */
+	for (size_t i = 0; i < res.nwarnings; i++)
+		event_emitf(&md->events, EVENT_MERGE, EVENT_WARNING, t->name, "%s: %s", t->name,
+			    res.warnings[i]);
 	if (res.nconflicts)
 		error = handle_conflict(md, t, dt, &res, tip, bases);
 	else

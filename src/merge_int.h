@@ -84,6 +84,7 @@ struct rn_file {
 	git_oid oid;
 	unsigned mode;
 	int rename_used;		/* taken as a rename source */
+	int too_big;			/* over RENAME_BLOB_MAX: never read */
 	struct rn_counts *counts;	/* chunk counts, once computed */
 	int64_t size;			/* -1 until read */
 };
@@ -126,7 +127,7 @@ struct rename_opts {
 	int limit;			/* merge.renameLimit: 7000 */
 	/* Out: the limit inexact detection would have needed (0: ran). */
 	int needed_limit;
-	/* Out: blobs too large to compare, skipped (see merge_rename.c). */
+	/* Out: files left out of comparisons: over RENAME_BLOB_MAX. */
 	size_t big_skipped;
 	size_t blobs_hashed;
 };
@@ -146,6 +147,14 @@ int rename_detect(struct rename_opts *o, struct rn_queue *q, struct gmap *releva
 
 /* The similarity of two blobs as git estimates it (0..60000), for tests. */
 int rename_similarity(git_repository *repo, const git_oid *a, const git_oid *b, int *score);
+
+/*
+ * A blob above this size is not read to compare it for similarity (it
+ * still pairs with an identical copy): reading it would hold it whole in
+ * memory.  git compares any size; real source trees have no such
+ * rename candidate.
+ */
+#define RENAME_BLOB_MAX (64u << 20)
 
 #define RENAME_MAX_SCORE 60000
 #define RENAME_MIN_SCORE 30000	/* git's default, 50% */

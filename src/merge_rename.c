@@ -27,8 +27,8 @@
  * of unused sources per blob, so each destination looks at no more than
  * git's 100 candidates; the inexact matrix is at most renameLimit^2
  * comparisons of chunk counts (each blob hashed once, its counts kept as
- * at most 107927 pairs); a blob larger than RENAME_BLOB_MAX is never
- * read, so it only takes part in exact renames.
+ * at most 107927 pairs of 8 bytes); a blob larger than RENAME_BLOB_MAX
+ * is never read, so it only takes part in exact renames.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,18 +42,12 @@
 #define EXACT_CANDIDATES 100	/* identical sources looked at per destination */
 #define BINARY_PROBE 8000
 #define CHUNK_BUCKETS 107927	/* git's HASHBASE */
-/*
- * A blob above this size is not compared for similarity (counted in
- * big_skipped, which the merge turns into a warning): reading it would
- * hold it whole in memory.  git compares any size; merges of real trees
- * never meet such a rename candidate.
- */
-#define RENAME_BLOB_MAX (256u << 20)
 
 static const char UNKNOWN_DIR[] = "/";
 
 struct rn_counts {
 	uint32_t n;
+	uint64_t total;			/* the bytes counted */
 	struct chunk {
 		uint32_t hash, cnt;
 	} v[];
@@ -190,9 +184,12 @@ static struct rn_counts *chunks_count(const unsigned char *data, size_t size)
 		n = a1 = a2 = 0;
 	}
 	c = xmalloc(sizeof(*c) + t.used * sizeof(c->v[0]));
+	c->total = 0;
 	for (i = k = 0; i < t.size; i++)
-		if (t.v[i].cnt)
+		if (t.v[i].cnt) {
 			c->v[k++] = t.v[i];
+			c->total += t.v[i].cnt;
+		}
 	c->n = k;
 	free(t.v);
 	if (c->n)
@@ -200,15 +197,25 @@ static struct rn_counts *chunks_count(const unsigned char *data, size_t size)
 	return c;
 }
 
-/* The bytes of dst whose chunks src has too (git's src_copied). */
-static uint64_t chunks_copied(const struct rn_counts *s, const struct rn_counts *d)
+/*
+ * The bytes of dst whose chunks src has too (git's src_copied), or 0
+ * as soon as need cannot be reached: a score below the minimum is never
+ * used, so its exact value does not matter.
+ */
+static uint64_t chunks_copied(const struct rn_counts *s, const struct rn_counts *d,
+			      uint64_t need)
 {
-	uint64_t copied = 0;
+	uint64_t copied = 0, left = s->total;
 	uint32_t i, j = 0;
 
+	if ((s->total < d->total ? s->total : d->total) < need)
+		return 0;
 	for (i = 0; i < s->n; i++) {
 		uint32_t dc = 0;
 
+		if (copied + left < need)
+			return 0;
+		left -= s->v[i].cnt;
 		while (j < d->n && d->v[j].hash < s->v[i].hash)
 			j++;
 		if (j < d->n && d->v[j].hash == s->v[i].hash)
@@ -260,6 +267,14 @@ static void counts_free(struct rn_ctx *c)
 	c->nowned = c->owned_alloc = 0;
 }
 
+static void too_big(struct rn_ctx *c, struct rn_file *f)
+{
+	if ((uint64_t)f->size > RENAME_BLOB_MAX && !f->too_big) {
+		f->too_big = 1;
+		c->o->big_skipped++;
+	}
+}
+
 /*
  * git's estimate_similarity(): 0 for anything but two regular files, for
  * sizes too far apart to reach min_score, else the copied share of the
@@ -282,13 +297,18 @@ static int estimate(struct rn_ctx *c, struct rn_file *src, struct rn_file *dst,
 	if (max * (uint64_t)(RENAME_MAX_SCORE - min_score) < delta * RENAME_MAX_SCORE)
 		return 0;
 	if (max > RENAME_BLOB_MAX) {
-		c->o->big_skipped++;
+		too_big(c, src);
+		too_big(c, dst);
 		return 0;
 	}
 	if ((error = file_counts(c, src)) < 0 || (error = file_counts(c, dst)) < 0)
 		return error;
-	if (dst->size)
-		*score = (int)(chunks_copied(src->counts, dst->counts) * RENAME_MAX_SCORE / max);
+	if (dst->size) {
+		/* score >= min_score exactly when copied * MAX >= min_score * max */
+		uint64_t need = ((uint64_t)min_score * max + RENAME_MAX_SCORE - 1) / RENAME_MAX_SCORE;
+
+		*score = (int)(chunks_copied(src->counts, dst->counts, need) * RENAME_MAX_SCORE / max);
+	}
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "../src/bisect.h"
 #include "../src/bisect_check.h"
 #include "../src/buildconf.h"
+#include "../src/dayrec.h"
 #include "../src/error.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -44,9 +45,9 @@ static int print_result(const struct bisect_result *r)
 		printf("nothing to bisect: %s passes the check\n", r->date);
 		break;
 	case BISECT_BASE_BROKEN:
-		if (json_object_get(r->record, "since"))
+		if (r->record && r->record->since)
 			printf("the good day is broken too: %s's commits fail the check\n",
-			       json_string_value(json_object_get(r->record, "since")));
+			       r->record->since);
 		else
 			printf("mainline is broken: the base %.12s fails the check\n",
 			       r->commit ? r->commit : "?");
@@ -60,11 +61,11 @@ static int print_result(const struct bisect_result *r)
 		if (r->commit && r->dropped)
 			printf("rewound: %zu commit%s of %s dropped\n"
 			       "dropped commit: %s %s\n", r->dropped, r->dropped == 1 ? "" : "s",
-			       json_string_value(json_object_get(r->record, "since")) ?: "the good day",
+			       r->record && r->record->since ? r->record->since : "the good day",
 			       r->commit, r->subject);
 		else if (r->commit)
 			printf("first bad commit: %s %s\n", r->commit, r->subject);
-		else if (json_object_get(r->record, "since"))
+		else if (r->record && r->record->since)
 			printf("no commit to blame: the tree's patches did not change\n");
 		if (r->outcome == BISECT_SEMANTIC)
 			printf("semantic conflict with %s: the commit passes without it\n",

@@ -33,14 +33,13 @@ static void print_diag(const char *what, const struct build_diag *d)
 /* The shared cache's and distcc's lines, as tide show has them. */
 static void print_farm(const struct build_result *res)
 {
-	json_t *rec = build_result_json(res, NULL);
+	struct day_build *rec = build_result_record(res, NULL);
 	struct buf b = BUF_INIT;
 
-	build_farm_summary(&b, json_object_get(rec, "ccache_stats"), json_object_get(rec, "distcc"),
-			   json_string_value(json_object_get(rec, "remote_cache")), "");
+	build_farm_summary(&b, rec->ccache_stats, rec->distcc, rec->remote_cache, "");
 	fputs(buf_cstr(&b), stdout);
 	buf_release(&b);
-	json_decref(rec);
+	day_build_free(rec);
 }
 
 static void print_result(const struct build_result *res, const char *log)

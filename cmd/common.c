@@ -253,17 +253,9 @@ char *cmd_newest_day(struct workspace *ws)
 
 char *cmd_day_arg(const char *arg)
 {
-	if (str_starts_with(arg, "next-") && strlen(arg) == 13) {
-		char *d = xasprintf("%.4s-%.2s-%.2s", arg + 5, arg + 9, arg + 11);
+	char date[11];
 
-		if (day_date_is_valid(d))
-			return d;
-		free(d);
-	} else if (day_date_is_valid(arg)) {
-		return xstrdup(arg);
-	}
-	tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)", arg);
-	return NULL;
+	return day_date_parse(date, arg) < 0 ? NULL : xstrdup(date);
 }
 
 /* DIR/days/DATE/day.json and, unless prev is NULL, the day before it (NULL if none). */

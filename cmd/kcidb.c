@@ -12,6 +12,7 @@
 #include "../src/error.h"
 #include "../src/kcidb.h"
 #include "../src/settings.h"
+#include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -39,17 +40,67 @@ static int write_doc(const json_t *doc, const char *out)
 }
 
 /*
- * Spool the document, then send the whole spool (older documents a
- * failed submission left first).  A server that fails keeps them for the
- * next --submit: exit 1, nothing lost.
+ * Each document the server rejected: named on stderr and in tide.log,
+ * with where it went and why.
  */
+static void tell_rejected(struct cmd_ctx *ctx, const struct kcidb_sent *s, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrejected; i++) {
+		cmd_error("kcidb: %s rejected, moved to %s: %s", s->rejected[i].name, dir,
+			  s->rejected[i].why);
+		workspace_log(ctx->ws, "kcidb: %s rejected, moved to %s: %s", s->rejected[i].name,
+			      dir, s->rejected[i].why);
+	}
+}
+
+/*
+ * Send the whole spool (older documents a failed submission left first)
+ * and say how it went.  A server that fails keeps the rest for the next
+ * --submit or run: exit 1, nothing lost.  A document the server rejects
+ * is moved out of the way so the others go: exit 1 for this submission
+ * only.
+ */
+static int send_spool(struct cmd_ctx *ctx, const struct kcidb_server *srv, const char *next)
+{
+	char *spool = workspace_kcidb_spool(ctx->ws->dir);
+	char *rejected = workspace_kcidb_rejected(ctx->ws->dir);
+	struct kcidb_sent s;
+	int error = kcidb_spool_send(&s, spool, rejected, srv), status = EXIT_OK;
+
+	if (error < 0) {
+		workspace_log(ctx->ws, "kcidb: %s", tide_error_last());
+		cmd_fail(NULL);
+	}
+	tell_rejected(ctx, &s, rejected);
+	if (error < 0) {
+		cmd_error("%d document%s sent, %d kept in %s for the next %s",
+			  s.sent, s.sent == 1 ? "" : "s", s.left, spool, next);
+		status = EXIT_PROBLEMS;
+	} else {
+		printf("kcidb: %d document%s sent", s.sent, s.sent == 1 ? "" : "s");
+		if (s.nrejected)
+			printf(", %zu rejected (in %s)", s.nrejected, rejected);
+		putchar('\n');
+		status = cmd_finish_stdout(s.nrejected ? EXIT_PROBLEMS : EXIT_OK);
+	}
+	workspace_log(ctx->ws, "kcidb: %d sent, %zu rejected, %d left in the spool", s.sent,
+		      s.nrejected, s.left);
+	kcidb_sent_release(&s);
+	free(spool);
+	free(rejected);
+	return status;
+}
+
+/* Spool the document, then send the whole spool. */
 static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
 		  const char *url, const char *token_file, long timeout, const char *next)
 {
 	struct kcidb_server srv = { .url = url, .timeout = timeout };
 	char *spool = workspace_kcidb_spool(ctx->ws->dir), *token = NULL;
 	char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	int sent = 0, left = 0, status = EXIT_OK;
+	int status = EXIT_OK;
 
 	if (token_file && kcidb_token_read(&token, token_file) < 0) {
 		status = cmd_fail(NULL);
@@ -60,15 +111,7 @@ static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
 		status = text ? cmd_fail(NULL) : EXIT_FAILED;
 		goto done;
 	}
-	if (kcidb_spool_send(spool, &srv, &sent, &left) < 0) {
-		cmd_fail(NULL);
-		cmd_error("%d document%s sent, %d kept in %s for the next %s",
-			  sent, sent == 1 ? "" : "s", left, spool, next);
-		status = EXIT_PROBLEMS;
-		goto done;
-	}
-	printf("kcidb: %d document%s sent\n", sent, sent == 1 ? "" : "s");
-	status = cmd_finish_stdout(EXIT_OK);
+	status = send_spool(ctx, &srv, next);
 done:
 	if (token)
 		memset(token, 0, strlen(token));
@@ -118,7 +161,10 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 		token_file = settings_get(ctx->settings, "kcidb-token-file");
 	if (submit_url && !str_starts_with(submit_url, "http://") &&
 	    !str_starts_with(submit_url, "https://")) {
-		cmd_error("--submit wants an http:// or https:// URL, not '%s'", submit_url);
+		char *shown = url_redact(submit_url);
+
+		cmd_error("--submit wants an http:// or https:// URL, not '%s'", shown);
+		free(shown);
 		return EXIT_USAGE;
 	}
 	/* The options win over DIR/config's kcidb-origin and kcidb-url. */
@@ -177,9 +223,12 @@ int cmd_kcidb_check_settings(struct cmd_ctx *ctx)
 	if (!url)
 		return EXIT_OK;
 	if (!str_starts_with(url, "http://") && !str_starts_with(url, "https://")) {
+		char *shown = url_redact(url);
+
 		config_where(&where, ctx, "kcidb-submit");
 		cmd_error("%s: kcidb-submit wants an http:// or https:// URL, not '%s'",
-			  buf_cstr(&where), url);
+			  buf_cstr(&where), shown);
+		free(shown);
 		status = EXIT_BADINPUT;
 	} else if ((origin = settings_get(ctx->settings, "kcidb-origin")) &&
 		   !kcidb_origin_valid(origin)) {

@@ -27,6 +27,8 @@ static void print_day(const struct day *d)
 		printf("  %zu not merged", c.not_merged);
 	if (c.stale)
 		printf("  %zu not fetched (older commit used)", c.stale);
+	if (c.unapplied)
+		printf("  %zu with a patch that does not apply (older commit used)", c.unapplied);
 	if (d->build && (s = d->build->status))
 		printf("  build: %s", s);
 	if (d->boot && (s = d->boot->status))

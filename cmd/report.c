@@ -14,7 +14,6 @@
 #include "../src/error.h"
 #include "../src/mail.h"
 #include "../src/mailconf.h"
-#include "../src/mailmap.h"
 #include "../src/report.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -88,17 +87,21 @@ static int print_reports(const struct day *d, const struct day *prev,
 
 /* ---- mail ---- */
 
+/*
+ * Recipients are trees.conf's contact= lines as written: the maintainer's
+ * word.  No .mailmap rewrites them, since any tree merged into the day
+ * could ship one and send another tree's conflict, hunks and all,
+ * anywhere.
+ */
 struct mailer {
 	struct mailconf conf;
 	struct mail_state state;
-	git_mailmap *mailmap;	/* the day's .mailmap: contacts as they are known today */
 };
 
 static void mailer_release(struct mailer *m)
 {
 	mailconf_release(&m->conf);
 	mail_state_release(&m->state);
-	git_mailmap_free(m->mailmap);
 }
 
 static void print_rcpts(const struct mail_msg *msg)
@@ -140,7 +143,6 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 		printf("%s: not mailed: %s\n", tree, tide_error_last());
 		return 0;
 	}
-	mailmap_resolve_rcpts(m->mailmap, &msg);
 	if (a->dry_run) {
 		mail_format(&text, &msg, 0);
 		printf("%s\n", text.ptr);
@@ -167,7 +169,6 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 			const struct report_args *a)
 {
 	struct mailer m = { 0 };
-	git_oid day_commit;
 	json_t *r = NULL;
 	int status = EXIT_OK, error;
 	size_t i;
@@ -180,12 +181,6 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 	}
 	tide_error_clear();
 	mail_state_load(&m.state, ctx->ws->dir, d->date);
-	if (mailmap_from_commit(&m.mailmap, ctx->ws->repo,
-				d->commit && git_oid_fromstr(&day_commit, d->commit) == 0 ?
-				&day_commit : NULL) < 0) {
-		status = cmd_fail(NULL);
-		goto done;
-	}
 	for (i = 0; i < d->ntrees; i++) {
 		if ((a->tree && strcmp(d->trees[i].name, a->tree)) ||
 		    !report_tree_has_report(d, &d->trees[i]))

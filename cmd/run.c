@@ -79,6 +79,7 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct run_opts opts = RUN_OPTS_INIT;
 	struct run_summary sum;
+	const struct day_counts *c = &sum.counts;
 	struct cmd_progress p = { ctx->progress, 0 };
 	const char *configs = NULL;
 	int status, error;
@@ -100,18 +101,19 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	cmd_progress_end(&p);
 	if (error < 0)
 		return cmd_fail(NULL);
-	printf("%s: %zu of %zu trees merged", sum.tag, sum.merged, sum.ntrees);
-	if (sum.left_out)
-		printf(", %zu left out", sum.left_out);
-	if (sum.stale)
-		printf(", %zu not fetched (older commit used)", sum.stale);
-	if (sum.unapplied)
-		printf(", %zu with a patch that does not apply (older commit used)", sum.unapplied);
-	if (sum.previous)
-		printf(", %zu at an earlier day's version", sum.previous);
+	printf("%s: %zu of %zu trees merged", sum.tag, c->merged, c->trees);
+	if (c->conflicts + c->not_merged)
+		printf(", %zu left out", c->conflicts + c->not_merged);
+	if (c->stale)
+		printf(", %zu not fetched (older commit used)", c->stale);
+	if (c->unapplied)
+		printf(", %zu with a patch that does not apply (older commit used)", c->unapplied);
+	if (c->previous)
+		printf(", %zu at an earlier day's version", c->previous);
 	printf("\n");
 	status = EXIT_OK;
-	if (sum.left_out || sum.stale || sum.unapplied || sum.previous || sum.stage_failed) {
+	if (c->conflicts + c->not_merged || c->stale || c->unapplied || c->previous ||
+	    sum.stage_failed) {
 		printf("see 'tide show %s'\n", sum.date);
 		status = EXIT_PROBLEMS;
 	}

@@ -43,7 +43,8 @@ static void print_tree(const struct day_tree *t, int width)
 	const char *from, *why;
 	size_t i;
 
-	printf("  %-*s %-12s %.12s", width, t->name, t->status ? t->status : "-", t->sha ? t->sha : "-");
+	printf("  %-*s %-12s %.12s", width, t->name, tree_status_name(t->status) ?: "-",
+	       t->sha ? t->sha : "-");
 	print_handling(t);
 	if ((from = t->handling.version_from))
 		printf("  version of %s", from);
@@ -129,9 +130,9 @@ static int parse_args(int argc, char **argv, int *json, const char **date)
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *arg = NULL;
-	char *date, *path = NULL;
+	char *date, *path = NULL, *days;
 	struct day *d = NULL;
-	int json = 0, status;
+	int json = 0, status, error;
 
 	if ((status = parse_args(argc, argv, &json, &arg)) != 0)
 		return status < 0 ? EXIT_OK : status;
@@ -140,17 +141,20 @@ int cmd_show(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!(date = find_date(ctx->ws, arg)))
 		return cmd_fail(NULL);
 	path = workspace_day_json(ctx->ws->dir, date);
-	if (!path_exists(path)) {
+	days = workspace_days_dir(ctx->ws->dir);
+	/* --json prints the file as it is, once the loader has found it a day. */
+	if ((error = day_open(&d, days, date)) == TIDE_ENOTFOUND) {
 		cmd_error("no day %s in workspace '%s'", date, ctx->ws->dir);
 		status = EXIT_BADINPUT;
+	} else if (error < 0) {
+		status = cmd_fail(NULL);
 	} else if (json) {
 		status = show_json(path);
-	} else if (day_load(&d, path) < 0) {
-		status = cmd_fail(NULL);
 	} else {
 		print_day(d);
 	}
 	day_free(d);
+	free(days);
 	free(path);
 	free(date);
 	return status;

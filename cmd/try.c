@@ -299,17 +299,16 @@ static int build_and_boot(struct outcome *o, struct cmd_ctx *ctx, const struct t
 
 static int load_day(struct day **out, struct workspace *ws, const char *arg)
 {
-	char *date = arg ? xstrdup(arg) : cmd_newest_day(ws), *path;
+	char *date = arg ? xstrdup(arg) : cmd_newest_day(ws), *days;
 	int error;
 
 	if (!date)
 		return tide_error_code();
-	path = workspace_day_json(ws->dir, date);
-	if (!path_exists(path))
+	days = workspace_days_dir(ws->dir);
+	error = day_open(out, days, date);
+	if (error == TIDE_ENOTFOUND)
 		error = tide_error_set(TIDE_ENOTFOUND, "no day %s in workspace '%s'", date, ws->dir);
-	else
-		error = day_load(out, path);
-	free(path);
+	free(days);
 	free(date);
 	return error;
 }

@@ -12,8 +12,10 @@
 #include "buf.h"
 #include "build.h"
 #include "error.h"
+#include "graph.h"
 #include "history.h"
 #include "merge.h"
+#include "merge_step.h"
 #include "rerere.h"
 #include "text.h"
 #include "util.h"
@@ -504,73 +506,50 @@ static char *unresolved_why(const char *name, const struct rerere_outcome *o, si
 }
 
 /*
- * Merge theirs onto ours in memory and commit it.  Conflicts get the
- * recorded resolutions, as in a run.  Returns 0, or 1 with *why set when
- * conflicts remain (the state cannot be tested).
+ * Merge theirs onto ours in memory, as the day merges a tree
+ * (merge_step_run(): the day's merge bases, the recorded resolutions on
+ * conflicts), and commit it.  Returns 0, or 1 with *why set when the
+ * state cannot be tested (conflicts remain, no common history).
  */
 static int merge_commit(struct bctx *c, const git_oid *ours, const git_oid *theirs,
 			const char *name, git_oid *out, char **why)
 {
-	struct merge_result mr = { 0 };
-	struct merge_opts mopts = MERGE_OPTS_INIT;
-	struct rerere_outcome *o = NULL;
-	git_oidarray bases = { NULL, 0 };
-	git_commit *oc = NULL, *tc = NULL;
-	git_oid tree;
-	size_t n = 0;
+	struct merge_step_opts so = { NULL, name, c->store };
+	struct merge_step s;
 	char *msg = NULL;
 	int err;
 
-	/* One walk for both "already contained" and the merge itself. */
-	err = git_merge_bases(&bases, c->repo, ours, theirs);
-	if (err == GIT_ENOTFOUND) {
-		git_error_clear();
-		err = 0;
-	} else if (err < 0) {
-		return tide_error_git(TIDE_ERROR, "bisect: cannot find merge bases");
+	if ((err = merge_step_run(&s, c->repo, ours, theirs, &so)) < 0) {
+		tide_error_wrap(err, "bisect: cannot merge %s", name);
+		goto done;
 	}
-	if (bases.count == 1 && git_oid_equal(&bases.ids[0], theirs)) {
+	switch (s.kind) {
+	case MERGE_STEP_UP_TO_DATE:
 		*out = *ours;	/* already contained: no merge, like a run */
-		goto done;
+		break;
+	case MERGE_STEP_UNRELATED:
+		*why = xasprintf("%s has no common history with the state (the day leaves "
+				 "such a tree out)", name);
+		err = 1;
+		break;
+	case MERGE_STEP_CONFLICT:
+		c->st.merges++;
+		*why = s.rr_error ? xasprintf("the merge of %s conflicts; the recorded resolutions "
+					      "cannot be read: %s", name, s.rr_error) :
+			unresolved_why(name, s.rr, s.nrr, &s.res);
+		err = 1;
+		break;
+	case MERGE_STEP_MERGED:
+		c->st.merges++;
+		if (s.res.nconflicts)
+			c->st.resolved += s.nrr;
+		msg = history_bisect_message(name, theirs);
+		err = write_commit(c, &s.tree, ours, theirs, msg, out);
+		break;
 	}
-	mopts.bases = &bases;
-	mopts.theirs_label = name;
-	if (git_commit_lookup(&oc, c->repo, ours) < 0 ||
-	    git_commit_lookup(&tc, c->repo, theirs) < 0) {
-		err = tide_error_git(TIDE_ERROR, "bisect: cannot read a commit to merge");
-		goto done;
-	}
-	if ((err = merge_commits(&mr, c->repo, oc, tc, &mopts)) < 0)
-		goto done;
-	c->st.merges++;
-	tree = mr.tree;
-	if (mr.nconflicts) {
-		err = rerere_resolve_merge(&tree, &o, &n, c->repo, &mr.tree, mr.conflicts,
-					   mr.nconflicts, c->store);
-		if (err < 0) {
-			*why = xasprintf("the merge of %s conflicts; the recorded resolutions "
-					 "cannot be read: %s", name, tide_error_last());
-			tide_error_clear();
-			err = 1;
-			goto done;
-		}
-		if (err == 0) {
-			*why = unresolved_why(name, o, n, &mr);
-			err = 1;
-			goto done;
-		}
-		c->st.resolved += n;
-		err = 0;
-	}
-	msg = history_bisect_message(name, theirs);
-	err = write_commit(c, &tree, ours, theirs, msg, out);
 done:
 	free(msg);
-	rerere_outcomes_free(o, n);
-	merge_result_clear(&mr);
-	git_oidarray_dispose(&bases);
-	git_commit_free(oc);
-	git_commit_free(tc);
+	merge_step_release(&s);
 	return err;
 }
 
@@ -587,25 +566,16 @@ static int apply_fixups(struct bctx *c, const char *name, const json_t *fixups, 
 	int err = 0;
 
 	json_array_foreach(fixups, i, f) {
-		struct merge_result mr = { 0 };
-		git_commit *fc = NULL, *pc = NULL, *sc = NULL;
-		git_tree *ft = NULL, *pt = NULL, *st = NULL;
+		git_commit *fc = NULL, *sc = NULL;
+		git_oid tree;
 
 		if (git_oid_fromstr(&id, json_string_value(f) ?: "") < 0 ||
-		    git_commit_lookup(&fc, c->repo, &id) < 0 || git_commit_parent(&pc, fc, 0) < 0 ||
-		    git_commit_lookup(&sc, c->repo, &state) < 0 || git_commit_tree(&ft, fc) < 0 ||
-		    git_commit_tree(&pt, pc) < 0 || git_commit_tree(&st, sc) < 0)
+		    git_commit_lookup(&fc, c->repo, &id) < 0 ||
+		    git_commit_lookup(&sc, c->repo, &state) < 0)
 			err = tide_error_git(TIDE_ERROR, "bisect: cannot read the fixup of %s", name);
-		else if ((err = merge_trees(&mr, c->repo, pt, st, ft, NULL)) == 0 && mr.nconflicts)
-			err = 1;
-		else if (err == 0)
-			err = write_commit(c, &mr.tree, &state, NULL, git_commit_message(fc), &state);
-		merge_result_clear(&mr);
-		git_tree_free(ft);
-		git_tree_free(pt);
-		git_tree_free(st);
+		else if ((err = merge_step_pick(&tree, c->repo, git_commit_tree_id(sc), &id)) == 0)
+			err = write_commit(c, &tree, &state, NULL, git_commit_message(fc), &state);
 		git_commit_free(fc);
-		git_commit_free(pc);
 		git_commit_free(sc);
 		if (err < 0)
 			return err;
@@ -1159,43 +1129,23 @@ out:
 struct bday {
 	char date[11];		/* YYYY-MM-DD */
 	char *path;		/* its day.json */
-	json_t *json;
+	char *days_dir;		/* DIR/days */
+	struct day *day;	/* the record, as day_open() checked it */
 	git_oid tip, base;
 	int has_base;
 	json_t *fixups;		/* tree name -> its fixup commits that day */
 };
 
-/* YYYY-MM-DD, YYYYMMDD or next-YYYYMMDD to YYYY-MM-DD. */
-static int normalize_date(char out[11], const char *in)
+static int oid_field(git_oid *out, const char *hex)
 {
-	char d[9];
-	size_t i, n = 0;
-
-	if (str_starts_with(in, "next-"))
-		in += 5;
-	for (i = 0; in[i]; i++) {
-		if (isdigit((unsigned char)in[i]) && n < 8)
-			d[n++] = in[i];
-		else if (!(in[i] == '-' && (i == 4 || i == 7)) || n == 8)
-			return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD)", in);
-	}
-	if (n != 8)
-		return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD)", in);
-	snprintf(out, 11, "%.4s-%.2s-%.2s", d, d + 4, d + 6);
-	return 0;
-}
-
-static int oid_field(git_oid *out, const json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s && git_oid_fromstr(out, s) == 0 ? 0 : -1;
+	return hex && git_oid_fromstr(out, hex) == 0 ? 0 : -1;
 }
 
 static void day_release(struct bday *d)
 {
 	free(d->path);
-	json_decref(d->json);
+	day_free(d->day);
+	free(d->days_dir);
 	json_decref(d->fixups);
 	memset(d, 0, sizeof(*d));
 }
@@ -1203,28 +1153,29 @@ static void day_release(struct bday *d)
 static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
-	json_error_t jerr;
 	git_commit *cm = NULL;
 	int err;
 
 	memset(d, 0, sizeof(*d));
-	if ((err = normalize_date(d->date, date)) < 0)
-		return err;
+	if (day_date_parse(d->date, date) < 0)
+		return tide_error_set(TIDE_EINVAL, "'%s' is not a date (YYYY-MM-DD or next-YYYYMMDD)",
+				      date);
 	d->path = workspace_day_json(wsdir, d->date);
-	if (!path_exists(d->path))
+	d->days_dir = workspace_days_dir(wsdir);
+	err = day_open(&d->day, d->days_dir, d->date);
+	if (err == TIDE_ENOTFOUND)
 		return tide_error_set(TIDE_ENOTFOUND, "no day %s (%s does not exist)",
 				      d->date, d->path);
-	d->json = json_load_file(d->path, 0, &jerr);
-	if (!d->json)
-		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", d->path, jerr.line, jerr.text);
-	if (oid_field(&d->tip, d->json, "commit") < 0)
+	if (err < 0)
+		return err;
+	if (oid_field(&d->tip, d->day->commit) < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
 				      d->path);
 	/* The record is well formed: a commit it names and the repository lacks is a broken repository. */
 	if (git_commit_lookup(&cm, repo, &d->tip) < 0)
 		return tide_error_git(TIDE_ERROR, "%s: commit not in the repository", d->path);
 	git_commit_free(cm);
-	d->has_base = oid_field(&d->base, json_object_get(d->json, "base"), "commit") == 0;
+	d->has_base = oid_field(&d->base, d->day->base_commit) == 0;
 	return 0;
 }
 
@@ -1565,52 +1516,49 @@ done:
 
 /* ---- the whole bisect ---- */
 
-static json_t *result_json(const struct bisect_result *res, const struct bctx *c)
+/* The bisect's record, filled from the result: the one place it becomes a day's "bisect". */
+static struct day_bisect *result_record(const struct bisect_result *res, const struct bctx *c)
 {
-	json_t *o = json_object();
+	struct day_bisect *b = day_bisect_full();
 
-	json_object_set_new(o, "outcome", json_text(bisect_outcome_name(res->outcome)));
-	if (c->opts->check_spec)
-		json_object_set_new(o, "check", json_deep_copy(c->opts->check_spec));
-	if (c->opts->since)
-		json_object_set_new(o, "since", json_text(c->opts->since));
-	json_object_set_new(o, "retries", json_integer(c->opts->retries));
-	json_object_set_new(o, "tree", res->tree ? json_text(res->tree) : json_null());
-	json_object_set_new(o, "commit", res->commit ? json_text(res->commit) : json_null());
-	json_object_set_new(o, "subject", res->subject ? json_text(res->subject) : json_null());
-	if (res->other_tree)
-		json_object_set_new(o, "conflicts_with", json_text(res->other_tree));
+	b->outcome = xstrdup(bisect_outcome_name(res->outcome));
+	b->check = c->opts->check_spec ? json_deep_copy(c->opts->check_spec) : NULL;
+	b->since = dayrec_text(c->opts->since);
+	b->retries = c->opts->retries;
+	b->tree = dayrec_text(res->tree);
+	b->commit = dayrec_text(res->commit);
+	b->subject = dayrec_text(res->subject);
+	b->conflicts_with = dayrec_text(res->other_tree);
 	if (res->range_first) {
-		json_object_set_new(o, "range_first", json_text(res->range_first));
-		json_object_set_new(o, "range_last", json_text(res->range_last));
+		b->range_first = dayrec_text(res->range_first);
+		b->range_last = dayrec_text(res->range_last);
 	}
-	if (res->dropped_list)
-		json_object_set(o, "dropped", res->dropped_list);
-	json_object_set_new(o, "steps_done", json_integer((json_int_t)res->steps));
-	json_object_set_new(o, "builds", json_integer((json_int_t)res->builds));
-	json_object_set_new(o, "runs", json_integer((json_int_t)res->runs));
-	json_object_set_new(o, "replayed", json_integer((json_int_t)res->replayed));
-	json_object_set_new(o, "bound", json_integer((json_int_t)res->bound));
-	json_object_set_new(o, "seconds", json_real(res->seconds));
-	json_object_set(o, "steps", c->steps);
-	return o;
+	b->dropped = res->dropped_list ? json_deep_copy(res->dropped_list) : NULL;
+	b->steps_done = (long long)res->steps;
+	b->builds = (long long)res->builds;
+	b->runs = (long long)res->runs;
+	b->replayed = (long long)res->replayed;
+	b->bound = (long long)res->bound;
+	b->seconds = res->seconds;
+	b->steps = json_deep_copy(c->steps);
+	return b;
 }
 
 /*
- * The only writer of a day's "bisect" record: the day loaded, set and
- * saved (atomically: a reader sees the old record or the new).
+ * The only writer of a day's "bisect" record: the day loaded again (a
+ * build or boot may have changed it since), set and saved (atomically: a
+ * reader sees the old record or the new).
  */
-static int record_in_day(const struct bday *d, json_t *record)
+static int record_in_day(const struct bday *d, const struct day_bisect *record)
 {
 	struct day *day = NULL;
 	int err;
 
-	if ((err = day_load(&day, d->path)) < 0)
+	if ((err = day_open(&day, d->days_dir, d->date)) < 0)
 		return err;
 	day_bisect_free(day->bisect);
-	day->bisect = NULL;
-	if ((err = day_bisect_from_json(&day->bisect, record, d->path)) == 0)
-		err = day_save(day, d->path);
+	day->bisect = day_bisect_dup(record);
+	err = day_save(day, d->path);
 	day_free(day);
 	return err;
 }
@@ -1715,9 +1663,9 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	/* The tested states on disk, so that the steps' commits can be looked at. */
 	if (merge_objects_flush(c.mo) < 0)
 		tide_error_clear();
-	res->record = result_json(res, &c);
+	res->record = result_record(res, &c);
 	json_object_set_new(c.state, "status", json_text("done"));
-	json_object_set(c.state, "result", res->record);
+	json_object_set_new(c.state, "result", day_bisect_to_json(res->record));
 	if ((err = state_save(&c)) == 0)
 		err = record_in_day(&d, res->record);
 done:
@@ -1738,7 +1686,7 @@ void bisect_result_release(struct bisect_result *res)
 	free(res->range_first);
 	free(res->range_last);
 	json_decref(res->dropped_list);
-	json_decref(res->record);
+	day_bisect_free(res->record);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1767,29 +1715,18 @@ static int patch_id(git_repository *repo, const git_oid *id, git_oid *out)
 }
 
 struct item {
-	const char *name;	/* borrowed from a day's json */
+	const char *name;	/* borrowed from a day's record */
 	git_oid old, new;
 	int has_old, has_new;
 	const json_t *old_fixups, *new_fixups;	/* borrowed from the days */
 };
 
-/* The commit a day merged for tree name (NULL status: not merged that day). */
+/* The commit a day merged for tree name: 0 when the tree is not in that day. */
 static int day_tree(const struct bday *d, const char *name, git_oid *out)
 {
-	size_t i;
-	json_t *t;
+	const struct day_tree *t = day_find_tree(d->day, name);
 
-	json_array_foreach(json_object_get(d->json, "trees"), i, t) {
-		const char *st = json_string_value(json_object_get(t, "status"));
-
-		if (strcmp(json_string_value(json_object_get(t, "name")) ?: "", name))
-			continue;
-		if (st && strcmp(st, "merged") && strcmp(st, "up-to-date") &&
-		    strcmp(st, "previous"))
-			return 0;
-		return oid_field(out, t, "sha") == 0;
-	}
-	return 0;
+	return t && tree_status_in_day(t->status) && oid_field(out, t->sha) == 0;
 }
 
 static int add_item(struct item **items, size_t *n, size_t *alloc, const char *name,
@@ -2072,7 +2009,6 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	enum bisect_verdict *v = NULL;
 	git_oid *chain = NULL, sgood, sbad;
 	size_t alloc = 0, i, n = 0, lo, hi;
-	json_t *t;
 	char *why = NULL;
 	const char *which;
 	int err, go_on;
@@ -2099,12 +2035,10 @@ static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *b
 	ds.items[0].new = bad->base;
 	ds.items[0].has_old = ds.items[0].has_new = 1;
 	ds.nitems = 1;
-	json_array_foreach(json_object_get(bad->json, "trees"), i, t)
-		add_item(&ds.items, &ds.nitems, &alloc,
-			 json_string_value(json_object_get(t, "name")) ?: "?", &good, bad);
-	json_array_foreach(json_object_get(good.json, "trees"), i, t)
-		add_item(&ds.items, &ds.nitems, &alloc,
-			 json_string_value(json_object_get(t, "name")) ?: "?", &good, bad);
+	for (i = 0; i < bad->day->ntrees; i++)
+		add_item(&ds.items, &ds.nitems, &alloc, bad->day->trees[i].name ?: "?", &good, bad);
+	for (i = 0; i < good.day->ntrees; i++)
+		add_item(&ds.items, &ds.nitems, &alloc, good.day->trees[i].name ?: "?", &good, bad);
 	ds.changed = xcalloc(ds.nitems, sizeof(*ds.changed));
 	for (i = 0; i < ds.nitems; i++)
 		if (item_changed(&ds.items[i]))
@@ -2241,4 +2175,120 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	if (code != 0)
 		*note = xasprintf("exit %d", code);
 	return 0;
+}
+
+/* ---- a day rebuilt through bisect's merges ---- */
+
+/* The day's own state after the tree name: its group's last commit, or NULL. */
+static const git_oid *day_state_after(const git_oid *chain, const struct group *groups,
+				      size_t ng, const char *name)
+{
+	size_t k;
+
+	for (k = ng; k >= 1; k--)
+		if (groups[k].name && !strcmp(groups[k].name, name))
+			return &chain[k];
+	return NULL;
+}
+
+static int tree_of(git_oid *out, git_repository *repo, const git_oid *commit)
+{
+	git_commit *cm = NULL;
+
+	if (git_commit_lookup(&cm, repo, commit) < 0)
+		return tide_error_git(TIDE_ERROR, "bisect: cannot read %s", git_oid_tostr_s(commit));
+	git_oid_cpy(out, git_commit_tree_id(cm));
+	git_commit_free(cm);
+	return 0;
+}
+
+/* One tree of the day: bisect's state after it from cur, and the day's. */
+static int rebuild_tree(struct bctx *c, const struct bday *d, const struct day_tree *t,
+			git_oid *cur, const git_oid *day_state, struct bisect_rebuilt *r)
+{
+	struct mixslot slot = { NULL, t->name, json_object_get(d->fixups, t->name) };
+	git_oidarray bases = { NULL, 0 };
+	git_oid tip, next;
+	int err;
+
+	r->tree = xstrdup(t->name);
+	if (oid_field(&tip, t->sha) < 0)
+		return tide_error_set(TIDE_EINVAL, "%s: tree '%s' has no valid \"sha\"", d->path,
+				      t->name);
+	slot.tip = &tip;
+	if ((err = graph_merge_bases(&bases, c->repo, cur, &tip)) < 0)
+		return err;
+	r->nbases = bases.count;
+	git_oidarray_dispose(&bases);
+	if ((err = tree_of(&r->day_tree, c->repo, day_state)) < 0)
+		return err;
+	err = merge_series(c, cur, &slot, 1, &next, &r->why);
+	if (err < 0)
+		return err;
+	/* A state bisect cannot build: the next tree goes on from the day's. */
+	*cur = err ? *day_state : next;
+	return err ? 0 : tree_of(&r->state_tree, c->repo, &next);
+}
+
+int bisect_rebuild_day(struct bisect_rebuilt **out, size_t *n, git_repository *repo,
+		       const char *wsdir, const char *date)
+{
+	struct bctx c;
+	struct bday d;
+	struct group *groups = NULL;
+	git_oid *chain = NULL, cur;
+	const git_oid *day_state, *after;
+	size_t ng = 0, i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	memset(&c, 0, sizeof(c));
+	c.repo = repo;
+	c.store = workspace_rr_cache(wsdir);
+	c.memo = json_object();
+	if ((err = bday_load(&d, repo, wsdir, date)) < 0)
+		goto done;
+	if (git_signature_new(&c.sig, "tide bisect", "bisect@tide.invalid", 0, 0) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: signature");
+		goto done;
+	}
+	/* The states stay in memory and are dropped: nothing is written to the repository. */
+	if ((err = merge_objects_begin(&c.mo, repo)) < 0 ||
+	    (err = day_chain(&c, &d, &chain, &groups, &ng)) < 0)
+		goto done;
+	cur = d.base;
+	day_state = &d.base;
+	*out = xcalloc(d.day->ntrees ? d.day->ntrees : 1, sizeof(**out));
+	for (i = 0; i < d.day->ntrees && !err; i++) {
+		const struct day_tree *t = &d.day->trees[i];
+
+		if (!tree_status_in_day(t->status))
+			continue;
+		if ((after = day_state_after(chain, groups, ng, t->name)))
+			day_state = after;
+		err = rebuild_tree(&c, &d, t, &cur, day_state, &(*out)[(*n)++]);
+	}
+done:
+	if (err < 0) {
+		bisect_rebuilt_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	free(chain);
+	groups_free(groups, ng + 1);
+	day_release(&d);
+	ctx_release(&c);
+	return err;
+}
+
+void bisect_rebuilt_free(struct bisect_rebuilt *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r && i < n; i++) {
+		free(r[i].tree);
+		free(r[i].why);
+	}
+	free(r);
 }

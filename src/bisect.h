@@ -34,6 +34,8 @@ enum bisect_verdict {
  * could not run (then the bisect stops; its state stays resumable).
  * *note may be set to a malloc'd one-line remark (e.g. why a step skipped).
  */
+struct day_bisect;
+
 struct bisect_check {
 	int (*run)(void *data, git_repository *repo, const git_oid *commit,
 		   enum bisect_verdict *verdict, char **note);
@@ -99,7 +101,7 @@ struct bisect_result {
 	json_t *dropped_list;	/* [{commit, subject}] of the dropped commits */
 	size_t bound;		/* ceil(log2 N1) + ceil(log2 N2) + endpoints + confirmations */
 	double seconds;
-	json_t *record;		/* the day.json "bisect" object */
+	struct day_bisect *record;	/* the day.json "bisect" record */
 };
 
 /*
@@ -139,5 +141,26 @@ size_t bisect_log2_ceil(size_t n);
  * with an underscore, or of 8+ chars, not keywords.
  */
 int bisect_diff_symbols(json_t *set, const char *patch_text);
+
+/* One tree of a day: the tree after it in the day, and in bisect's state. */
+struct bisect_rebuilt {
+	char *tree;		/* the tree's name */
+	git_oid day_tree;	/* the tree of the day's commit after it (its merge or last fixup) */
+	git_oid state_tree;	/* the tree of the state bisect built (zero when it could not) */
+	char *why;		/* why bisect could not build the state, or NULL */
+	size_t nbases;		/* merge bases of the state before it and its commit (2+: criss-cross) */
+};
+
+/*
+ * Day date rebuilt the way bisect builds the states it tests: from the
+ * base, each tree the record has in the day merged in order at the commit
+ * the day merged, with the day's fixup commits, through a bisect step's
+ * own merges (merge_step_run(), the recorded resolutions, the fixups
+ * picked).  One entry per tree in the day, in order.  Nothing is written
+ * to the repository.  For the tests that bisect's states are the day's.
+ */
+int bisect_rebuild_day(struct bisect_rebuilt **out, size_t *n, git_repository *repo,
+		       const char *wsdir, const char *date);
+void bisect_rebuilt_free(struct bisect_rebuilt *r, size_t n);
 
 #endif

@@ -624,7 +624,7 @@ static void cap_smp(struct boot_result *res, const struct boot_opts *opts)
 	}
 }
 
-/* What a reproducer needs to run the same guest (BOOT_KEY_* in boot.h). */
+/* What a reproducer needs to run the same guest (the record's qemu_* and initramfs_sha256). */
 static void record_qemu(struct boot_result *res, const char *qemu, char **argv)
 {
 	char *version_argv[] = { (char *)qemu, "--version", NULL };
@@ -782,39 +782,48 @@ static json_t *documents_json(const struct ktap_result *k)
 	return docs;
 }
 
-json_t *boot_result_json(const struct boot_result *res, const char *console_name)
+/*
+ * The boot's record, filled from the result: the one place a boot's
+ * outcome becomes a day's "boot" (its JSON is day_boot_to_json()'s).
+ */
+struct day_boot *boot_result_record(const struct boot_result *res, const char *console_name)
 {
 	const struct boot_verdict *v = &res->verdict;
-	json_t *tests = json_array(), *o;
+	struct day_boot *b = day_boot_full();
 
-	ktap_walk(&v->ktap, test_json, tests);
-	o = json_pack("{s:s, s:o, s:f, s:o, s:i, s:b, s:i, s:f}",
-		      "status", boot_status_name(v->status),
-		      "reason", v->reason ? json_text(v->reason) : json_null(),
-		      "seconds", res->seconds, "accel", json_text(res->accel ? res->accel : ""),
-		      "smp", res->smp, "timed_out", res->timed_out,
-		      "exit_status", res->exit_status, "timeout", res->timeout);
-	json_object_set_new(o, "counts", json_pack("{s:i, s:i, s:i}", "pass", v->pass,
-						   "fail", v->fail, "skip", v->skip));
-	json_object_set_new(o, "tests", tests);
-	json_object_set_new(o, "documents", documents_json(&v->ktap));
-	json_object_set_new(o, "problems", strings_json(v->ktap.problems, v->ktap.nproblems));
-	json_object_set_new(o, "warnings", strings_json(v->warnings, v->nwarnings));
-	json_object_set_new(o, "cmdline", json_text(res->cmdline ? res->cmdline : ""));
-	json_object_set_new(o, "initramfs_seconds", json_real(res->initramfs_seconds));
-	if (res->accel_note)
-		json_object_set_new(o, "accel_note", json_text(res->accel_note));
-	if (res->smp_note)
-		json_object_set_new(o, "smp_note", json_text(res->smp_note));
-	if (console_name)
-		json_object_set_new(o, "console", json_text(console_name));
-	if (res->qemu_command)
-		json_object_set(o, BOOT_KEY_QEMU_COMMAND, res->qemu_command);
-	if (res->qemu_version)
-		json_object_set_new(o, BOOT_KEY_QEMU_VERSION, json_text(res->qemu_version));
-	if (res->initramfs_sha256)
-		json_object_set_new(o, BOOT_KEY_INITRAMFS_SHA256, json_string(res->initramfs_sha256));
-	return o;
+	b->status = xstrdup(boot_status_name(v->status));
+	b->reason = dayrec_text(v->reason);
+	b->seconds = res->seconds;
+	b->accel = dayrec_text(res->accel ? res->accel : "");
+	b->smp = res->smp;
+	b->timed_out = res->timed_out;
+	b->exit_status = res->exit_status;
+	b->timeout = res->timeout;
+	b->counts = json_pack("{s:i, s:i, s:i}", "pass", v->pass, "fail", v->fail,
+			      "skip", v->skip);
+	b->tests = json_array();
+	ktap_walk(&v->ktap, test_json, b->tests);
+	b->documents = documents_json(&v->ktap);
+	b->problems = strings_json(v->ktap.problems, v->ktap.nproblems);
+	b->warnings = strings_json(v->warnings, v->nwarnings);
+	b->cmdline = dayrec_text(res->cmdline ? res->cmdline : "");
+	b->initramfs_seconds = res->initramfs_seconds;
+	b->accel_note = dayrec_text(res->accel_note);
+	b->smp_note = dayrec_text(res->smp_note);
+	b->console = dayrec_text(console_name);
+	b->qemu_command = res->qemu_command ? json_deep_copy(res->qemu_command) : NULL;
+	b->qemu_version = dayrec_text(res->qemu_version);
+	b->initramfs_sha256 = dayrec_text(res->initramfs_sha256);
+	return b;
+}
+
+json_t *boot_result_json(const struct boot_result *res, const char *console_name)
+{
+	struct day_boot *b = boot_result_record(res, console_name);
+	json_t *j = day_boot_to_json(b);
+
+	day_boot_free(b);
+	return j;
 }
 
 /* ---- paths ---- */
@@ -934,13 +943,8 @@ int boot_day_kernel(const char **out, const struct day *day, const struct boot_w
 static void record_boot(struct day_boot **slot, const struct boot_result *res,
 			const char *console_name)
 {
-	json_t *j = boot_result_json(res, console_name);
-
 	day_boot_free(*slot);
-	/* boot_result_json() writes every key with its table's type. */
-	if (day_boot_from_json(slot, j, "boot") < 0)
-		abort();
-	json_decref(j);
+	*slot = boot_result_record(res, console_name);
 }
 
 void boot_record_day(struct day *day, const struct boot_result *res)

@@ -41,6 +41,7 @@ void boot_verdict_release(struct boot_verdict *v);
 
 struct build_arch;
 struct build_config;
+struct day_boot;
 
 struct boot_opts {
 	const char *kernel;		/* bzImage */
@@ -88,14 +89,6 @@ struct boot_result {
 };
 
 /*
- * Keys of the "boot" record a reproducer reads (src/reproducer.c): named
- * once here, written by boot_result_json().
- */
-#define BOOT_KEY_QEMU_COMMAND "qemu_command"
-#define BOOT_KEY_QEMU_VERSION "qemu_version"
-#define BOOT_KEY_INITRAMFS_SHA256 "initramfs_sha256"
-
-/*
  * Boot and classify.  Returns 0 when the guest ran, whatever it did
  * (res->verdict); a negative TIDE_E* code when tide could not do its part:
  * QEMU or the kernel missing, no guest program, I/O.
@@ -103,7 +96,11 @@ struct boot_result {
 int boot_run(struct boot_result *res, const struct boot_opts *opts);
 void boot_result_release(struct boot_result *res);
 
-/* The day.json "boot" object; console_name is the log's name in the day. */
+/*
+ * The day.json "boot" record of res (console_name: the log's name in the
+ * day); the caller frees it.  boot_result_json() is its JSON.
+ */
+struct day_boot *boot_result_record(const struct boot_result *res, const char *console_name);
 json_t *boot_result_json(const struct boot_result *res, const char *console_name);
 
 /*

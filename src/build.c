@@ -920,59 +920,60 @@ json_t *build_diags_json(const struct build_diags *d)
 	return arr;
 }
 
+/*
+ * The build's record, filled from the result: the one place a build's
+ * outcome becomes the day's "build" (its JSON is day_build_to_json()'s).
+ */
+struct day_build *build_result_record(const struct build_result *res, const char *log_name)
+{
+	struct day_build *b = day_build_full();
+
+	b->status = xstrdup(res->ok ? "ok" : "failed");
+	b->failure = dayrec_text(res->failure);
+	b->commit = dayrec_text(res->commit);
+	b->config = dayrec_text(res->config);
+	b->arch = dayrec_text(res->arch);
+	b->seconds = res->seconds;
+	b->checkout_seconds = res->checkout_seconds;
+	b->config_seconds = res->config_seconds;
+	b->make_seconds = res->make_seconds;
+	if ((b->objects = res->objects))
+		day_build_set_has(b, "objects");
+	if ((b->checked = res->checked)) {
+		b->check_seconds = res->check_seconds;
+		day_build_set_has(b, "checked");
+		day_build_set_has(b, "check_seconds");
+	}
+	b->checkout = json_pack("{s:b, s:I, s:I}", "full", res->checkout.full,
+				"written", (json_int_t)res->checkout.written,
+				"removed", (json_int_t)res->checkout.removed);
+	b->config_regenerated = res->config_regenerated;
+	b->jobs = res->jobs;
+	b->ccache = res->ccache;
+	b->remote_cache = dayrec_text(res->remote_cache);
+	b->ccache_stats = res->have_cache_stats ? build_cache_stats_json(&res->cache_stats) : NULL;
+	b->distcc = res->distcc_hosts ? build_distcc_json(res) : NULL;
+	b->errors = build_diags_json(&res->log.errors);
+	b->errors_total = (long long)res->log.nerrors_total;
+	b->warnings = build_diags_json(&res->log.warnings);
+	b->new_warnings = build_diags_json(&res->new_warnings);
+	b->log = dayrec_text(log_name);
+	b->kernel = dayrec_text(res->kernel);
+	b->make_command = res->make_command ? json_deep_copy(res->make_command) : NULL;
+	b->compiler = dayrec_text(res->compiler);
+	b->binutils = dayrec_text(res->binutils);
+	b->config_sha256 = dayrec_text(res->config_sha256);
+	b->kernel_sha256 = dayrec_text(res->kernel_sha256);
+	return b;
+}
+
 json_t *build_result_json(const struct build_result *res, const char *log_name)
 {
-	json_t *o = json_object();
+	struct day_build *b = build_result_record(res, log_name);
+	json_t *j = day_build_to_json(b);
 
-	json_object_set_new(o, "status", json_string(res->ok ? "ok" : "failed"));
-	if (res->failure)
-		json_object_set_new(o, "failure", json_text(res->failure));
-	if (res->commit)
-		json_object_set_new(o, "commit", json_string(res->commit));
-	if (res->config)
-		json_object_set_new(o, "config", json_text(res->config));
-	if (res->arch)
-		json_object_set_new(o, "arch", json_text(res->arch));
-	json_object_set_new(o, "seconds", json_real(res->seconds));
-	json_object_set_new(o, "checkout_seconds", json_real(res->checkout_seconds));
-	json_object_set_new(o, "config_seconds", json_real(res->config_seconds));
-	json_object_set_new(o, "make_seconds", json_real(res->make_seconds));
-	if (res->objects)
-		json_object_set_new(o, "objects", json_integer(res->objects));
-	if (res->checked) {
-		json_object_set_new(o, "checked", json_integer(res->checked));
-		json_object_set_new(o, "check_seconds", json_real(res->check_seconds));
-	}
-	json_object_set_new(o, "checkout", json_pack("{s:b, s:I, s:I}",
-		"full", res->checkout.full,
-		"written", (json_int_t)res->checkout.written,
-		"removed", (json_int_t)res->checkout.removed));
-	json_object_set_new(o, "config_regenerated", json_boolean(res->config_regenerated));
-	json_object_set_new(o, "jobs", json_integer(res->jobs));
-	json_object_set_new(o, "ccache", json_boolean(res->ccache));
-	json_object_set_new(o, "remote_cache",
-			    res->remote_cache ? json_text(res->remote_cache) : json_null());
-	if (res->have_cache_stats)
-		json_object_set_new(o, "ccache_stats", build_cache_stats_json(&res->cache_stats));
-	if (res->distcc_hosts)
-		json_object_set_new(o, "distcc", build_distcc_json(res));
-	json_object_set_new(o, "errors", build_diags_json(&res->log.errors));
-	json_object_set_new(o, "errors_total", json_integer((json_int_t)res->log.nerrors_total));
-	json_object_set_new(o, "warnings", build_diags_json(&res->log.warnings));
-	json_object_set_new(o, "new_warnings", build_diags_json(&res->new_warnings));
-	json_object_set_new(o, "log", log_name ? json_string(log_name) : json_null());
-	json_object_set_new(o, "kernel", res->kernel ? json_text(res->kernel) : json_null());
-	if (res->make_command)
-		json_object_set(o, BUILD_KEY_MAKE_COMMAND, res->make_command);
-	if (res->compiler)
-		json_object_set_new(o, BUILD_KEY_COMPILER, json_text(res->compiler));
-	if (res->binutils)
-		json_object_set_new(o, BUILD_KEY_BINUTILS, json_text(res->binutils));
-	if (res->config_sha256)
-		json_object_set_new(o, BUILD_KEY_CONFIG_SHA256, json_string(res->config_sha256));
-	if (res->kernel_sha256)
-		json_object_set_new(o, BUILD_KEY_KERNEL_SHA256, json_string(res->kernel_sha256));
-	return o;
+	day_build_free(b);
+	return j;
 }
 
 void build_result_release(struct build_result *res)
@@ -1523,7 +1524,7 @@ static int run_make_watched(struct build_ctx *b, const char *target, int jobs)
 	return rc;
 }
 
-/* The record's make command, as run (BUILD_KEY_MAKE_COMMAND). */
+/* The record's make command, as run ("make_command"). */
 static json_t *make_command_json(struct build_ctx *b, const char *target, int jobs)
 {
 	char **args = make_argv(b, target, jobs);
@@ -2336,18 +2337,6 @@ int build_record_oid(git_oid *out, const char *hex, const char *what)
 	if (!hex || git_oid_fromstr(out, hex) < 0)
 		return tide_error_set(TIDE_EINVAL, "day record has no valid %s", what);
 	return 0;
-}
-
-struct day_build *build_result_record(const struct build_result *res, const char *log_name)
-{
-	json_t *j = build_result_json(res, log_name);
-	struct day_build *b = NULL;
-
-	/* build_result_json() writes every key with its table's type. */
-	if (day_build_from_json(&b, j, "build") < 0)
-		abort();
-	json_decref(j);
-	return b;
 }
 
 void build_record_set(struct day_build **slot, const struct build_result *res,

@@ -252,17 +252,6 @@ struct build_result {
 };
 
 /*
- * Keys of the "build" record a reproducer reads (src/reproducer.c): named
- * once here, written by build_result_json().
- */
-#define BUILD_KEY_MAKE_COMMAND "make_command"
-#define BUILD_KEY_COMPILER "compiler"
-#define BUILD_KEY_BINUTILS "binutils"
-#define BUILD_KEY_CONFIG_SHA256 "config_sha256"
-#define BUILD_KEY_KERNEL "kernel"
-#define BUILD_KEY_KERNEL_SHA256 "kernel_sha256"
-
-/*
  * Check commit out and build it.  Returns 0 when the build ran, whether it
  * succeeded or not (res->ok, res->failure: a broken fragment, a missing
  * compiler or a compile error are recorded outcomes); a negative TIDE_E*
@@ -273,7 +262,7 @@ int build_run(struct build_result *res, git_repository *repo,
 	      const git_oid *commit, const struct build_opts *opts);
 void build_result_release(struct build_result *res);
 
-/* The day.json "build" object; log_name is the log's name in the day. */
+/* The day.json "build" object of res, build_result_record()'s JSON. */
 json_t *build_result_json(const struct build_result *res, const char *log_name);
 json_t *build_diags_json(const struct build_diags *d);
 /* The record's "distcc" object. */
@@ -351,7 +340,11 @@ struct day *build_previous_day(const char *days_dir, const char *date);
 void build_record_set(struct day_build **slot, const struct build_result *res,
 		      const char *log_name);
 void build_record_failure(struct day_build **slot, const char *status);
-/* The record of res, as build_record_set() writes it; the caller frees. */
+/*
+ * The record of res (its log named log_name in the day directory), as
+ * build_record_set() writes it: the one place a build result becomes a
+ * record.  The caller frees it.
+ */
 struct day_build *build_result_record(const struct build_result *res, const char *log_name);
 
 /* The day's build record, or NULL. */

@@ -1,4 +1,5 @@
 /* What changed since the day before (changes.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -131,10 +132,11 @@ static void tree_changes(struct buf *out, git_repository *repo, const struct day
 void changes_text(struct buf *out, git_repository *repo, const struct day *prev,
 		  const struct day *d)
 {
+	char *since = day_date_compact(prev->date);
 	size_t i, start;
 
-	buf_printf(out, "Changes since %.4s%.2s%.2s:\n\n", prev->date, prev->date + 5,
-		   prev->date + 8);
+	buf_printf(out, "Changes since %s:\n\n", since);
+	free(since);
 	start = out->len;
 	for (i = 0; i < d->ntrees; i++)
 		tree_changes(out, repo, &d->trees[i], day_find_tree(prev, d->trees[i].name));

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 struct dash {
 	const char *wsdir;
@@ -142,7 +143,7 @@ static int load_days(struct dash *d)
 	size_t i;
 	int n;
 
-	d->days_dir = path_join(d->wsdir, "days");
+	d->days_dir = workspace_days_dir(d->wsdir);
 	if ((n = day_list(&d->dates, d->days_dir)) < 0)
 		return n;
 	if (n == 0)
@@ -150,9 +151,9 @@ static int load_days(struct dash *d)
 	d->ndates = (size_t)n;
 	d->days = xcalloc(d->ndates, sizeof(*d->days));
 	for (i = 0; i < d->ndates; i++) {
-		char *path = xasprintf("%s/%s/day.json", d->days_dir, d->dates[i]);
+		char *path = workspace_day_json_in(d->days_dir, d->dates[i]);
 
-		if (day_load(&d->days[i], path) < 0)
+		if (day_open(&d->days[i], d->days_dir, d->dates[i]) < 0)
 			note_unreadable(d, path);
 		else
 			d->res->days++;
@@ -219,8 +220,8 @@ static int unchanged_since(const struct dash *d, size_t day, const struct day_tr
 	long p = prev_day(d, day);
 	const struct day_tree *pt = p < 0 ? NULL : tree_on(d, (size_t)p, t->name);
 
-	return pt && t->sha && pt->sha && !strcmp(t->sha, pt->sha) && pt->status && t->status &&
-	       !strcmp(pt->status, t->status);
+	return pt && t->sha && pt->sha && !strcmp(t->sha, pt->sha) && pt->status &&
+	       pt->status == t->status;
 }
 
 /* One line under the status: why a tree is how it is. */
@@ -233,7 +234,8 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 	if (t->nconflicts && handled && !strcmp(handled, "recorded"))
 		buf_printf(out, "resolved conflict with %s", with.len ? buf_cstr(&with) : "mainline");
 	else if (t->nconflicts)
-		buf_printf(out, "%swith %s", t->status && !strcmp(t->status, "conflict") ? "" : "conflict ",
+		/* Conflicts of a tree that is in the day: at an earlier version. */
+		buf_printf(out, "%swith %s", tree_status_in_day(t->status) ? "conflict " : "",
 			   with.len ? buf_cstr(&with) : "mainline");
 	else if (t->handling.reason)
 		buf_puts(out, t->handling.reason);
@@ -613,18 +615,18 @@ static void status_cell(struct buf *p, const struct dash *d, size_t day, const c
 		return;
 	}
 	buf_puts(p, "<td class=\"");
-	status_class(p, "st-", t->status);
+	status_class(p, "st-", tree_status_name(t->status));
 	/* Merged, but not today's commit: the fetch failed. */
 	if (t->fetch_status && !strcmp(t->fetch_status, "stale"))
 		buf_puts(p, " stale");
 	buf_puts(p, "\" data-status=\"");
-	html_escape(p, t->status ? t->status : "");
+	html_escape(p, tree_status_name(t->status) ?: "");
 	page = dashboard_page_name("day-", d->dates[day]);
 	buf_printf(p, "\"><a href=\"%s#t-", page);
 	free(page);
 	name_encode(p, t->name);
 	buf_puts(p, "\"><span class=\"status\">");
-	html_escape(p, t->status ? t->status : "?");
+	html_escape(p, tree_status_name(t->status) ?: "?");
 	buf_puts(p, "</span>");
 	tree_note(&note, d, day, t);
 	if (note.len) {
@@ -875,11 +877,11 @@ static void tree_cells(struct buf *p, const struct dash *d, size_t day, const st
 	char *report = xasprintf("reports/%s.txt", t->name);
 
 	buf_puts(p, "<td class=\"");
-	status_class(p, "st-", t->status);
+	status_class(p, "st-", tree_status_name(t->status));
 	buf_puts(p, "\" data-status=\"");
-	html_escape(p, t->status ? t->status : "");
+	html_escape(p, tree_status_name(t->status) ?: "");
 	buf_puts(p, "\"><span class=\"status\">");
-	html_escape(p, t->status ? t->status : "?");
+	html_escape(p, tree_status_name(t->status) ?: "?");
 	buf_puts(p, "</span>");
 	tree_note(&note, d, day, t);
 	if (note.len) {

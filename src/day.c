@@ -12,6 +12,38 @@
 #include "util.h"
 #include "workspace.h"
 
+static const char *const tree_status_names[] = {
+	[TREE_MERGED] = "merged", [TREE_UP_TO_DATE] = "up-to-date",
+	[TREE_PREVIOUS] = "previous", [TREE_CONFLICT] = "conflict",
+	[TREE_FETCH_FAILED] = "fetch-failed", [TREE_PATCH_FAILED] = "patch-failed",
+	[TREE_DROPPED] = "dropped", [TREE_REJECTED] = "rejected",
+};
+
+const char *tree_status_name(enum tree_status s)
+{
+	return (size_t)s < ARRAY_SIZE(tree_status_names) ? tree_status_names[s] : NULL;
+}
+
+int tree_status_parse(enum tree_status *out, const char *name)
+{
+	size_t i;
+
+	*out = TREE_STATUS_NONE;
+	if (!name)
+		return 0;
+	for (i = 1; i < ARRAY_SIZE(tree_status_names); i++)
+		if (!strcmp(name, tree_status_names[i])) {
+			*out = (enum tree_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+int tree_status_in_day(enum tree_status s)
+{
+	return s == TREE_MERGED || s == TREE_UP_TO_DATE || s == TREE_PREVIOUS;
+}
+
 struct day *day_new(void)
 {
 	return xcalloc(1, sizeof(struct day));
@@ -98,7 +130,6 @@ static void tree_clear(struct day_tree *t)
 	free(t->sha);
 	free(t->fetch_status);
 	free(t->fetch_error);
-	free(t->status);
 	free(t->merge_commit);
 	free(t->merge_base);
 	for (i = 0; i < t->nconflicts; i++)
@@ -241,6 +272,20 @@ static json_t *url_or_null(const char *url)
 	return j;
 }
 
+/* A message naming a URL (a fetch error): written with every password redacted. */
+static json_t *msg_or_null(const char *msg)
+{
+	struct buf b = BUF_INIT;
+	json_t *j;
+
+	if (!msg)
+		return json_null();
+	text_redact(&b, msg);
+	j = json_text(buf_cstr(&b));
+	buf_release(&b);
+	return j;
+}
+
 static json_t *commits_to_json(const struct day_commit *c, size_t n)
 {
 	json_t *arr = json_array();
@@ -331,9 +376,11 @@ static json_t *tree_to_json(const struct day_tree *t)
 	json_object_set_new(obj, "branch", str_or_null(t->branch));
 	json_object_set_new(obj, "sha", str_or_null(t->sha));
 	json_object_set_new(obj, "fetch", json_pack("{s:o, s:o, s:f}",
-		"status", str_or_null(t->fetch_status), "error", str_or_null(t->fetch_error),
+		"status", str_or_null(t->fetch_status), "error", msg_or_null(t->fetch_error),
 		"seconds", t->fetch_seconds));
-	json_object_set_new(obj, "status", str_or_null(t->status));
+	if (t->fetch_patch_failed)
+		json_object_set_new(json_object_get(obj, "fetch"), "patch_failed", json_true());
+	json_object_set_new(obj, "status", str_or_null(tree_status_name(t->status)));
 	json_object_set_new(obj, "merge_commit", str_or_null(t->merge_commit));
 	json_object_set_new(obj, "merge_base", str_or_null(t->merge_base));
 	json_object_set_new(obj, "seconds", json_real(t->seconds));
@@ -521,11 +568,26 @@ static void handling_from_json(struct day_handling *h, const json_t *obj)
 	strings_from_json(&h->fixups, &h->nfixups, json_object_get(obj, "fixups"));
 }
 
-static int tree_from_json(struct day_tree *t, const json_t *obj, const char *what)
+/* The tree's "status": one of tree_status_names, or null (or absent: not decided). */
+static int status_from_json(struct day_tree *t, const json_t *obj, const char *what, size_t at)
+{
+	const json_t *v = json_object_get(obj, "status");
+
+	if ((v && !json_is_null(v) && !json_is_string(v)) ||
+	    tree_status_parse(&t->status, json_string_value(v)) < 0)
+		return tide_error_set(TIDE_EINVAL, "%s: trees[%zu] ('%s'): \"status\" is not a tree "
+				      "status (merged, up-to-date, previous, conflict, fetch-failed, "
+				      "patch-failed, dropped, rejected)", what, at,
+				      t->name ? t->name : "?");
+	return 0;
+}
+
+static int tree_from_json(struct day_tree *t, const json_t *obj, const char *what, size_t at)
 {
 	const json_t *fetch = json_object_get(obj, "fetch");
 	size_t i;
 	json_t *v;
+	int err;
 
 	t->name = get_str(obj, "name");
 	t->type = get_str(obj, "type");
@@ -534,8 +596,17 @@ static int tree_from_json(struct day_tree *t, const json_t *obj, const char *wha
 	t->sha = get_str(obj, "sha");
 	t->fetch_status = get_str(fetch, "status");
 	t->fetch_error = get_str(fetch, "error");
+	if (t->fetch_error && strstr(t->fetch_error, "://")) {
+		struct buf b = BUF_INIT;	/* a record written before messages were redacted */
+
+		text_redact(&b, t->fetch_error);
+		free(t->fetch_error);
+		t->fetch_error = buf_detach(&b);
+	}
 	t->fetch_seconds = get_num(fetch, "seconds");
-	t->status = get_str(obj, "status");
+	t->fetch_patch_failed = json_is_true(json_object_get(fetch, "patch_failed"));
+	if ((err = status_from_json(t, obj, what, at)) < 0)
+		return err;
 	t->merge_commit = get_str(obj, "merge_commit");
 	t->merge_base = get_str(obj, "merge_base");
 	t->seconds = get_num(obj, "seconds");
@@ -573,7 +644,7 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	day->project = get_str(json, "project");
 	day->extra = extra_keys(json, day_keys, ARRAY_SIZE(day_keys));
 	json_array_foreach(json_object_get(json, "trees"), i, v)
-		if (json_is_object(v) && (err = tree_from_json(day_add_tree(day), v, what)) < 0)
+		if (json_is_object(v) && (err = tree_from_json(day_add_tree(day), v, what, i)) < 0)
 			goto fail;
 	if ((err = day_build_from_json(&day->build, json_object_get(json, "build"), what)) < 0 ||
 	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
@@ -649,9 +720,38 @@ int day_date_is_valid(const char *date)
 	}
 }
 
+int day_date_parse(char out[11], const char *name)
+{
+	const char *digits = str_starts_with(name, "next-") ? name + 5 : name;
+	size_t i, n = strlen(digits);
+
+	/* "YYYYMMDD" after "next-" or alone: rewritten as a date, then checked as one. */
+	for (i = 0; n == 8 && i < 8; i++)
+		if (digits[i] < '0' || digits[i] > '9')
+			n = 0;
+	if (n == 8)
+		snprintf(out, 11, "%.4s-%.2s-%.2s", digits, digits + 4, digits + 6);
+	else if (digits == name && n == 10)
+		memcpy(out, name, 11);
+	else
+		out[0] = '\0';
+	if (!day_date_is_valid(out))
+		return tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD or next-YYYYMMDD)",
+				      name);
+	return 0;
+}
+
+char *day_date_compact(const char *date)
+{
+	return xasprintf("%.4s%.2s%.2s", date, date + 5, date + 8);
+}
+
 char *day_tag_for(const char *date)
 {
-	return xasprintf("next-%.4s%.2s%.2s", date, date + 5, date + 8);
+	char *digits = day_date_compact(date), *tag = xasprintf("next-%s", digits);
+
+	free(digits);
+	return tag;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -758,11 +858,6 @@ int day_previous(struct day **out, const char *days_dir, const char *date, int o
 	return *out != NULL;
 }
 
-static int status_is(const char *status, const char *want)
-{
-	return status && !strcmp(status, want);
-}
-
 void day_counts(struct day_counts *out, const struct day *day)
 {
 	size_t i;
@@ -772,14 +867,17 @@ void day_counts(struct day_counts *out, const struct day *day)
 	for (i = 0; i < day->ntrees; i++) {
 		const struct day_tree *t = &day->trees[i];
 
-		if (status_is(t->fetch_status, "stale"))
-			out->stale++;
-		if (status_is(t->status, "previous"))
+		if (t->fetch_status && !strcmp(t->fetch_status, "stale")) {
+			if (t->fetch_patch_failed)
+				out->unapplied++;
+			else
+				out->stale++;
+		}
+		if (t->status == TREE_PREVIOUS)
 			out->previous++;
-		if (status_is(t->status, "merged") || status_is(t->status, "up-to-date") ||
-		    status_is(t->status, "previous"))
+		if (tree_status_in_day(t->status))
 			out->merged++;
-		else if (status_is(t->status, "conflict"))
+		else if (t->status == TREE_CONFLICT)
 			out->conflicts++;
 		else
 			out->not_merged++;

@@ -52,13 +52,44 @@ struct day_handling {
 	size_t nfixups;
 };
 
+/*
+ * What became of a tree that day.  day.json spells each as the string
+ * tree_status_name() gives (man/tide-show.1, THE DAY RECORD); a string
+ * this version does not know is refused by the reader, naming the file
+ * and the key: what a new outcome means for the day (is the tree in it?)
+ * cannot be guessed.
+ */
+enum tree_status {
+	TREE_STATUS_NONE = 0,	/* not decided yet; null in the record */
+	TREE_MERGED,		/* "merged": today's version merged */
+	TREE_UP_TO_DATE,	/* "up-to-date": the day already had it */
+	TREE_PREVIOUS,		/* "previous": an earlier day's version merged instead */
+	TREE_CONFLICT,		/* "conflict": left out, its merge conflicts (or unrelated history) */
+	TREE_FETCH_FAILED,	/* "fetch-failed": not fetched, no earlier commit */
+	TREE_PATCH_FAILED,	/* "patch-failed": a quilt patch did not apply, no earlier commit */
+	TREE_DROPPED,		/* "dropped": its build failed after the merge (build-each-merge) */
+	TREE_REJECTED,		/* "rejected": fsck refused its commit */
+};
+
+/* The record's spelling of s; NULL for TREE_STATUS_NONE. */
+const char *tree_status_name(enum tree_status s);
+/* name (NULL: TREE_STATUS_NONE) to *out; -1 when it is no status. */
+int tree_status_parse(enum tree_status *out, const char *name);
+/*
+ * Is the tree in the day, some version of it in the day's commit
+ * (merged, up-to-date, previous)?  The one answer the record's readers
+ * (counts, reports, KCIDB, bisect, the dashboard, show, try) use.
+ */
+int tree_status_in_day(enum tree_status s);
+
 struct day_tree {
 	char *name, *type, *url, *branch;
 	char *sha;		/* tip merged or attempted, or NULL */
 	char *fetch_status;	/* "ok", "failed", "stale" */
 	char *fetch_error;	/* or NULL */
+	int fetch_patch_failed;	/* the quilt series was fetched and did not apply */
 	double fetch_seconds;
-	char *status;		/* merged, up-to-date, conflict, fetch-failed, patch-failed, previous, dropped, rejected */
+	enum tree_status status;
 	char *merge_commit;	/* or NULL */
 	char *merge_base;	/* or NULL */
 	double seconds;
@@ -136,10 +167,23 @@ int day_from_json(struct day **out, const json_t *json, const char *what);
 int day_load(struct day **out, const char *path);
 int day_save(const struct day *day, const char *path);
 
+/*
+ * The one converter between a day's names: its date "YYYY-MM-DD" (the
+ * day's directory, the record's "date"), its tag "next-YYYYMMDD" and
+ * linux-next's "YYYYMMDD" (merge.log, localversion-next, "Changes since").
+ */
 /* "YYYY-MM-DD" that is a real calendar date. */
 int day_date_is_valid(const char *date);
+/*
+ * A day named as "YYYY-MM-DD", "next-YYYYMMDD" or "YYYYMMDD" (a real
+ * calendar date) into out as "YYYY-MM-DD"; TIDE_EINVAL naming name when
+ * it is none of them.
+ */
+int day_date_parse(char out[11], const char *name);
 /* "next-YYYYMMDD" for date; the caller frees it. */
 char *day_tag_for(const char *date);
+/* "YYYYMMDD" for date; the caller frees it. */
+char *day_date_compact(const char *date);
 
 /*
  * The dates that have a day directory under days_dir, oldest first
@@ -171,14 +215,18 @@ typedef int (*day_match_fn)(const struct day *day, void *data);
 int day_previous(struct day **out, const char *days_dir, const char *date, int or_same,
 		 day_match_fn match, void *data);
 
-/* A day's trees by outcome, as tide log and the summaries count them. */
+/*
+ * A day's trees by outcome: the one count tide run's summary, tide log
+ * and the announcement print.
+ */
 struct day_counts {
 	size_t trees;
-	size_t merged;		/* merged, up-to-date or previous */
+	size_t merged;		/* in the day: merged, up-to-date or previous */
 	size_t previous;	/* merged at an earlier day's version */
 	size_t conflicts;	/* left out by a conflict */
 	size_t not_merged;	/* left out otherwise: fetch or patch failure, dropped, rejected */
 	size_t stale;		/* fetch failed, an older commit used */
+	size_t unapplied;	/* a quilt patch did not apply, an older commit used */
 };
 
 void day_counts(struct day_counts *out, const struct day *day);

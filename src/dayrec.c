@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "dayrec.h"
 #include "error.h"
 #include "text.h"
@@ -288,6 +289,31 @@ static int rec_has(const struct kind *k, const void *rec, const char *key)
 	return 0;
 }
 
+char *dayrec_text(const char *s)
+{
+	struct buf b = BUF_INIT;
+
+	if (!s)
+		return NULL;
+	utf8_lossy(&b, s, strlen(s));
+	return buf_detach(&b);
+}
+
+/* key must be a field of k's table: a misspelt name is a bug, caught by the tests. */
+static void rec_set_has(const struct kind *k, void *rec, const char *key)
+{
+	struct dayrec_head *h = rec;
+	size_t i;
+
+	for (i = 0; i < k->nfields; i++)
+		if (!strcmp(k->fields[i].name, key)) {
+			h->have |= UINT64_C(1) << i;
+			return;
+		}
+	abort();
+}
+
+void day_build_set_has(struct day_build *b, const char *key) { rec_set_has(&build_kind, b, key); }
 int day_build_has(const struct day_build *b, const char *key) { return rec_has(&build_kind, b, key); }
 int day_boot_has(const struct day_boot *b, const char *key) { return rec_has(&boot_kind, b, key); }
 int day_bisect_has(const struct day_bisect *b, const char *key) { return rec_has(&bisect_kind, b, key); }
@@ -346,3 +372,4 @@ static void *rec_dup(const struct kind *k, const void *rec)
 
 struct day_build *day_build_dup(const struct day_build *b) { return rec_dup(&build_kind, b); }
 struct day_boot *day_boot_dup(const struct day_boot *b) { return rec_dup(&boot_kind, b); }
+struct day_bisect *day_bisect_dup(const struct day_bisect *b) { return rec_dup(&bisect_kind, b); }

@@ -118,6 +118,18 @@ int day_bisect_from_json(struct day_bisect **out, const json_t *json, const char
 int day_build_has(const struct day_build *b, const char *key);
 int day_boot_has(const struct day_boot *b, const char *key);
 int day_bisect_has(const struct day_bisect *b, const char *key);
+/*
+ * Mark key (a field of the table) as present, for a stage filling its
+ * record: a number or boolean is written only when marked (or "always"
+ * in a _full() record); a string or JSON value whenever it is set.
+ */
+void day_build_set_has(struct day_build *b, const char *key);
+/*
+ * A copy of s for a record's string (NULL gives NULL), bad UTF-8 bytes
+ * replaced as json_text() would: the record in memory reads as it will
+ * from day.json.
+ */
+char *dayrec_text(const char *s);
 
 /*
  * The records as tide show prints them (daytext.c; NULL when rec is NULL;
@@ -133,5 +145,6 @@ char *day_bisect_text(const struct day_bisect *rec);
 /* Copies through JSON (NULL gives NULL). */
 struct day_build *day_build_dup(const struct day_build *b);
 struct day_boot *day_boot_dup(const struct day_boot *b);
+struct day_bisect *day_bisect_dup(const struct day_bisect *b);
 
 #endif

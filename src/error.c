@@ -14,27 +14,21 @@ static _Thread_local int last_code;
 /*
  * Messages end up on stderr, in tide.log and in day.json, and libgit2's
  * and curl's messages quote the URL they were given, password and all:
- * redact it here, once, for every message.
+ * redact it here, once, for every message, before the message is cut to
+ * size (a URL cut inside its password would no longer look like one).
  */
-static void redact_urls(void)
-{
-	struct buf b = BUF_INIT;
-
-	if (!strstr(last_msg, "://"))
-		return;
-	text_redact(&b, last_msg);
-	snprintf(last_msg, sizeof(last_msg), "%s", buf_cstr(&b));
-	buf_release(&b);
-}
-
 static int record(int code, const char *suffix, const char *fmt, va_list ap)
 {
-	int n = vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	struct buf raw = BUF_INIT, clean = BUF_INIT;
 
-	/* A suffix that does not fit is cut; the message stays terminated. */
-	if (suffix && *suffix && n >= 0 && (size_t)n < sizeof(last_msg))
-		snprintf(last_msg + n, sizeof(last_msg) - (size_t)n, ": %s", suffix);
-	redact_urls();
+	buf_vprintf(&raw, fmt, ap);
+	if (suffix && *suffix)
+		buf_printf(&raw, ": %s", suffix);
+	text_redact(&clean, buf_cstr(&raw));
+	/* A message that does not fit is cut; it stays terminated. */
+	snprintf(last_msg, sizeof(last_msg), "%s", buf_cstr(&clean));
+	buf_release(&raw);
+	buf_release(&clean);
 	last_code = code;
 	return code;
 }

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "fetch.h"
+#include "text.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -18,6 +19,12 @@ enum slot_state { SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE, SLOT_ABANDONED };
  */
 struct slot {
 	struct fetch_job job;	/* strings owned by the pool */
+	/*
+	 * The location as every message names it, password redacted: each
+	 * message is built from this, never from job.location, so none can
+	 * carry the password into day.json, whatever path produced it.
+	 */
+	char *shown;
 	struct pool *pool;
 	enum slot_state state;
 	double started, last_data;
@@ -70,20 +77,21 @@ void fetch_job_clear(struct fetch_job *job)
 }
 
 /* Find src_ref among the remote's refs: a missing branch is named, not silently skipped. */
-static int find_remote_ref(git_oid *out, git_remote *remote, const struct fetch_job *job)
+static int find_remote_ref(git_oid *out, git_remote *remote, const struct slot *slot)
 {
 	const git_remote_head **heads;
 	size_t n, i;
 
 	if (git_remote_ls(&heads, &n, remote) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot list refs of '%s'", job->location);
+		return tide_error_git(TIDE_ERROR, "cannot list refs of '%s'", slot->shown);
 	for (i = 0; i < n; i++) {
-		if (!strcmp(heads[i]->name, job->src_ref)) {
+		if (!strcmp(heads[i]->name, slot->job.src_ref)) {
 			git_oid_cpy(out, &heads[i]->oid);
 			return 0;
 		}
 	}
-	return tide_error_set(TIDE_ENOTFOUND, "'%s' not found in '%s'", job->src_ref, job->location);
+	return tide_error_set(TIDE_ENOTFOUND, "'%s' not found in '%s'", slot->job.src_ref,
+			      slot->shown);
 }
 
 /* Called with pool->lock held: why the slot must stop now, or NULL. */
@@ -92,11 +100,11 @@ static char *slot_over_limit(const struct slot *slot, double now)
 	const struct fetch_job *job = &slot->job;
 
 	if (job->timeout > 0 && now - slot->started >= job->timeout)
-		return xasprintf("'%s': timed out after %.0f s", job->location, job->timeout);
+		return xasprintf("'%s': timed out after %.0f s", slot->shown, job->timeout);
 	if (job->stall > 0 && now - slot->last_data >= job->stall)
-		return xasprintf("'%s': no data for %.0f s, given up", job->location, job->stall);
+		return xasprintf("'%s': no data for %.0f s, given up", slot->shown, job->stall);
 	if (job->deadline > 0 && now >= job->deadline)
-		return xasprintf("'%s': fetch-deadline reached after %.0f s", job->location,
+		return xasprintf("'%s': fetch-deadline reached after %.0f s", slot->shown,
 				 now - slot->started);
 	return NULL;
 }
@@ -172,6 +180,8 @@ static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
 	char *spec = xasprintf("+%s:%s", job->src_ref, job->dst_ref);
 	char *specs[] = { spec };
 	git_strarray refspecs = { specs, 1 };
+	/* libgit2's own reflog message would be "fetch URL", password and all. */
+	char *reflog = xasprintf("fetch %s", slot->shown);
 	git_reference *ref = NULL;
 	int error;
 
@@ -190,34 +200,35 @@ static int fetch_one(git_oid *out, git_repository *repo, struct slot *slot)
 	 * there, and a workspace repository has no such settings.
 	 */
 	if (job->location[0] == '/' && !path_exists(job->location)) {
-		error = tide_error_set(TIDE_ENOTFOUND, "repository '%s' does not exist", job->location);
+		error = tide_error_set(TIDE_ENOTFOUND, "repository '%s' does not exist", slot->shown);
 		goto done;
 	}
 	copts.repository = repo;
 	copts.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
 	if ((error = git_remote_create_with_opts(&remote, job->location, &copts)) < 0) {
-		error = tide_error_git(TIDE_ERROR, "bad URL '%s'", job->location);
+		error = tide_error_git(TIDE_ERROR, "bad URL '%s'", slot->shown);
 		goto done;
 	}
 	if (git_remote_connect(remote, GIT_DIRECTION_FETCH, &opts.callbacks, &opts.proxy_opts, NULL) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot reach '%s'", job->location);
+		error = tide_error_git(TIDE_ERROR, "cannot reach '%s'", slot->shown);
 		goto done;
 	}
 	mark_data(slot);
-	if ((error = find_remote_ref(out, remote, job)) < 0)
+	if ((error = find_remote_ref(out, remote, slot)) < 0)
 		goto done;
-	if (git_remote_fetch(remote, &refspecs, &opts, NULL) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot fetch '%s' from '%s'", job->src_ref, job->location);
+	if (git_remote_fetch(remote, &refspecs, &opts, reflog) < 0) {
+		error = tide_error_git(TIDE_ERROR, "cannot fetch '%s' from '%s'", job->src_ref, slot->shown);
 		goto done;
 	}
 	/* The advertised tip must now be what the ref points at. */
 	if (git_reference_lookup(&ref, repo, job->dst_ref) < 0 ||
 	    !git_oid_equal(git_reference_target(ref), out))
 		error = tide_error_set(TIDE_ERROR, "fetch of '%s' from '%s' did not update '%s'",
-				       job->src_ref, job->location, job->dst_ref);
+				       job->src_ref, slot->shown, job->dst_ref);
 done:
 	git_reference_free(ref);
 	git_remote_free(remote);
+	free(reflog);
 	free(spec);
 	return error;
 }
@@ -236,6 +247,7 @@ static void pool_unref(struct pool *pool)
 		fetch_job_clear(&pool->slots[i].job);
 		free((char *)pool->slots[i].job.name);
 		free((char *)pool->slots[i].job.location);
+		free(pool->slots[i].shown);
 		free(pool->slots[i].why);
 	}
 	free(pool->slots);
@@ -255,7 +267,7 @@ static int queued_too_late(struct pool *pool, struct slot *slot, double now)
 	slot->state = SLOT_DONE;
 	slot->job.error = TIDE_ETIMEOUT;
 	slot->job.message = xasprintf("'%s': fetch-deadline reached before the fetch started",
-				      slot->job.location);
+				      slot->shown);
 	pool->ndone++;
 	pthread_cond_signal(&pool->cond);
 	return 1;
@@ -281,6 +293,30 @@ static struct slot *take_slot(struct pool *pool, int index)
 	return slot;
 }
 
+/*
+ * A failed fetch's message for the record.  tide's own messages name
+ * slot->shown; libgit2's may quote the URL as given, which error.c's
+ * redaction finds unless its password holds a character that also ends
+ * a URL in running text (a quote: RFC 3986 allows it).  Every copy of the
+ * location is replaced here first, so that case is covered too.
+ */
+static char *slot_message(const struct slot *slot, const char *msg)
+{
+	struct buf raw = BUF_INIT, out = BUF_INIT;
+	const char *p = msg, *hit;
+	size_t n = strlen(slot->job.location);
+
+	while (n && (hit = strstr(p, slot->job.location))) {
+		buf_put(&raw, p, (size_t)(hit - p));
+		buf_puts(&raw, slot->shown);
+		p = hit + n;
+	}
+	buf_puts(&raw, p);
+	text_redact(&out, buf_cstr(&raw));
+	buf_release(&raw);
+	return buf_detach(&out);
+}
+
 /* Store a result unless the slot was abandoned meanwhile; 1 if abandoned. */
 static int finish_slot(struct slot *slot, int error, const git_oid *oid)
 {
@@ -293,7 +329,7 @@ static int finish_slot(struct slot *slot, int error, const git_oid *oid)
 		/* libgit2's message for a cancelled fetch does not say why. */
 		slot->job.error = error && slot->why ? TIDE_ETIMEOUT : error;
 		slot->job.message = !error ? NULL :
-			xstrdup(slot->why ? slot->why : tide_error_last());
+			slot->why ? xstrdup(slot->why) : slot_message(slot, tide_error_last());
 		git_oid_cpy(&slot->job.oid, oid);
 		slot->job.seconds = time_now() - slot->started;
 		slot->state = SLOT_DONE;
@@ -358,6 +394,7 @@ static struct pool *pool_new(const char *repo_path, const struct fetch_job *jobs
 
 		fetch_job_init(&slot->job, NULL, NULL, jobs[i].src_ref, jobs[i].dst_ref);
 		slot->job.location = xstrdup(jobs[i].location);
+		slot->shown = url_redact(jobs[i].location);
 		slot->job.name = xstrdup(jobs[i].name);
 		slot->job.timeout = jobs[i].timeout;
 		slot->job.stall = jobs[i].stall;

@@ -198,9 +198,10 @@ static void day_checkout(struct doc *d)
 	json_array_append_new(d->checkouts, c);
 }
 
+/* The checkout (the tree at the commit the record names) is valid when that commit is in the day. */
 static int tree_valid(const struct day_tree *t)
 {
-	return t->status && (!strcmp(t->status, "merged") || !strcmp(t->status, "up-to-date"));
+	return tree_status_in_day(t->status);
 }
 
 /* Why a tree was left out, as the lines a maintainer would look at. */
@@ -244,11 +245,12 @@ static void tree_checkout(struct doc *d, const struct day_tree *t)
 		json_object_set_new(c, "git_commit_hash", json_string(t->sha));
 	set_str(c, "start_time", d->day->started);
 	json_object_set_new(c, "valid", json_boolean(tree_valid(t)));
-	if (!tree_valid(t)) {
+	/* Left out, or in at an earlier version: the lines that say why. */
+	if (!tree_valid(t) || t->status == TREE_PREVIOUS) {
 		tree_excerpt(&excerpt, t);
 		set_excerpt(c, &excerpt);
 	}
-	set_str(misc, "status", t->status);
+	set_str(misc, "status", tree_status_name(t->status));
 	set_str(misc, "type", t->type);
 	set_str(misc, "merge_commit", t->merge_commit);
 	if ((v = t->handling.handled))

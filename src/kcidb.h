@@ -37,12 +37,14 @@ int kcidb_day(json_t **out, const struct day *day, const struct kcidb_opts *opts
 
 /*
  * Submitting to a KCIDB-REST server (src/kcidb_submit.c): documents go
- * through a spool directory so a server that fails loses nothing.
+ * through a spool directory so a server that fails loses nothing, and a
+ * document the server refuses goes to a dead-letter directory so it
+ * cannot hold up the ones after it.
  */
 struct kcidb_server {
 	const char *url;	/* http(s)://host[:port][/path]; "/submit" is added */
 	const char *token;	/* bearer token, never in a message */
-	long timeout;		/* seconds for one submission, connect included */
+	long timeout;		/* seconds for the whole submission, connects included */
 };
 
 /* Read a bearer token: one line of printable ASCII, at most 4096 bytes. */
@@ -51,12 +53,32 @@ int kcidb_token_read(char **out, const char *path);
 /* Put a document in the spool as NAME.json (atomically, replacing one of that name). */
 int kcidb_spool_add(const char *spool_dir, const char *name, const char *text, size_t len);
 
+/* A spooled document moved to the dead-letter directory, and why. */
+struct kcidb_rejected {
+	char *name;		/* "next-20261203.json" */
+	char *why;		/* "HTTP 400: ..." or why the file is not a document */
+};
+
+struct kcidb_sent {
+	int sent;		/* accepted (2xx) and removed from the spool */
+	int left;		/* still in the spool */
+	struct kcidb_rejected *rejected;
+	size_t nrejected;
+};
+
 /*
  * POST every spooled document, oldest name first, removing each the
- * server accepted (2xx); stop at the first failure, which is returned
- * (TIDE_ETIMEOUT for a server that does not answer in time) with *sent
- * and *left counting what went and what stays.
+ * server accepted (2xx).  A document the server rejects with a 4xx that
+ * is about the document (not 401, 403, 404, 405, 407, 408 or 429, which
+ * are about the token, the URL or the pace) is moved to rejected_dir, as
+ * is a spooled file that is not a regular file of a sane size, and the
+ * next one is sent.  Any other failure stops the submission and is
+ * returned (TIDE_ETIMEOUT for a server that does not answer in time, or
+ * when srv->timeout seconds, which bound the whole submission, are
+ * spent), the rest staying in the spool.  out is filled in either case.
  */
-int kcidb_spool_send(const char *spool_dir, const struct kcidb_server *srv, int *sent, int *left);
+int kcidb_spool_send(struct kcidb_sent *out, const char *spool_dir, const char *rejected_dir,
+		     const struct kcidb_server *srv);
+void kcidb_sent_release(struct kcidb_sent *s);
 
 #endif

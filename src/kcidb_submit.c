@@ -1,14 +1,16 @@
 /*
  * KCIDB-REST submission (kcidb.h): POST /submit with a bearer token, one
- * JSON document per request, from a spool directory.
+ * JSON document per request, from a spool directory; a document the
+ * server rejects goes to a dead-letter directory.
  *
- * The server is untrusted like any other: every wait is bounded (connect
- * and the whole request by the timeout), its answer is read only up to
+ * The server is untrusted like any other: every wait is bounded (the
+ * whole submission, connects included, by the timeout), its answer is read only up to
  * RESPONSE_MAX bytes and only its first line, cleaned, reaches an error
  * message.  The token goes into one header and nowhere else.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "buf.h"
 #include "error.h"
 #include "kcidb.h"
+#include "text.h"
 #include "util.h"
 
 #define TOKEN_MAX 4096
@@ -123,19 +126,28 @@ static char *submit_url(const char *url)
 	return xasprintf("%.*s/submit", (int)n, url);
 }
 
-static int post(const struct kcidb_server *srv, const char *what, const struct buf *doc)
+/*
+ * POST doc, giving up after ms milliseconds; *code gets the HTTP status
+ * (0 when none came) and *why, for an answer that is not 2xx, "HTTP N"
+ * and the answer's first line.  Messages name the URL with its password
+ * redacted.
+ */
+static int post(long *code, char **why, const struct kcidb_server *srv, const char *what,
+		const struct buf *doc, long ms)
 {
 	char errbuf[CURL_ERROR_SIZE] = "", *url = submit_url(srv->url), *auth = NULL;
+	char *shown = url_redact(url);
 	struct response r = { BUF_INIT };
 	struct curl_slist *headers = NULL;
-	long timeout = srv->timeout > 0 ? srv->timeout : 60, code = 0;
 	CURL *curl = curl_easy_init();
 	CURLcode rc;
 	int error = 0;
 
+	*code = 0;
+	*why = NULL;
 	if (!curl) {
-		free(url);
-		return tide_error_set(TIDE_ERROR, "cannot start libcurl");
+		error = tide_error_set(TIDE_ERROR, "cannot start libcurl");
+		goto done;
 	}
 	headers = curl_slist_append(headers, "Content-Type: application/json");
 	if (srv->token) {
@@ -146,8 +158,8 @@ static int post(const struct kcidb_server *srv, const char *what, const struct b
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, ms);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, doc->ptr);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)doc->len);
@@ -155,25 +167,69 @@ static int post(const struct kcidb_server *srv, const char *what, const struct b
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r);
 	rc = curl_easy_perform(curl);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, code);
 	if (rc != CURLE_OK) {
 		error = tide_error_set(rc == CURLE_OPERATION_TIMEDOUT ? TIDE_ETIMEOUT : TIDE_ERROR,
-				       "cannot submit %s to %s: %s", what, url,
+				       "cannot submit %s to %s: %s", what, shown,
 				       *errbuf ? errbuf : curl_easy_strerror(rc));
-	} else if (code < 200 || code > 299) {
+	} else if (*code < 200 || *code > 299) {
 		char *line = first_line(&r.body);
 
-		error = tide_error_set(TIDE_ERROR, "cannot submit %s to %s: HTTP %ld%s%s", what, url,
-				       code, *line ? ": " : "", line);
+		*why = xasprintf("HTTP %ld%s%s", *code, *line ? ": " : "", line);
+		error = tide_error_set(TIDE_ERROR, "cannot submit %s to %s: %s", what, shown, *why);
 		free(line);
 	}
+done:
 	curl_easy_cleanup(curl);
 	curl_slist_free_all(headers);
 	if (auth)
 		memset(auth, 0, strlen(auth));
 	free(auth);
 	free(url);
+	free(shown);
 	buf_release(&r.body);
+	return error;
+}
+
+/*
+ * A 4xx about the document itself.  401, 403 and 407 are about the
+ * token, 404 and 405 about the URL, 408 and 429 about the pace: sending
+ * the same document later can succeed, so it stays in the spool.
+ */
+static int rejects_document(long code)
+{
+	return code >= 400 && code <= 499 && code != 401 && code != 403 && code != 404 &&
+	       code != 405 && code != 407 && code != 408 && code != 429;
+}
+
+/*
+ * A spooled document: a regular file (not followed if a symbolic link,
+ * never a FIFO that would block) of at most DOC_MAX bytes.  TIDE_EINVAL
+ * when it is not one, TIDE_EIO when it cannot be read.
+ */
+static int read_doc(struct buf *b, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), error = 0;
+	struct stat st;
+	char chunk[65536];
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ELOOP ? tide_error_set(TIDE_EINVAL, "'%s' is a symbolic link", path)
+				      : tide_error_errno(TIDE_EIO, "cannot open '%s'", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > DOC_MAX) {
+		error = tide_error_set(TIDE_EINVAL, "'%s' is not a regular file of at most %ld bytes",
+				       path, DOC_MAX);
+		goto done;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && b->len + (size_t)n <= (size_t)DOC_MAX)
+		buf_put(b, chunk, (size_t)n);
+	if (n < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot read '%s'", path);
+	else if (n > 0)
+		error = tide_error_set(TIDE_EINVAL, "'%s' grew past %ld bytes", path, DOC_MAX);
+done:
+	close(fd);
 	return error;
 }
 
@@ -182,7 +238,7 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The spooled documents' names, sorted; returns the count or an error. */
+/* The spooled documents' names, sorted; returns the count. */
 static int spool_list(char ***out, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -205,30 +261,89 @@ static int spool_list(char ***out, const char *dir)
 	return (int)n;
 }
 
-int kcidb_spool_send(const char *spool_dir, const struct kcidb_server *srv, int *sent, int *left)
+/* Move spool_dir/name to rejected_dir/name and note it in out. */
+static int reject(struct kcidb_sent *out, const char *spool_dir, const char *rejected_dir,
+		  const char *name, const char *why)
+{
+	char *from = path_join(spool_dir, name), *to = path_join(rejected_dir, name);
+	int error;
+
+	if ((error = mkdir_p(rejected_dir, 0755)) == 0 && rename(from, to) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot move '%s' to '%s'", from, to);
+	if (error == 0) {
+		out->rejected = xrealloc(out->rejected, (out->nrejected + 1) * sizeof(*out->rejected));
+		out->rejected[out->nrejected].name = xstrdup(name);
+		out->rejected[out->nrejected++].why = xstrdup(why);
+		out->left--;
+	}
+	free(from);
+	free(to);
+	return error;
+}
+
+/*
+ * Send spool_dir/name within ms: 0 when it went or was rejected (moved
+ * away), or the error that stops the submission.
+ */
+static int send_one(struct kcidb_sent *out, const char *spool_dir, const char *rejected_dir,
+		    const struct kcidb_server *srv, const char *name, long ms)
+{
+	char *path = path_join(spool_dir, name), *why = NULL;
+	struct buf doc = BUF_INIT;
+	long code = 0;
+	int error = read_doc(&doc, path);
+
+	if (error == TIDE_EINVAL) {
+		error = reject(out, spool_dir, rejected_dir, name, tide_error_last());
+	} else if (error == 0 && (error = post(&code, &why, srv, name, &doc, ms)) == 0) {
+		if (unlink(path) < 0)
+			error = tide_error_errno(TIDE_EIO, "cannot remove '%s' after sending it", path);
+		else
+			out->sent++, out->left--;
+	} else if (error < 0 && rejects_document(code)) {
+		error = reject(out, spool_dir, rejected_dir, name, why);
+	}
+	buf_release(&doc);
+	free(why);
+	free(path);
+	return error;
+}
+
+int kcidb_spool_send(struct kcidb_sent *out, const char *spool_dir, const char *rejected_dir,
+		     const struct kcidb_server *srv)
 {
 	char **names = NULL;
 	int n = spool_list(&names, spool_dir), i, error = 0;
+	long timeout = srv->timeout > 0 ? srv->timeout : 60;
+	double deadline = time_now() + (double)timeout;
 
-	*sent = 0;
-	*left = n;
+	memset(out, 0, sizeof(*out));
+	out->left = n;
 	for (i = 0; i < n && !error; i++) {
-		char *path = path_join(spool_dir, names[i]);
-		struct buf doc = BUF_INIT;
+		double ms = (deadline - time_now()) * 1000;
 
-		if ((error = read_bounded(&doc, path, DOC_MAX)) >= 0) {
-			if ((error = post(srv, names[i], &doc)) >= 0 && unlink(path) < 0)
-				error = tide_error_set(TIDE_EIO, "cannot remove '%s' after sending it", path);
-		}
-		if (error >= 0) {
-			(*sent)++;
-			(*left)--;
-		}
-		buf_release(&doc);
-		free(path);
+		/* kcidb-timeout bounds the submission, not each document. */
+		if (ms < 1)
+			error = tide_error_set(TIDE_ETIMEOUT,
+					       "the submission's %ld s are spent before %s was sent",
+					       timeout, names[i]);
+		else
+			error = send_one(out, spool_dir, rejected_dir, srv, names[i], (long)ms);
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	return error < 0 ? error : 0;
+	return error;
+}
+
+void kcidb_sent_release(struct kcidb_sent *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrejected; i++) {
+		free(s->rejected[i].name);
+		free(s->rejected[i].why);
+	}
+	free(s->rejected);
+	memset(s, 0, sizeof(*s));
 }

@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,44 +56,164 @@ char *mail_address(const char *from)
 	return str_rtrim(xstrdup(from + strspn(from, " \t")));
 }
 
+/*
+ * RFC 5322 allows 998 octets on a line; quoted-printable lines are at
+ * most 76 (RFC 2045).  A header is folded below MAIL_LINE_MAX.
+ */
+#define MAIL_LINE_MAX 998
+#define QP_LINE_MAX 76
+
+/*
+ * One logical header line: every CR, LF and other control character but
+ * TAB made a space (a value must not start a header of its own), folded
+ * at white space so no line is longer than MAIL_LINE_MAX; a run without
+ * white space that long is folded where it reaches it.
+ */
+static void put_folded(struct buf *out, const char *text, const char *eol)
+{
+	struct buf line = BUF_INIT;
+	const char *p;
+	size_t start, k;
+
+	for (p = text; *p; p++)
+		buf_putc(&line, ((unsigned char)*p < ' ' && *p != '\t') || *p == 0x7f ? ' ' : *p);
+	for (start = 0; line.len - start >= MAIL_LINE_MAX; start += k) {
+		for (k = MAIL_LINE_MAX - 2; k > 1 && !strchr(" \t", line.ptr[start + k]); k--)
+			;
+		if (k <= 1)
+			k = MAIL_LINE_MAX - 2;
+		buf_put(out, line.ptr + start, k);
+		buf_puts(out, eol);
+		if (!strchr(" \t", line.ptr[start + k]))
+			buf_putc(out, ' ');	/* a continuation starts with white space */
+	}
+	buf_puts(out, line.ptr + start);
+	buf_puts(out, eol);
+	buf_release(&line);
+}
+
+static void put_header(struct buf *out, const char *name, const char *value, const char *eol)
+{
+	struct buf line = BUF_INIT;
+
+	buf_printf(&line, "%s: %s", name, value ? value : "");
+	put_folded(out, line.ptr, eol);
+	buf_release(&line);
+}
+
+/* To and Cc: one address a line after the first, so a long list stays short lines. */
 static void put_list(struct buf *out, const char *name, char **list, size_t n,
 		     const char *eol)
 {
+	struct buf line = BUF_INIT;
 	size_t i;
 
-	if (!n)
-		return;
-	buf_printf(out, "%s: ", name);
-	for (i = 0; i < n; i++)
-		buf_printf(out, "%s%s", i ? ",\t" : "", list[i]);
+	for (i = 0; i < n; i++) {
+		buf_clear(&line);
+		if (!i)
+			buf_printf(&line, "%s: ", name);
+		else
+			buf_putc(&line, '\t');
+		buf_printf(&line, "%s%s", list[i], i + 1 < n ? "," : "");
+		put_folded(out, line.ptr, eol);
+	}
+	buf_release(&line);
+}
+
+/*
+ * The body's lines: CRLF, a bare CR and a bare LF each end one, so no
+ * bare CR or LF reaches SMTP DATA whatever text a tree put in a subject.
+ * Returns the length of the longest line.
+ */
+static size_t body_lines(struct buf *out, const char *body)
+{
+	size_t longest = 0, cur = 0;
+	const char *p;
+
+	for (p = body; *p; p++) {
+		if (*p == '\r' || *p == '\n') {
+			if (*p == '\r' && p[1] == '\n')
+				p++;
+			buf_putc(out, '\n');
+			cur = 0;
+			continue;
+		}
+		buf_putc(out, *p);
+		if (++cur > longest)
+			longest = cur;
+	}
+	if (out->len && out->ptr[out->len - 1] != '\n')
+		buf_putc(out, '\n');
+	return longest;
+}
+
+/* One line as quoted-printable (RFC 2045 6.7), soft breaks at QP_LINE_MAX. */
+static void put_qp_line(struct buf *out, const char *s, size_t len, const char *eol)
+{
+	size_t i, col = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char enc[4];
+		int literal = (c >= 33 && c <= 126 && c != '=') ||
+			      ((c == ' ' || c == '\t') && i + 1 < len);
+		size_t w = literal ? 1 : 3;
+
+		/* Room for this and a soft break's "=" on the line. */
+		if (col + w > QP_LINE_MAX - 1 && !(i + 1 == len && col + w <= QP_LINE_MAX)) {
+			buf_putc(out, '=');
+			buf_puts(out, eol);
+			col = 0;
+		}
+		if (literal) {
+			buf_putc(out, (char)c);
+		} else {
+			snprintf(enc, sizeof(enc), "=%02X", c);
+			buf_puts(out, enc);
+		}
+		col += w;
+	}
 	buf_puts(out, eol);
+}
+
+static void put_body(struct buf *out, const char *lines, int qp, const char *eol)
+{
+	const char *p = lines, *nl;
+
+	for (; (nl = strchr(p, '\n')); p = nl + 1) {
+		if (qp) {
+			put_qp_line(out, p, (size_t)(nl - p), eol);
+		} else {
+			buf_put(out, p, (size_t)(nl - p));
+			buf_puts(out, eol);
+		}
+	}
 }
 
 void mail_format(struct buf *out, const struct mail_msg *m, int crlf)
 {
 	const char *eol = crlf ? "\r\n" : "\n";
+	struct buf lines = BUF_INIT;
 	char date[64];
 	struct tm tm;
-	const char *p;
+	int qp;
 
+	/* Text from trees can make a line of any length: such a body goes quoted-printable. */
+	qp = body_lines(&lines, m->body ? m->body : "") > MAIL_LINE_MAX;
 	gmtime_r(&m->date, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
-	buf_printf(out, "Date: %s%s", date, eol);
-	buf_printf(out, "From: %s%s", m->from, eol);
+	put_header(out, "Date", date, eol);
+	put_header(out, "From", m->from, eol);
 	put_list(out, "To", m->to, m->nto, eol);
 	put_list(out, "Cc", m->cc, m->ncc, eol);
-	buf_printf(out, "Subject: %s%s", m->subject, eol);
-	buf_printf(out, "Message-ID: %s%s", m->message_id, eol);
-	buf_printf(out, "MIME-Version: 1.0%sContent-Type: text/plain; charset=UTF-8%s"
-		   "Content-Transfer-Encoding: 8bit%s%s", eol, eol, eol, eol);
-	for (p = m->body; *p; p++) {
-		if (*p == '\n')
-			buf_puts(out, eol);
-		else
-			buf_putc(out, *p);
-	}
-	if (p > m->body && p[-1] != '\n')
-		buf_puts(out, eol);
+	put_header(out, "Subject", m->subject, eol);
+	put_header(out, "Message-ID", m->message_id, eol);
+	put_header(out, "MIME-Version", "1.0", eol);
+	put_header(out, "Content-Type", "text/plain; charset=UTF-8", eol);
+	put_header(out, "Content-Transfer-Encoding", qp ? "quoted-printable" : "8bit", eol);
+	buf_puts(out, eol);
+	put_body(out, buf_cstr(&lines), qp, eol);
+	buf_release(&lines);
 }
 
 static char *cred_value(const char *text, const char *key)

@@ -20,6 +20,7 @@
 #include "mailmap.h"
 #include "merge.h"
 #include "merge_day.h"
+#include "merge_step.h"
 #include "nextfiles.h"
 #include "quilt.h"
 #include "rerere.h"
@@ -71,9 +72,7 @@ static int merged_tree_then(const struct day *d, void *data)
 	struct previous_sha *p = data;
 	const struct day_tree *dt = day_find_tree(d, p->tree);
 
-	return dt && dt->sha && dt->status &&
-	       (!strcmp(dt->status, "merged") || !strcmp(dt->status, "up-to-date") ||
-		!strcmp(dt->status, "previous")) &&
+	return dt && dt->sha && tree_status_in_day(dt->status) &&
 	       git_oid_fromstr(p->out, dt->sha) == 0 && commit_exists(p->repo, p->out);
 }
 
@@ -144,7 +143,7 @@ static int prepare_quilt(struct merge_day *md, const struct tree *t, git_oid *ti
 	return error;
 }
 
-/* Find the tip to merge; 0 with dt->status set to fetch-failed when there is none. */
+/* Find the tip to merge; 0 with dt->status TREE_FETCH_FAILED when there is none. */
 static int tree_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt,
 			git_oid *tip, int *have)
 {
@@ -173,14 +172,12 @@ static int tree_tip(struct merge_day *md, const struct tree *t, struct day_tree 
 		dt->fetch_status = xstrdup("stale");
 		event_emitf(&md->events, EVENT_FETCH, EVENT_WARNING, t->name, "%s: %s, using its commit of %s", t->name,
 			  applying ? "a patch failed to apply" : "fetch failed", from);
-		if (applying)
-			md->sum->unapplied++;
-		else
-			md->sum->stale++;
+		dt->fetch_patch_failed = applying;
 		*have = 1;
 	} else {
 		dt->fetch_status = xstrdup("failed");
-		dt->status = xstrdup(applying ? "patch-failed" : "fetch-failed");
+		dt->fetch_patch_failed = applying;
+		dt->status = applying ? TREE_PATCH_FAILED : TREE_FETCH_FAILED;
 	}
 	free(from);
 	return 0;
@@ -194,7 +191,7 @@ static char *commit_subject(const git_commit *c)
 	return commit_summary_utf8((git_commit *)c);
 }
 
-/* The author as the tree's .mailmap names them today. */
+/* The author as the base's .mailmap names them today. */
 static char *commit_author(const struct merge_day *md, const git_commit *c)
 {
 	return commit_author_utf8(c, md->mailmap);
@@ -458,27 +455,21 @@ static void note_outcomes(struct day_tree *dt, const struct rerere_outcome *o, s
 }
 
 /*
- * Replay recorded resolutions (DIR/rr-cache, git rerere's layout) on every
- * conflicted file; when all resolve, the tree is merged with them.
- * Returns 1 when merged, 0 when not, or a TIDE_E* code.
+ * The recorded resolutions (DIR/rr-cache, git rerere's layout) the merge
+ * step replayed on every conflicted file; when all resolved, the tree is
+ * merged with them.  Returns 1 when merged, 0 when not, or a TIDE_E* code.
  */
 static int try_recorded(struct merge_day *md, const struct tree *t, struct day_tree *dt,
-			    const struct merge_result *res, const git_oid *tip, struct buf *outcome)
+			    const struct merge_step *step, const git_oid *tip, struct buf *outcome)
 {
-	char *store = workspace_rr_cache(md->ws->dir);
-	struct rerere_outcome *o = NULL;
-	struct merge_result resolved = *res;	/* only .tree differs */
-	size_t n = 0;
-	int rc;
+	struct merge_result resolved = step->res;	/* only .tree differs */
+	int rc = step->kind == MERGE_STEP_MERGED;
 
-	rc = rerere_resolve_merge(&resolved.tree, &o, &n, md->repo, &res->tree, res->conflicts,
-				  res->nconflicts, store);
-	if (rc < 0) {	/* a broken store must not stop the day */
+	resolved.tree = step->tree;
+	if (step->rr_error)	/* a broken store must not stop the day */
 		add_text(&dt->handling.resolution_errors, &dt->handling.nresolution_errors,
-			 tide_error_last());
-		rc = 0;
-	}
-	note_outcomes(dt, o, n, outcome);
+			 step->rr_error);
+	note_outcomes(dt, step->rr, step->nrr, outcome);
 	if (rc == 1) {
 		set_field(&dt->handling.handled, "recorded");
 		nextfiles_log_outcome(md->mergelog, outcome->ptr);
@@ -486,8 +477,6 @@ static int try_recorded(struct merge_day *md, const struct tree *t, struct day_t
 		if ((rc = merge_clean(md, t, dt, &resolved, tip)) == 0)
 			rc = 1;
 	}
-	rerere_outcomes_free(o, n);
-	free(store);
 	return rc;
 }
 
@@ -527,8 +516,7 @@ static int try_previous(struct merge_day *md, const struct tree *t, struct day_t
 	md->version_from = NULL;
 	if (rc < 0)
 		goto done;
-	free(dt->status);
-	dt->status = xstrdup("previous");
+	dt->status = TREE_PREVIOUS;
 	set_field(&dt->handling.attempted_sha, dt->sha);
 	free(dt->sha);
 	dt->sha = history_oid_hex(&prev);
@@ -567,8 +555,7 @@ static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree
 	nextfiles_log_outcome(md->mergelog, why);
 	event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s", why);
 	if ((rc = try_previous(md, t, dt, tip)) == 0) {
-		dt->status = xstrdup("rejected");
-		md->sum->left_out++;
+		dt->status = TREE_REJECTED;
 		event_emitf(&md->events, EVENT_CHECK, EVENT_PROBLEM, t->name, "%s: refused, left out", t->name);
 	}
 	free(why);
@@ -680,9 +667,10 @@ done:
  * that touched it.  The one place a conflict is handled.
  */
 static int handle_conflict(struct merge_day *md, const struct tree *t, struct day_tree *dt,
-			       const struct merge_result *res, const git_oid *tip,
-			       const git_oidarray *bases)
+			       const struct merge_step *step, const git_oid *tip)
 {
+	const struct merge_result *res = &step->res;
+	const git_oidarray *bases = &step->bases;
 	struct buf outcome = BUF_INIT;
 	size_t i;
 	int rc;
@@ -697,23 +685,23 @@ static int handle_conflict(struct merge_day *md, const struct tree *t, struct da
 		tide_error_clear();
 		buf_printf(&outcome, "CONFLICT (%s): Merge conflict in %s\n", dc->kind, dc->path);
 	}
-	if (mailmap_from_commit(&md->mailmap, md->repo, tip) < 0)
+	/* The base's .mailmap, never the tree's: a tree does not rename people. */
+	if (mailmap_from_commit(&md->mailmap, md->repo, &md->base) < 0)
 		tide_error_clear();	/* authors then as the commits spell them */
 	record_side(md, dt, &md->state, bases, 0);
 	record_side(md, dt, tip, bases, 1);
 	git_mailmap_free(md->mailmap);
 	md->mailmap = NULL;
 	prune_to_conflict_lines(md, dt);
-	if ((rc = try_recorded(md, t, dt, res, tip, &outcome)) != 0)
+	if ((rc = try_recorded(md, t, dt, step, tip, &outcome)) != 0)
 		goto done;
 	buf_puts(&outcome, "Automatic merge failed; fix conflicts and then commit the result.\n");
 	buf_puts(&outcome, "$ git merge --abort\n");
 	nextfiles_log_outcome(md->mergelog, outcome.ptr);
 	if ((rc = try_previous(md, t, dt, tip)) != 0)
 		goto done;
-	dt->status = xstrdup("conflict");
+	dt->status = TREE_CONFLICT;
 	set_field(&dt->handling.handled, "dropped");
-	md->sum->left_out++;
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: conflict in %zu path%s (%s%s), left out", t->name, res->nconflicts,
 		  res->nconflicts == 1 ? "" : "s", res->conflicts[0].path,
 		  res->nconflicts > 1 ? ", ..." : "");
@@ -731,11 +719,10 @@ static void leave_unrelated(struct merge_day *md, const struct tree *t, struct d
 {
 	const char *why = "no common history with the day";
 
-	dt->status = xstrdup("conflict");
+	dt->status = TREE_CONFLICT;
 	set_field(&dt->handling.reason, why);
 	set_field(&dt->handling.handled, "dropped");
 	nextfiles_log_outcome(md->mergelog, "fatal: refusing to merge unrelated histories");
-	md->sum->left_out++;
 	event_emitf(&md->events, EVENT_CONFLICT, EVENT_PROBLEM, t->name, "%s: %s, left out", t->name, why);
 }
 
@@ -798,11 +785,10 @@ static int merge_clean(struct merge_day *md, const struct tree *t, struct day_tr
 		goto done;
 	git_oid_cpy(&md->state, &commit);
 	dt->merge_commit = history_oid_hex(&commit);
-	dt->status = xstrdup("merged");
+	dt->status = TREE_MERGED;
 	md->merged = xrealloc(md->merged, (md->nmerged + 1) * sizeof(*md->merged));
 	md->merged[md->nmerged].name = t->name;
 	git_oid_cpy(&md->merged[md->nmerged++].tip, tip);
-	md->sum->merged++;
 	nextfiles_log_outcome(md->mergelog, "Merge made by the 'ort' strategy.");
 	log_diffstat(md, &before, res);
 	event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: merged", t->name);
@@ -826,60 +812,29 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 
 	git_oid_cpy(&md->state, before);
 	md->nmerged--;
-	md->sum->merged--;
 	free(dt->merge_commit);
-	free(dt->status);
-	dt->merge_commit = dt->status = NULL;
+	dt->merge_commit = NULL;
+	dt->status = TREE_STATUS_NONE;
 	nextfiles_log_outcome(md->mergelog, "Build failed after the merge; merge dropped.");
 	if ((error = try_previous(md, t, dt, tip)) != 0)
 		return error < 0 ? error : 0;
-	dt->status = xstrdup("dropped");
+	dt->status = TREE_DROPPED;
 	set_field(&dt->handling.handled, "dropped");
-	md->sum->left_out++;
 	return 0;
 }
 
+/* The step merged tip (merge_step_run(), conflicts or not): commit it, or handle its conflicts. */
 static int merge_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt, const git_oid *tip,
-		     const git_oidarray *bases)
+		     const struct merge_step *step)
 {
-	struct merge_result res;
-	struct merge_opts mopts = MERGE_OPTS_INIT;
-	git_commit *ours = NULL, *theirs = NULL;
-	char *label = tree_ref_label(t);
-	git_oid mb;
-	int error;
-
-	memset(&res, 0, sizeof(res));
-	mopts.ours_label = md->sum->tag;
-	mopts.theirs_label = label;
-	mopts.bases = bases;
-	if (bases->count) {
-		git_oid_cpy(&mb, &bases->ids[0]);
-		dt->merge_base = history_oid_hex(&mb);
-	}
-	if (git_commit_lookup(&ours, md->repo, &md->state) < 0 ||
-	    git_commit_lookup(&theirs, md->repo, tip) < 0) {
-		error = tide_error_git(TIDE_ERROR, "%s: cannot read commits to merge", t->name);
-		goto done;
-	}
-	if ((error = merge_commits(&res, md->repo, ours, theirs, &mopts)) < 0) {
-		tide_error_wrap(error, "cannot merge '%s'", t->name);
-		goto done;
-	}
 	/* the merge went on as git's does (a rename limit reached): say so */
-	for (size_t i = 0; i < res.nwarnings; i++)
+	for (size_t i = 0; i < step->res.nwarnings; i++)
 		event_emitf(&md->events, EVENT_MERGE, EVENT_WARNING, t->name, "%s: %s", t->name,
-			    res.warnings[i]);
-	if (res.nconflicts)
-		error = handle_conflict(md, t, dt, &res, tip, bases);
-	else
-		error = merge_clean(md, t, dt, &res, tip);
-done:
-	merge_result_clear(&res);
-	git_commit_free(ours);
-	git_commit_free(theirs);
-	free(label);
-	return error;
+			    step->res.warnings[i]);
+	dt->merge_base = history_oid_hex(&step->bases.ids[0]);
+	if (step->res.nconflicts)
+		return handle_conflict(md, t, dt, step, tip);
+	return merge_clean(md, t, dt, &step->res, tip);
 }
 
 static void log_merging(struct merge_day *md, const struct tree *t, const git_oid *tip)
@@ -903,10 +858,13 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 {
 	struct day_tree *dt = day_add_tree(md->day);
 	double start = time_now();
-	git_oidarray bases = { NULL, 0 };
+	struct merge_step step;
+	struct merge_step_opts sopts = { md->sum->tag, NULL, NULL };
+	char *label = NULL, *store = NULL;
 	git_oid tip, before;
 	int have, error = 0;
 
+	memset(&step, 0, sizeof(step));
 	dt->name = xstrdup(t->name);
 	dt->type = xstrdup(tree_type_name(t->type));
 	dt->url = xstrdup(t->url);
@@ -914,9 +872,8 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "merging %s", t->name);
 	tree_tip(md, t, dt, &tip, &have);
 	if (!have) {
-		md->sum->left_out++;
 		event_emitf(&md->events, EVENT_MERGE, EVENT_PROBLEM, t->name, "%s: %s, left out: %s", t->name,
-			  strcmp(dt->status, "patch-failed") ? "not fetched" : "patch failed to apply",
+			  dt->status != TREE_PATCH_FAILED ? "not fetched" : "patch failed to apply",
 			  dt->fetch_error);
 		goto done;
 	}
@@ -927,34 +884,36 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 		goto done;
 	}
 	/*
-	 * One walk of the history finds the merge bases, for the merge and for
-	 * "up to date" (the tip is then the only base): each walk goes back
-	 * through every earlier merge of the day, so it is done once a tree.
+	 * The one merge of a tree (merge_step.h), as bisect and try make it:
+	 * one walk finds the merge bases for the merge and for "up to date",
+	 * and the recorded resolutions are replayed on its conflicts.
 	 */
-	if ((error = graph_merge_bases(&bases, md->repo, &md->state, &tip)) < 0) {
-		tide_error_wrap(error, "%s: cannot find merge bases", t->name);
+	sopts.theirs_label = label = tree_ref_label(t);
+	sopts.rr_cache = store = workspace_rr_cache(md->ws->dir);
+	if ((error = merge_step_run(&step, md->repo, &md->state, &tip, &sopts)) < 0) {
+		tide_error_wrap(error, "cannot merge '%s'", t->name);
 		goto done;
 	}
-	if (git_oid_equal(&tip, &md->state) ||
-	    (bases.count == 1 && git_oid_equal(&bases.ids[0], &tip))) {
-		dt->status = xstrdup("up-to-date");
-		md->sum->merged++;
+	if (step.kind == MERGE_STEP_UP_TO_DATE) {
+		dt->status = TREE_UP_TO_DATE;
 		nextfiles_log_outcome(md->mergelog, "Already up to date.");
 		event_emitf(&md->events, EVENT_MERGE, EVENT_PROGRESS, t->name, "%s: up to date", t->name);
 		goto done;
 	}
-	if (!bases.count) {
+	if (step.kind == MERGE_STEP_UNRELATED) {
 		leave_unrelated(md, t, dt);
 		goto done;
 	}
 	git_oid_cpy(&before, &md->state);
-	error = merge_tip(md, t, dt, &tip, &bases);
-	if (!error && dt->status && !strcmp(dt->status, "merged") && tree_opt(t, "build-each-merge") &&
+	error = merge_tip(md, t, dt, &tip, &step);
+	if (!error && dt->status == TREE_MERGED && tree_opt(t, "build-each-merge") &&
 	    md->build_merge.fn && md->build_merge.fn(md->build_merge.data, t, dt))
 		error = drop_merge(md, t, dt, &before, &tip);
 	md->nmerges++;
 done:
-	git_oidarray_dispose(&bases);
+	merge_step_release(&step);
+	free(label);
+	free(store);
 	dt->seconds = time_now() - start;
 	md->ndone++;
 	return error;

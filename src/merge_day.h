@@ -50,7 +50,7 @@ struct merge_day {
 	const git_signature *sig;
 	const char *days_dir;		/* earlier days, for previous versions */
 	struct day *day;		/* trees are added to it */
-	struct run_summary *sum;	/* date, tag, and the counts */
+	struct run_summary *sum;	/* date and tag (the counts come from the record) */
 	struct fetch_day *fetch;	/* the git trees' tips; quilt time added */
 	struct fsck_seen *fsck;		/* tree objects found good */
 	struct buf *mergelog;		/* Next/merge.log */
@@ -64,7 +64,7 @@ struct merge_day {
 	size_t ndone;			/* trees done */
 	int nmerges;			/* merge attempts */
 	const char *version_from;	/* set while merging a tree's previous version */
-	git_mailmap *mailmap;		/* the conflicting tree's .mailmap, while its sides are recorded */
+	git_mailmap *mailmap;		/* the base's .mailmap, while a conflict's sides are recorded */
 };
 
 /* Merge tree t: 0 whatever became of it, or a TIDE_E* code when tide failed. */

@@ -88,7 +88,10 @@ void nextfiles_log_outcome(struct buf *out, const char *outcome)
 
 void nextfiles_localversion(struct buf *out, const char *date)
 {
-	buf_printf(out, "-next-%.4s%.2s%.2s\n", date, date + 5, date + 8);
+	char *tag = day_tag_for(date);
+
+	buf_printf(out, "-%s\n", tag);
+	free(tag);
 }
 
 /* ---- the day's last commit ---- */
@@ -155,8 +158,8 @@ int nextfiles_commit(git_oid *out, git_repository *repo, const git_signature *si
 	struct buf lv = BUF_INIT;
 	const git_oid *parents[1] = { state };
 	git_oid next, tree;
-	char *msg = xasprintf("Add linux-next specific files for %.4s%.2s%.2s\n",
-			      day->date, day->date + 5, day->date + 8);
+	char *digits = day_date_compact(day->date);
+	char *msg = xasprintf("Add linux-next specific files for %s\n", digits);
 	int error;
 
 	if (git_commit_lookup(&parent, repo, state) < 0 ||
@@ -179,6 +182,7 @@ int nextfiles_commit(git_oid *out, git_repository *repo, const git_signature *si
 	error = history_commit(out, repo, sig, &tree, parents, 1, msg);
 done:
 	free(msg);
+	free(digits);
 	buf_release(&lv);
 	git_treebuilder_free(tb);
 	git_tree_free(root);

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "patch.h"
 #include "quilt.h"
+#include "text.h"
 #include "util.h"
 
 /* Names come from the network: keep them inside the cache. */
@@ -438,6 +439,7 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0 };
 	char *url = xasprintf("%s%s%s", dir, str_ends_with(dir, "/") ? "" : "/", name);
+	char *shown = url_redact(url);	/* what messages name: no password */
 	char *file = path_join(cachedir, name), *tmp = NULL;
 	char *metaname = xasprintf(".meta/%s", name);
 	char *meta = path_join(cachedir, metaname);
@@ -448,7 +450,7 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 	int error, by_deadline;
 
 	if (!(ms = transfer_ms(o, &by_deadline))) {
-		error = tide_error_set(TIDE_ETIMEOUT, "'%s': fetch-deadline reached", url);
+		error = tide_error_set(TIDE_ETIMEOUT, "'%s': fetch-deadline reached", shown);
 		goto done;
 	}
 	if ((error = set_limits(curl, o, ms)) < 0 || (error = open_temp(&r.out, &tmp, file)) < 0)
@@ -457,7 +459,7 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 	st->requests++;
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK) {
-		error = transfer_error(curl, rc, &r, errbuf, name, url, o, by_deadline);
+		error = transfer_error(curl, rc, &r, errbuf, name, shown, o, by_deadline);
 		goto done;
 	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
@@ -468,7 +470,7 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		st->downloaded++;
 		error = commit_temp(&r, tmp, file, meta);
 	} else {
-		error = http_status(code, name, url);
+		error = http_status(code, name, shown);
 	}
 done:
 	if (r.out)
@@ -479,7 +481,7 @@ done:
 	curl_slist_free_all(hdrs);
 	free(r.etag);
 	free(r.last_modified);
-	free(url), free(file), free(tmp), free(metaname), free(meta);
+	free(url), free(shown), free(file), free(tmp), free(metaname), free(meta);
 	return error;
 }
 
@@ -685,8 +687,11 @@ int quilt_prepare(git_oid *out, struct quilt_stats *stats, git_repository *repo,
 	error = quilt_apply(out, repo, base, &series, cachedir, opts);
 	quilt_series_release(&series);
 	if (error < 0) {
-		tide_error_wrap(error, "quilt tree '%s': series '%s%sseries'", name, url,
+		char *shown = url_redact(url);
+
+		tide_error_wrap(error, "quilt tree '%s': series '%s%sseries'", name, shown,
 				str_ends_with(url, "/") ? "" : "/");
+		free(shown);
 		goto done;
 	}
 	if (git_reference_create(&ref, repo, refname, out, 1, "tide: quilt series applied") < 0)

@@ -234,9 +234,9 @@ static const char *handled(const struct day_tree *dt)
 
 	if (h)
 		return h;
-	if (dt->status && !strcmp(dt->status, "previous"))
+	if (dt->status == TREE_PREVIOUS)
 		return "previous";
-	return dt->status && !strcmp(dt->status, "merged") ? "recorded" : "dropped";
+	return dt->status == TREE_MERGED ? "recorded" : "dropped";
 }
 
 int report_tree_json(json_t **out, const struct day *day, const struct day_tree *dt,
@@ -261,7 +261,7 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 	r = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "date", json_text(day->date),
 		      "tag", json_text(day->tag), "project", json_text(project ? project : "linux-next"),
 		      "tree", json_text(dt->name),
-		      "status", json_text(dt->status),
+		      "status", json_text(tree_status_name(dt->status)),
 		      "with", dt->nconflicts ? other_trees(dt) : json_array(),
 		      "handled", json_text(handled(dt)), "new", is_new,
 		      "files", files);
@@ -718,10 +718,10 @@ static void short_date(struct buf *out, const char *date)
 		buf_puts(out, date);
 }
 
-/* Merged at today's version: nothing to say about the tree in the announcement. */
+/* In the day at today's version: nothing to say about the tree in the announcement. */
 static int merged_today(const struct day_tree *t)
 {
-	return t->status && (!strcmp(t->status, "merged") || !strcmp(t->status, "up-to-date"));
+	return tree_status_in_day(t->status) && t->status != TREE_PREVIOUS;
 }
 
 int report_announcement(struct mail_msg *out, git_repository *repo, const struct day *d,
@@ -758,7 +758,7 @@ int report_announcement(struct mail_msg *out, git_repository *repo, const struct
 		for (i = 0; i < d->ntrees; i++)
 			if (!merged_today(&d->trees[i]))
 				buf_printf(&body, "  %-*s  %s\n", (int)width, d->trees[i].name,
-					   d->trees[i].status ? d->trees[i].status : "unknown");
+					   tree_status_name(d->trees[i].status) ?: "unknown");
 	}
 	buf_printf(&body, "\nEach tree's conflicts: tide report %s\n", d->date);
 	mail_add_rcpt(&out->to, &out->nto, to);

@@ -72,13 +72,11 @@ static char *fetch_url(struct repro *rp, const char *name, const char *recorded)
 	return url ? url_strip_userinfo(url) : NULL;
 }
 
-static const char *status_class(const char *status)
+static const char *status_class(enum tree_status status)
 {
-	if (status && (!strcmp(status, "merged") || !strcmp(status, "up-to-date")))
-		return "merged";
-	if (status && !strcmp(status, "previous"))
-		return "previous version";
-	return "left out";
+	if (!tree_status_in_day(status))
+		return "left out";
+	return status == TREE_PREVIOUS ? "previous version" : "merged";
 }
 
 static int write_file(struct repro *rp, const char *rel, const void *data, size_t len, int mode)
@@ -250,7 +248,7 @@ static int add_tree(struct repro *rp, const struct day_tree *dt, json_t *trees)
 		      "name", json_text(dt->name), "type", json_text(dt->type ? dt->type : "git"),
 		      "url", url_json(url), "branch", json_text(dt->branch),
 		      "commit", json_text(dt->sha), "status", status_class(dt->status),
-		      "day_status", json_text(dt->status));
+		      "day_status", json_text(tree_status_name(dt->status)));
 	json_object_set_new(o, "merge_commit", json_text(dt->merge_commit));
 	json_object_set_new(o, "resolutions", res);
 	json_object_set_new(o, "fixups", fix);
@@ -315,18 +313,18 @@ static char *probe(const char *tool)
 }
 
 /* From the build and boot records when they have it, else asked now (and said so). */
-static json_t *toolchain_json(const json_t *build, const json_t *boot)
+static json_t *toolchain_json(const struct day_build *build, const struct day_boot *boot)
 {
-	static const struct { const char *name, *tool, *key; int from_boot; } tools[] = {
-		{ "gcc", "gcc", BUILD_KEY_COMPILER, 0 },
-		{ "binutils", "ld", BUILD_KEY_BINUTILS, 0 },
-		{ "qemu", "qemu-system-x86_64", BOOT_KEY_QEMU_VERSION, 1 },
+	const struct { const char *name, *tool, *recorded; } tools[] = {
+		{ "gcc", "gcc", build ? build->compiler : NULL },
+		{ "binutils", "ld", build ? build->binutils : NULL },
+		{ "qemu", "qemu-system-x86_64", boot ? boot->qemu_version : NULL },
 	};
 	json_t *o = json_object(), *from = json_object();
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(tools); i++) {
-		const char *v = jstr(tools[i].from_boot ? boot : build, tools[i].key);
+		const char *v = tools[i].recorded;
 		char *probed = v ? NULL : probe(tools[i].tool);
 
 		json_object_set_new(o, tools[i].name, json_text(v ? v : probed));
@@ -342,9 +340,9 @@ static json_t *toolchain_json(const json_t *build, const json_t *boot)
  * The .config beside the reproducer: the workspace's, when it is the one
  * the day's build recorded (a later build replaces it).
  */
-static json_t *config_json(struct repro *rp, const json_t *build)
+static json_t *config_json(struct repro *rp, const struct day_build *build)
 {
-	const char *want = jstr(build, BUILD_KEY_CONFIG_SHA256);
+	const char *want = build->config_sha256;
 	char *path = xasprintf("%s/build/out/.config", rp->in->wsdir), hex[65];
 	struct buf data = BUF_INIT;
 	json_t *o = json_object();
@@ -365,40 +363,47 @@ static json_t *config_json(struct repro *rp, const json_t *build)
 	return o;
 }
 
-static json_t *stage_json(const json_t *rec, const char *const *keys)
+static json_t *str_json(const char *s)
 {
-	json_t *o;
+	return s ? json_text(s) : json_null();
+}
 
-	if (!rec)
-		return json_null();
-	o = json_object();
-	for (; *keys; keys++) {
-		json_t *v = json_object_get(rec, *keys);
+static json_t *value_json(json_t *v)
+{
+	return v ? json_incref(v) : json_null();
+}
 
-		json_object_set(o, *keys, v ? v : json_null());
-	}
-	return o;
+/* The keys of the build record a reproducer needs (null when it lacks one). */
+static json_t *build_json(const struct day_build *b)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "status", str_json(b->status),
+			 "failure", str_json(b->failure), "commit", str_json(b->commit),
+			 "make_command", value_json(b->make_command), "kernel", str_json(b->kernel));
+}
+
+/* The keys of the boot record a reproducer needs (null when it lacks one). */
+static json_t *boot_json(const struct day_boot *b)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "status", str_json(b->status), "reason", str_json(b->reason),
+			 "accel", str_json(b->accel),
+			 "smp", day_boot_has(b, "smp") ? json_integer(b->smp) : json_null(),
+			 "timeout", day_boot_has(b, "timeout") ? json_real(b->timeout) : json_null(),
+			 "cmdline", str_json(b->cmdline),
+			 "qemu_command", value_json(b->qemu_command),
+			 "initramfs_sha256", str_json(b->initramfs_sha256));
 }
 
 static void stages(struct repro *rp, json_t *meta)
 {
-	static const char *const build_keys[] = { "status", "failure", "commit",
-		BUILD_KEY_MAKE_COMMAND, BUILD_KEY_KERNEL, NULL };
-	static const char *const boot_keys[] = { "status", "reason", "accel", "smp", "timeout",
-		"cmdline", BOOT_KEY_QEMU_COMMAND, BOOT_KEY_INITRAMFS_SHA256, NULL };
 	const struct day *day = rp->in->day;
-	/* The records as day.json has them: metadata.json copies their keys. */
-	json_t *build = day->build ? day_build_to_json(day->build) : NULL;
-	json_t *boot = day->boot ? day_boot_to_json(day->boot) : NULL;
-	json_t *b = stage_json(build, build_keys);
+	json_t *b = day->build ? build_json(day->build) : json_null();
 
-	if (build)
-		json_object_set_new(b, "config", config_json(rp, build));
+	if (day->build)
+		json_object_set_new(b, "config", config_json(rp, day->build));
 	json_object_set_new(meta, "build", b);
-	json_object_set_new(meta, "boot", stage_json(boot, boot_keys));
-	json_object_set_new(meta, "toolchain", toolchain_json(build, boot));
-	json_decref(build);
-	json_decref(boot);
+	json_object_set_new(meta, "boot", day->boot ? boot_json(day->boot) : json_null());
+	json_object_set_new(meta, "toolchain", toolchain_json(day->build, day->boot));
 }
 
 /* ---- the script ---- */
@@ -546,8 +551,8 @@ static void script_text(struct repro *rp, struct buf *out)
 	sh_var(out, "base_commit", day->base_commit);
 	sh_var(out, "merged_tree", jstr(json_object_get(meta, "day"), "merged_tree"));
 	sh_var(out, "config_sha256", cfg_sha);
-	sh_var(out, "boot_status", jstr(json_object_get(meta, "boot"), "status"));
-	sh_var(out, "initramfs_sha256", jstr(json_object_get(meta, "boot"), BOOT_KEY_INITRAMFS_SHA256));
+	sh_var(out, "boot_status", day->boot ? day->boot->status : NULL);
+	sh_var(out, "initramfs_sha256", day->boot ? day->boot->initramfs_sha256 : NULL);
 	buf_printf(out, "trees() {\n\t:\n%s}\n\n", buf_cstr(&rp->calls));
 	buf_puts(out, script_body);
 }

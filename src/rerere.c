@@ -17,6 +17,7 @@
 #include "error.h"
 #include "merge.h"
 #include "rerere.h"
+#include "text.h"
 #include "safefs.h"
 #include "util.h"
 #include "workspace.h"
@@ -852,7 +853,7 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 	git_remote_create_options copts;
 	git_fetch_options fopts;
 	git_strarray specs = { NULL, 1 };
-	char *s = xstrdup(spec);
+	char *s = xstrdup(spec), *shown = url_redact(url);
 	int error = 0;
 
 	specs.strings = &s;
@@ -864,12 +865,13 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 	git_fetch_options_init(&fopts, GIT_FETCH_OPTIONS_VERSION);
 	fopts.update_fetchhead = 0;
 	if (git_remote_create_with_opts(&remote, url, &copts) < 0)
-		error = tide_error_git(TIDE_EINVAL, "bad rerere share URL '%s'", url);
+		error = tide_error_git(TIDE_EINVAL, "bad rerere share URL '%s'", shown);
 	else if ((push ? git_remote_push(remote, &specs, NULL)
 		       : git_remote_fetch(remote, &specs, &fopts, NULL)) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot %s recorded resolutions %s '%s'",
-				       push ? "push" : "fetch", push ? "to" : "from", url);
+				       push ? "push" : "fetch", push ? "to" : "from", shown);
 	git_remote_free(remote);
+	free(shown);
 	free(s);
 	return error;
 }
@@ -940,7 +942,10 @@ int rerere_share_fetch(const char *store, const char *cache, const char *url,
 		goto done;
 	}
 	if (git_commit_lookup(&commit, repo, &id) < 0 || git_commit_tree(&tree, commit) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot read '%s' of '%s'", branch, url);
+		char *shown = url_redact(url);
+
+		error = tide_error_git(TIDE_ERROR, "cannot read '%s' of '%s'", branch, shown);
+		free(shown);
 		goto done;
 	}
 	error = import_tree(repo, tree, store);
@@ -1133,6 +1138,15 @@ static void conf_release(struct rerere_conf *c)
 	free(c->branch);
 }
 
+/* "WHAT URL#BRANCH", the URL's password redacted. */
+static void share_done(struct buf *done, const char *what, const struct rerere_conf *c)
+{
+	char *shown = url_redact(c->url);
+
+	buf_printf(done, "%s %s#%s\n", what, shown, c->branch);
+	free(shown);
+}
+
 int rerere_sync_before(const char *wsdir, struct buf *done)
 {
 	struct rerere_conf c;
@@ -1141,7 +1155,7 @@ int rerere_sync_before(const char *wsdir, struct buf *done)
 
 	if ((error = conf_load(&c, wsdir)) == 0 && c.url &&
 	    (error = rerere_share_fetch(store, cache, c.url, c.branch)) == 0 && done)
-		buf_printf(done, "fetched recorded resolutions from %s#%s\n", c.url, c.branch);
+		share_done(done, "fetched recorded resolutions from", &c);
 	conf_release(&c);
 	free(store);
 	free(cache);
@@ -1163,7 +1177,7 @@ int rerere_sync_after(const char *wsdir, struct buf *done)
 		buf_printf(done, "expired %zu recorded resolution%s unused for %d days\n", removed,
 			   removed == 1 ? "" : "s", c.expire_days);
 	if (c.url && (error = rerere_share_push(store, cache, c.url, c.branch)) == 0 && done)
-		buf_printf(done, "pushed recorded resolutions to %s#%s\n", c.url, c.branch);
+		share_done(done, "pushed recorded resolutions to", &c);
 out:
 	conf_release(&c);
 	free(store);

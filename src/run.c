@@ -147,8 +147,12 @@ static int run_setup(struct run *r)
 			return tide_error_set(TIDE_EINVAL, "bad date '%s' (expected YYYY-MM-DD)", date);
 		snprintf(r->sum->date, sizeof(r->sum->date), "%s", date);
 	}
-	snprintf(r->sum->tag, sizeof(r->sum->tag), "next-%.4s%.2s%.2s",
-		 r->sum->date, r->sum->date + 5, r->sum->date + 8);
+	{
+		char *tag = day_tag_for(r->sum->date);
+
+		snprintf(r->sum->tag, sizeof(r->sum->tag), "%s", tag);
+		free(tag);
+	}
 	if (!r->conf->base_url)
 		return tide_error_set(TIDE_EINVAL, "%s: no base: add '#tide<TAB>base<TAB>URL#TAG'",
 				      r->conf->path);
@@ -230,12 +234,15 @@ static int run_resolve_base(struct run *r)
 	int error = 0;
 
 	if (git_revparse_single(&obj, r->repo, ref) < 0) {
+		char *shown = url_redact(r->conf->base_url);
+
 		if (job->error == TIDE_ENOTFOUND)
 			error = tide_error_set(TIDE_ENOTFOUND, "base tag '%s' not found in '%s'",
-					       r->conf->base_tag, r->conf->base_url);
+					       r->conf->base_tag, shown);
 		else
 			error = tide_error_set(TIDE_EINVAL, "cannot fetch the base: %s",
 					       job->message ? job->message : "tag missing");
+		free(shown);
 		goto done;
 	}
 	if (job->error)	/* an older copy of the tag is still usable */
@@ -607,8 +614,8 @@ static int run_install(struct run *r)
 	if ((is_newest_day(r) && (error = update_ref(r, "refs/heads/master", "day")) < 0) ||
 	    (error = update_ref(r, tagref, "tag")) < 0)
 		goto done;
-	event_emitf(&r->sink, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag, r->sum->merged,
-		  r->sum->ntrees);
+	event_emitf(&r->sink, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag,
+		  r->sum->counts.merged, r->sum->counts.trees);
 done:
 	free(tagref);
 	free(log);
@@ -681,7 +688,6 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	r.sum = out;
 	r.sink.fn = run_relay;
 	r.sink.data = &r;
-	out->ntrees = conf->ntrees;
 	if ((error = run_setup(&r)) < 0 || (error = run_fetch(&r)) < 0 ||
 	    (error = run_commit_graph(&r)) < 0 || (error = run_resolve_base(&r)) < 0 || (error = run_check_base(&r)) < 0)
 		goto done;
@@ -696,9 +702,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 			run_die_point("merge", r.md.nmerges);
 	}
 	git_oid_cpy(&r.state, &r.md.state);
-	for (i = 0; i < r.day->ntrees; i++)
-		if (r.day->trees[i].status && !strcmp(r.day->trees[i].status, "previous"))
-			out->previous++;
+	day_counts(&out->counts, r.day);
 	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
 	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "day.h"
 #include "event.h"
 
 struct workspace;
@@ -37,12 +38,8 @@ struct run_opts {
 struct run_summary {
 	char date[11];
 	char tag[16];
-	size_t ntrees;
-	size_t merged;		/* merged or contained already (up-to-date) */
-	size_t left_out;	/* conflict, fetch failure, dropped, rejected */
-	size_t stale;		/* merged an older SHA because the fetch failed */
-	size_t unapplied;	/* merged an older SHA because a quilt patch did not apply */
-	size_t previous;	/* merged at an earlier day's version: today's conflicted */
+	/* The trees by outcome, day_counts() of the day recorded: what tide log says. */
+	struct day_counts counts;
 	int stage_failed;	/* build or boot reported a failure */
 };
 

@@ -59,6 +59,7 @@ void utf8_lossy(struct buf *out, const char *s, size_t len)
 	size_t i = 0, n;
 
 	buf_grow(out, len);
+	out->ptr[out->len] = '\0';	/* terminated even when s is empty */
 	while (i < len) {
 		n = utf8_seq((const unsigned char *)s + i, len - i);
 		if (n) {
@@ -195,11 +196,33 @@ static size_t userinfo_of(const char *url, const char **start)
 	return (size_t)(at - p);
 }
 
+/*
+ * The userinfo of url when url is the whole string, as a URL parser
+ * reads it: the authority ends only at '/', '?' or '#' (RFC 3986), so a
+ * password holding a quote or a space, which end a URL in running text,
+ * is still found.
+ */
+static size_t userinfo_of_url(const char *url, const char **start)
+{
+	const char *p = strstr(url, "://"), *at = NULL, *q;
+
+	if (!p || strcspn(url, "/?#") < (size_t)(p - url))
+		return userinfo_of(url, start);
+	p += 3;
+	for (q = p; *q && !strchr("/?#", *q); q++)
+		if (*q == '@')
+			at = q;
+	if (!at)
+		return 0;
+	*start = p;
+	return (size_t)(at - p);
+}
+
 static char *url_edit(const char *url, int strip)
 {
 	struct buf b = BUF_INIT;
 	const char *ui, *colon;
-	size_t n = userinfo_of(url, &ui);
+	size_t n = userinfo_of_url(url, &ui);
 
 	if (!n)
 		return xstrdup(url);

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "history.h"
 #include "merge.h"
+#include "merge_step.h"
 #include "try.h"
 #include "util.h"
 
@@ -361,25 +362,31 @@ struct cset {
 	int have;
 };
 
-/* Merge the series (theirs) into state (ours): what linux-next would do. */
+/*
+ * Merge the series (theirs) into state (ours) as the day merges a tree
+ * (merge_step.h: the day's merge bases), without recorded resolutions:
+ * the conflicts are what try reports.
+ */
 static int merge_with(struct cset *out, git_repository *repo, const git_oid *state,
 		      const git_oid *series)
 {
-	struct merge_opts mo = MERGE_OPTS_INIT;
-	git_commit *ours = NULL, *theirs = NULL;
-	int error = 0;
+	struct merge_step_opts so = { "next", "series", NULL };
+	struct merge_step s;
+	int error;
 
-	mo.ours_label = "next";
-	mo.theirs_label = "series";
 	merge_result_clear(&out->res);
 	out->have = 0;
-	if (git_commit_lookup(&ours, repo, state) < 0 ||
-	    git_commit_lookup(&theirs, repo, series) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot read commits to merge");
-	else if ((error = merge_commits(&out->res, repo, ours, theirs, &mo)) == 0)
+	error = merge_step_run(&s, repo, state, series, &so);
+	if (error == 0 && s.kind == MERGE_STEP_UNRELATED)
+		error = tide_error_set(TIDE_EINVAL, "the series shares no history with the state %s",
+				       git_oid_tostr_s(state));
+	if (error == 0) {
+		out->res = s.res;	/* taken over: the conflicts as they were */
+		memset(&s.res, 0, sizeof(s.res));
+		out->res.tree = s.tree;	/* up to date: the state's tree */
 		out->have = 1;
-	git_commit_free(ours);
-	git_commit_free(theirs);
+	}
+	merge_step_release(&s);
 	return error;
 }
 
@@ -632,10 +639,13 @@ static void order_trees(struct try_result *r, const struct day *day)
 		const struct day_tree *dt = &day->trees[i];
 		struct try_tree *t = result_tree(r, dt->name);
 
-		t->day_status = xstrdup(dt->status ? dt->status : "?");
-		if (t->status == TRY_TREE_UNTESTED && dt->status && strcmp(dt->status, "merged") &&
-		    strcmp(dt->status, "previous"))
-			t->status = !strcmp(dt->status, "up-to-date") ? TRY_TREE_OK : TRY_TREE_NOT_MERGED;
+		t->day_status = xstrdup(tree_status_name(dt->status) ?: "?");
+		/* A tree in the day with no commit of its own in the chain: up to date. */
+		if (t->status == TRY_TREE_UNTESTED && dt->status == TREE_UP_TO_DATE)
+			t->status = TRY_TREE_OK;
+		else if (t->status == TRY_TREE_UNTESTED && dt->status != TREE_STATUS_NONE &&
+			 !tree_status_in_day(dt->status))
+			t->status = TRY_TREE_NOT_MERGED;
 	}
 	/* "mainline" first, then the day's order, then anything else of the chain. */
 	for (i = 0; i < r->ntrees; i++)

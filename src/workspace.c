@@ -117,6 +117,7 @@ WORKSPACE_PATH_FUNC(workspace_bisect_check_log, "bisect/check.log")
 WORKSPACE_PATH_FUNC(workspace_bisect_console_log, "bisect/console.log")
 WORKSPACE_PATH_FUNC(workspace_try_dir, "try")
 WORKSPACE_PATH_FUNC(workspace_kcidb_spool, "kcidb-spool")
+WORKSPACE_PATH_FUNC(workspace_kcidb_rejected, "kcidb-rejected")
 WORKSPACE_PATH_FUNC(workspace_dashboard, "dashboard")
 
 WORKSPACE_PATH_FUNC(workspace_daydir_json, "day.json")

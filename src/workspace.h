@@ -77,6 +77,7 @@ char *workspace_bisect_check_log(const char *dir);	/* DIR/bisect/check.log */
 char *workspace_bisect_console_log(const char *dir);	/* DIR/bisect/console.log */
 char *workspace_try_dir(const char *dir);		/* DIR/try */
 char *workspace_kcidb_spool(const char *dir);		/* DIR/kcidb-spool */
+char *workspace_kcidb_rejected(const char *dir);	/* DIR/kcidb-rejected */
 char *workspace_dashboard(const char *dir);		/* DIR/dashboard */
 
 /*

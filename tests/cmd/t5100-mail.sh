@@ -201,4 +201,48 @@ test_expect_success 'bad mail.conf: credentials in the URL, unknown key' '
 	grep -q "unknown key .smpt." err
 '
 
+# check-data RAW: the DATA a server got has no bare CR or LF and no line
+# longer than 998 octets; prints the longest line's length.
+check_data() {
+	python3 -c '
+import sys
+raw = open(sys.argv[1], "rb").read()
+lines = raw.split(b"\r\n")
+assert lines[-1] == b"", "DATA does not end with CRLF"
+for i, l in enumerate(lines):
+    assert b"\r" not in l and b"\n" not in l, "bare CR or LF on line %d" % (i + 1)
+    assert len(l) <= 998, "line %d has %d octets" % (i + 1, len(l))
+print(max(len(l) for l in lines))' "$1"
+}
+
+# mail_body EML: the body of a received mail, its transfer encoding undone.
+mail_body() {
+	python3 -c '
+import email, email.policy, sys
+m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=email.policy.default)
+sys.stdout.write(m.get_content_type() + " " + m["Content-Transfer-Encoding"] + "\n")
+sys.stdout.buffer.write(m.get_payload(decode=True))' "$1"
+}
+
+test_expect_success 'a 200 KB commit subject with bare CRs: lines within 998 octets, no bare CR, the body intact' '
+	python3 -c "import sys; sys.stdout.write(\"gpio: long\rsubject \" + \"y\" * 200000 + \"\rend\n\")" >subject &&
+	sed -i "s/^1$/one-gpio/" gpio/f &&
+	git -C gpio commit -q --cleanup=verbatim -a -F ../subject &&
+	sed -i "s/^1$/one-fixes/" fixes/f && git -C fixes commit -qam "f: fix one" &&
+	run_day 2026-12-04 &&
+	grep -q "yyyyy" ws/days/2026-12-04/reports/gpio.txt &&
+	printf "smtp=smtp://127.0.0.1:%s\nfrom=Tide <next@tide.example>\ncredentials=smtp-creds\ntimeout=5\n" "$PORT" >ws/mail.conf &&
+	before=$(ls mail/*.eml | wc -l) &&
+	tide -C ws -f trees.conf report 2026-12-04 --mail --all --tree gpio >out &&
+	echo "gpio: mailed to gpio@ex.org, cc Fixes Maint <fixes@ex.org>" >expect &&
+	test_cmp expect out &&
+	n=$((before + 1)) && test -f mail/$n.raw &&
+	check_data mail/$n.raw >longest && test $(cat longest) -le 998 &&
+	mail_body mail/$n.eml >actual &&
+	{ echo "text/plain quoted-printable" &&
+	  python3 -c "import sys; sys.stdout.write(open(sys.argv[1], newline=\"\").read().replace(\"\r\n\", \"\n\").replace(\"\r\", \"\n\"))" \
+		ws/days/2026-12-04/reports/gpio.txt; } >expect &&
+	test_cmp expect actual
+'
+
 test_done

@@ -1,7 +1,15 @@
 #!/bin/sh
-# .mailmap: the authors in a conflict's record and the recipients of its
-# mail are the addresses people use today, per the tree's .mailmap.
+# .mailmap: the authors in a conflict's record are named through the
+# base's .mailmap, never a tree's; a conflict mail goes to trees.conf's
+# contact= as written, whatever .mailmap a tree merged earlier in the day
+# ships (one that maps another tree's contact to an attacker's address).
 . "$(dirname "$0")/lib.sh"
+
+python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
+SINK_PID=$!
+trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
+i=0
+while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 
 run_day() {
 	tide -C ws -f trees.conf run --date "$1" --no-build --no-boot >/dev/null 2>&1 || test $? = 1
@@ -15,47 +23,48 @@ for t in d['trees']:
             for x in c[k]: print(t['name'], k, x['author'])" "ws/days/$1/day.json"
 }
 
-test_expect_success 'setup: a .mailmap mapping old addresses, a conflict by old ones' '
+test_expect_success 'setup: the base maps an old address; fixes maps gpio'"'"'s contact, gpio renames fixes'"'"' author' '
 	git init -q -b master main &&
 	printf "1\n2\n3\n" > main/f &&
-	printf "%s\n" "Gpio Maint <gpio@new.example> <gpio@old.example>" \
-		"New Name <dev@new.example> Old Name <dev@old.example>" > main/.mailmap &&
+	printf "%s\n" "# people" "New Name <dev@new.example> Old Name <dev@old.example>" "# end" > main/.mailmap &&
 	git -C main add f .mailmap && git -C main commit -qm base && git -C main tag v1 &&
 	git clone -q main fixes && git clone -q main gpio &&
 	sed -i "s/^2$/two-fixes/" fixes/f &&
+	sed -i "1i Evil Inbox <evil@attacker.example> <gpio@ex.org>" fixes/.mailmap &&
 	GIT_AUTHOR_NAME="Old Name" GIT_AUTHOR_EMAIL=dev@old.example git -C fixes commit -qam "f: two" &&
 	sed -i "s/^2$/two-gpio/" gpio/f &&
+	echo "Framed Person <framed@evil.example> Old Name <dev@old.example>" >>gpio/.mailmap &&
 	GIT_AUTHOR_NAME=Someone GIT_AUTHOR_EMAIL=other@ex.org git -C gpio commit -qam "gpio: two" &&
 	printf "#tide\tbase\tmain#v1\nfixes\tgit\tfixes#master\ngpio\tgit\tgpio#master\n" > trees.conf &&
-	printf "#tide\tfixes\tcontact=Fixes <fixes@ex.org>\n#tide\tgpio\tcontact=gpio@old.example\n" >> trees.conf &&
+	printf "#tide\tfixes\tcontact=Fixes <fixes@ex.org>\n#tide\tgpio\tcontact=gpio@ex.org\n#tide\tproject=linux-next\n" >> trees.conf &&
 	run_day 2026-12-01 &&
-	test -f ws/days/2026-12-01/reports/gpio.json
+	test -f ws/days/2026-12-01/reports/gpio.json &&
+	git -C ws/repo.git show next-20261201:.mailmap | grep -q "^Evil Inbox"
 '
 
-test_expect_success 'the record names authors through the .mailmap' '
+test_expect_success 'the record names authors through the base'"'"'s .mailmap, not the tree'"'"'s' '
 	authors 2026-12-01 >actual &&
 	printf "%s\n" "gpio ours_commits New Name <dev@new.example>" \
 		"gpio theirs_commits Someone <other@ex.org>" >expect &&
 	test_cmp expect actual
 '
 
-test_expect_success 'the mail goes to the contact as the .mailmap knows it' '
+test_expect_success 'the mail goes to the contacts as trees.conf writes them' '
+	printf "smtp=smtp://127.0.0.1:%s\nfrom=Tide <next@tide.example>\ntimeout=5\n" "$(cat mail.port)" >ws/mail.conf &&
 	tide -C ws -f trees.conf report 2026-12-01 --mail --dry-run >out &&
-	grep -q "^To: Gpio Maint <gpio@new.example>$" out &&
-	grep -q "^Cc: Fixes <fixes@ex.org>$" out &&
-	! grep -q old.example out
-'
-
-test_expect_success 'without a .mailmap the addresses stay as they are' '
-	git -C main rm -q .mailmap && git -C main commit -qm "no mailmap" && git -C main tag v2 &&
-	git -C fixes pull -q --no-rebase --no-edit ../main master 2>/dev/null &&
-	git -C gpio pull -q --no-rebase --no-edit ../main master 2>/dev/null &&
-	sed -i "s/main#v1/main#v2/" trees.conf &&
-	run_day 2026-12-02 &&
-	authors 2026-12-02 >actual &&
-	grep -q "Old Name <dev@old.example>" actual &&
-	tide -C ws -f trees.conf report 2026-12-02 --mail --dry-run --all >out &&
-	grep -q "^To: gpio@old.example$" out
+	sed -n "/^To:/p; /^Cc:/p; /^Subject:/p" out >actual &&
+	cat >expect <<-\EOF &&
+	To: gpio@ex.org
+	Cc: Fixes <fixes@ex.org>
+	Subject: linux-next: manual merge of the gpio tree with the fixes tree (next-20261201)
+	EOF
+	test_cmp expect actual &&
+	tide -C ws -f trees.conf report 2026-12-01 --mail >out &&
+	echo "gpio: mailed to gpio@ex.org, cc Fixes <fixes@ex.org>" >expect &&
+	test_cmp expect out &&
+	printf "from next@tide.example\nto gpio@ex.org\nto fixes@ex.org\n" >expect &&
+	test_cmp expect mail/1.env &&
+	! grep -r attacker mail ws/days
 '
 
 test_done

@@ -20,6 +20,23 @@ static char *line_of(const char *text, int n)
 	return nl ? xstrndup(text, (size_t)(nl - text)) : xstrdup(text);
 }
 
+/* What goes to SMTP DATA: CRLF line ends only, no line over 998 octets. */
+static void check_wire(const struct buf *out)
+{
+	size_t i, col = 0;
+
+	for (i = 0; i < out->len; i++) {
+		if (out->ptr[i] == '\r') {
+			if (i + 1 >= out->len || out->ptr[i + 1] != '\n')
+				abort();
+			col = 0;
+			i++;
+		} else if (out->ptr[i] == '\n' || ++col > 998) {
+			abort();
+		}
+	}
+}
+
 static void format(const char *text)
 {
 	struct mail_msg m = { 0 };
@@ -35,7 +52,9 @@ static void format(const char *text)
 	m.body = xstrdup(text);
 	m.date = 0;
 	mail_format(&out, &m, 0);
+	buf_clear(&out);
 	mail_format(&out, &m, 1);
+	check_wire(&out);
 	addr = mail_address(m.from);
 	free(addr);
 	buf_release(&out);

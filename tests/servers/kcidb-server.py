@@ -6,7 +6,10 @@ POST /submit: with the bearer token of --token-file it answers 200 and
 stores the body as --out-dir/N.json (N counting from 1); a wrong or
 missing token is 401.  A --control file, re-read per request, holds one
 word: "502" answers 502 Bad Gateway, "hang" accepts and never answers
-(until --hang-limit seconds), anything else or no file is normal.
+(until --hang-limit seconds), "reject:TEXT" answers 400 to a body that
+contains TEXT (a document the server refuses) and is normal for the
+others, "slow:SECONDS" waits that long before a normal answer; anything
+else or no file is normal.
 Logs "POST PATH STATUS auth=ok|bad" per request to --log, never the token.
 """
 import argparse
@@ -37,10 +40,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.log("hang", auth)
             time.sleep(opts.hang_limit)
             return
+        if mode.startswith("slow:"):
+            time.sleep(float(mode[5:]))
         if self.path != "/submit":
             status = 404
         elif mode == "502":
             status = 502
+        elif mode.startswith("reject:") and mode[7:].encode() in body:
+            status = 400
         elif auth != "ok":
             status = 401
         else:
@@ -49,11 +56,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with open(os.path.join(opts.out_dir, "%d.json" % self.server.count), "wb") as f:
                 f.write(body)
         self.log(status, auth)
-        text = b"Bad Gateway\x1b[31m\n" if status == 502 else b"ok\n"
-        self.send_response(status)
-        self.send_header("Content-Length", str(len(text)))
-        self.end_headers()
-        self.wfile.write(text)
+        text = {502: b"Bad Gateway\x1b[31m\n", 400: b"schema violation: bad 'id'\n"}.get(status, b"ok\n")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+        except (BrokenPipeError, ConnectionResetError):
+            pass    # a client that gave up waiting (slow:) is part of the tests
 
 
 def main():

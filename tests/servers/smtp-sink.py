@@ -2,7 +2,9 @@
 """A small SMTP server for tide's tests.
 
 Listens on 127.0.0.1 at a free port (written to --port-file) and stores
-each message received as --dir/N.eml, with its envelope in N.env
+each message received as --dir/N.eml (line ends made LF, dots unstuffed),
+its DATA exactly as received (CRLFs, dot-stuffing and all) as N.raw,
+with its envelope in N.env
 ("from ADDR", "to ADDR" lines, "auth USER" when the client logged in).
 --refuse 550 answers every RCPT TO with "550 mailbox unavailable".
 --user/--password make AUTH PLAIN/LOGIN check those credentials.
@@ -104,15 +106,19 @@ class Handler(socketserver.StreamRequestHandler):
                         self.reply("554 no valid recipients")
                         continue
                     self.reply("354 go ahead")
-                    lines = []
+                    lines, raw = [], []
                     while True:
-                        l = self.rfile.readline().decode("utf-8", "replace")
+                        b = self.rfile.readline()
+                        if not b:
+                            raise EOFError
+                        l = b.decode("utf-8", "replace")
                         if l.rstrip("\r\n") == ".":
                             break
+                        raw.append(b)
                         if l.startswith(".."):
                             l = l[1:]
                         lines.append(l.replace("\r\n", "\n"))
-                    self.store("".join(lines), env_from, env_to, user, self.tls)
+                    self.store("".join(lines), b"".join(raw), env_from, env_to, user, self.tls)
                     self.reply("250 stored")
                 elif verb == "RSET":
                     env_from, env_to = None, []
@@ -127,7 +133,7 @@ class Handler(socketserver.StreamRequestHandler):
         except (EOFError, OSError):
             return
 
-    def store(self, text, env_from, env_to, user, tls):
+    def store(self, text, raw, env_from, env_to, user, tls):
         d = self.server.cfg.dir
         with self.server.lock:
             n = len([f for f in os.listdir(d) if f.endswith(".eml")]) + 1
@@ -139,6 +145,8 @@ class Handler(socketserver.StreamRequestHandler):
                     f.write("auth %s\n" % user)
                 if tls:
                     f.write("tls\n")
+            with open(os.path.join(d, "%d.raw" % n), "wb") as f:
+                f.write(raw)
             with open(os.path.join(d, "%d.eml.tmp" % n), "w") as f:
                 f.write(text)
             os.rename(os.path.join(d, "%d.eml.tmp" % n), os.path.join(d, "%d.eml" % n))

@@ -1,9 +1,17 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <jansson.h>
 
 #include "t.h"
 #include "dayrec.h"
 #include "bisect.h"
+#include "conf.h"
 #include "error.h"
+#include "run.h"
+#include "util.h"
+#include "workspace.h"
 
 /* A fake history: states >= culprit are bad, those in skip[] untestable. */
 struct fake {
@@ -152,6 +160,147 @@ TEST(state_load__no_bisect_is_not_found)
 	CHECK(st == NULL);
 }
 
+/* ---- a day rebuilt through bisect's merges ---- */
+
+/* The day DATE made by tide's own run (no build, no boot) in DIR/ws from DIR/trees.conf. */
+static int run_world(struct workspace **ws, const char *dir, const char *date)
+{
+	struct run_opts opts = RUN_OPTS_INIT;
+	struct run_summary sum;
+	struct trees_conf *conf = NULL;
+	char *wsdir = path_join(dir, "ws"), *path = path_join(dir, "trees.conf");
+	int err;
+
+	opts.date = date;
+	opts.no_build = opts.no_boot = 1;
+	git_libgit2_init();
+	if ((err = workspace_open(ws, wsdir, WORKSPACE_CREATE)) == 0 &&
+	    (err = trees_conf_load(&conf, path)) == 0)
+		err = run_day(&sum, *ws, conf, &opts);
+	if (err < 0)
+		fprintf(stderr, "  run: %s\n", tide_error_last());
+	trees_conf_free(conf);
+	free(path);
+	free(wsdir);
+	return err;
+}
+
+/*
+ * Every tree of the day rebuilt through bisect's merges (from the base,
+ * tree after tree) gives the day's own tree after it.  *trees and
+ * *crisscross: the trees compared, and those merged over 2+ bases.
+ */
+static void check_rebuilt(struct workspace *ws, const char *date, size_t *trees,
+			  size_t *crisscross)
+{
+	struct bisect_rebuilt *r = NULL;
+	size_t n = 0, i;
+	char a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
+
+	*trees = *crisscross = 0;
+	CHECK_INT(bisect_rebuild_day(&r, &n, ws->repo, ws->dir, date), 0);
+	for (i = 0; i < n; i++) {
+		if (r[i].why)
+			fprintf(stderr, "  %s: bisect cannot build it: %s\n", r[i].tree, r[i].why);
+		CHECK(r[i].why == NULL);
+		if (!git_oid_equal(&r[i].day_tree, &r[i].state_tree)) {
+			fprintf(stderr, "  %s: the day's tree %s, bisect's %s (%zu bases)\n", r[i].tree,
+				git_oid_tostr(a, sizeof(a), &r[i].day_tree),
+				git_oid_tostr(b, sizeof(b), &r[i].state_tree), r[i].nbases);
+			CHECK(0);
+		}
+		*crisscross += r[i].nbases > 1;
+	}
+	*trees = n;
+	bisect_rebuilt_free(r, n);
+}
+
+/* Three criss-cross pairs (tests/data/crisscross-world.sh), a fixup, an up-to-date and a left-out tree. */
+TEST(rebuild__a_criss_cross_day_is_the_day)
+{
+	char dir[] = "/tmp/tide-test-bisect-XXXXXX";
+	const char *top = getenv("TIDE_SRC");
+	struct workspace *ws = NULL;
+	size_t trees, crisscross;
+	char *cmd;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	cmd = xasprintf("sh '%s/tests/data/crisscross-world.sh' '%s' 3 >/dev/null 2>&1",
+			top ? top : ".", dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	if (run_world(&ws, dir, "2026-12-01") == 0) {
+		check_rebuilt(ws, "2026-12-01", &trees, &crisscross);
+		/* A1 B1 A2 B2 A3 B3 and "same" are in the day, "clash" is not. */
+		CHECK_INT(trees, 7);
+		CHECK_INT(crisscross, 3);
+	} else {
+		CHECK(0);
+	}
+	workspace_free(ws);
+	git_libgit2_shutdown();
+	rm_rf(dir);
+}
+
+/*
+ * A real day: libgit2's v1.7.0 and twelve of its branches, one merged over
+ * two bases (jss/fix-ignore-pop).  The clone of the bundle is kept under
+ * $TIDE_TEST_DATA (build/test-data) for the next run.
+ */
+TEST(rebuild__a_real_libgit2_day_is_the_day)
+{
+	static const char *const branches[] = {
+		"jss/fix-ignore-pop", "ethomson/reftable_build", "ethomson/octopus",
+		"ethomson/v2.0", "ethomson/index", "ethomson/ci", "ethomson/docs-update",
+		"ethomson/debug_build", "ethomson/linked_tokens",
+		"ethomson/commits_with_empty_signatures", "ethomson/blamefix", "ethomson/7265",
+		"ethomson/cygwin",
+	};
+	const char *bundle = getenv("TIDE_LIBGIT2_BUNDLE");
+	const char *data = getenv("TIDE_TEST_DATA");
+	char dir[] = "/tmp/tide-test-bisect-XXXXXX";
+	struct workspace *ws = NULL;
+	struct buf conf = BUF_INIT;
+	size_t i, trees, crisscross;
+	char *clone, *cmd, *path;
+
+	if (!bundle)
+		bundle = "/work/shared/data/libgit2.bundle";
+	if (!path_exists(bundle)) {
+		fprintf(stderr, "  skip: no libgit2 bundle at %s (TIDE_LIBGIT2_BUNDLE)\n", bundle);
+		return;
+	}
+	clone = path_join(data ? data : "build/test-data", "libgit2.git");
+	if (!path_exists(clone)) {
+		cmd = xasprintf("git clone -q --bare '%s' '%s.tmp' && mv '%s.tmp' '%s'", bundle, clone,
+				clone, clone);
+		mkdir_p(data ? data : "build/test-data", 0777);
+		CHECK_INT(system(cmd), 0);
+		free(cmd);
+	}
+	REQUIRE(mkdtemp(dir) != NULL);
+	path = path_absolute(clone);
+	buf_printf(&conf, "#tide\tbase\t%s#v1.7.0\n", path);
+	for (i = 0; i < ARRAY_SIZE(branches); i++)
+		buf_printf(&conf, "t%zu\tgit\t%s#%s\n", i + 1, path, branches[i]);
+	free(path);
+	path = path_join(dir, "trees.conf");
+	file_write_atomic(path, conf.ptr, conf.len);
+	if (run_world(&ws, dir, "2026-12-01") == 0) {
+		check_rebuilt(ws, "2026-12-01", &trees, &crisscross);
+		CHECK_INT(trees, 12);	/* ethomson/octopus conflicts: left out */
+		CHECK_INT(crisscross, 1);
+	} else {
+		CHECK(0);
+	}
+	workspace_free(ws);
+	git_libgit2_shutdown();
+	buf_release(&conf);
+	free(path);
+	free(clone);
+	rm_rf(dir);
+}
+
 TESTS(log2_ceil__matches_the_definition,
       search__finds_every_culprit_within_log2_steps,
       search__steps_around_skipped_states,
@@ -159,4 +308,5 @@ TESTS(log2_ceil__matches_the_definition,
       search__uses_known_verdicts_and_passes_errors_on,
       diff_symbols__changed_lines_only_without_keywords,
       names__verdicts_and_outcomes,
-      state_load__no_bisect_is_not_found)
+      state_load__no_bisect_is_not_found,
+      rebuild__a_criss_cross_day_is_the_day, rebuild__a_real_libgit2_day_is_the_day)

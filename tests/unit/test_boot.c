@@ -361,9 +361,44 @@ TEST(boot__day_kernel_comes_from_the_build_record)
 	free(image);
 }
 
+/* The boot writes its record directly, the keys day.json has had, in the table's order. */
+TEST(boot__record_written_directly)
+{
+	struct boot_result res;
+	struct day_boot *rec, *back = NULL;
+	struct buf keys = BUF_INIT;
+	const char *k;
+	json_t *j, *v, *again;
+
+	memset(&res, 0, sizeof(res));
+	res.smp = 2;
+	res.timeout = 60;
+	rec = boot_result_record(&res, NULL);
+	CHECK_STR(rec->accel, "");
+	CHECK_STR(rec->cmdline, "");
+	CHECK(rec->console == NULL);
+	j = day_boot_to_json(rec);
+	json_object_foreach(j, k, v)
+		buf_printf(&keys, "%s%s", keys.len ? " " : "", k);
+	CHECK_STR(keys.ptr, "status reason seconds accel smp timed_out exit_status timeout "
+		  "counts tests problems warnings documents cmdline initramfs_seconds");
+	CHECK(json_is_null(json_object_get(j, "reason")));
+	CHECK_INT(json_integer_value(json_object_get(j, "smp")), 2);
+	REQUIRE(day_boot_from_json(&back, j, "boot") == 0);
+	again = day_boot_to_json(back);
+	CHECK(json_equal(j, again));
+	json_decref(again);
+	json_decref(j);
+	day_boot_free(back);
+	day_boot_free(rec);
+	buf_release(&keys);
+	boot_result_release(&res);
+}
+
 TESTS(boot__documents_named_and_counted, boot__day_kernel_comes_from_the_build_record, boot__real_passing_boot, boot__real_panic, boot__real_hang_is_the_timeout,
       boot__real_segfaulting_test, boot__real_test_timeout, boot__real_cpu_count_mismatch,
       boot__real_broken_gpio_sim_kernel, boot__no_output,
       boot__garbage_console_still_passes, boot__oops_and_missing_results,
       boot__json_record, boot__missing_kernel_and_qemu_are_errors,
-      boot__kvm_probe_catches_hang_and_abort, boot__day_record_has_one_writer)
+      boot__kvm_probe_catches_hang_and_abort, boot__day_record_has_one_writer,
+      boot__record_written_directly)

@@ -684,6 +684,71 @@ TEST(build__run_names_bad_input)
 	fake_close(&f);
 }
 
+/* The record's keys in order, as one line. */
+static char *keys_of(const json_t *o)
+{
+	struct buf b = BUF_INIT;
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)o, k, v)
+		buf_printf(&b, "%s%s", b.len ? " " : "", k);
+	return buf_detach(&b);
+}
+
+/*
+ * The build writes its record directly: the keys a full record always
+ * has, the counters only when counted, the optional strings only when
+ * known, as day.json has had them.
+ */
+TEST(build__record_written_directly)
+{
+	static const char always[] = "status seconds checkout_seconds config_seconds "
+		"make_seconds checkout config_regenerated jobs ccache remote_cache errors "
+		"errors_total warnings new_warnings log kernel";
+	struct build_result res;
+	struct day_build *rec, *back = NULL;
+	json_t *j, *again;
+	char *keys;
+
+	memset(&res, 0, sizeof(res));
+	res.ok = 1;
+	j = build_result_json(&res, NULL);
+	keys = keys_of(j);
+	CHECK_STR(keys, always);
+	free(keys);
+	CHECK(json_is_null(json_object_get(j, "log")));
+	CHECK(json_is_null(json_object_get(j, "remote_cache")));
+	json_decref(j);
+
+	res.objects = 12;
+	res.checked = 3;
+	res.check_seconds = 1.5;
+	res.failure = xstrdup("make failed \xff");
+	res.commit = xstrdup("abc");
+	res.compiler = xstrdup("gcc 12");
+	res.make_command = json_pack("[s, s]", "make", "-j2");
+	rec = build_result_record(&res, "build.log");
+	CHECK_STR(rec->failure, "make failed \xef\xbf\xbd");	/* as day.json will read */
+	CHECK_INT(rec->objects, 12);
+	j = day_build_to_json(rec);
+	keys = keys_of(j);
+	CHECK_STR(keys, "status failure commit seconds checkout_seconds config_seconds "
+		  "make_seconds objects checked check_seconds checkout config_regenerated jobs "
+		  "ccache remote_cache errors errors_total warnings new_warnings log kernel "
+		  "make_command compiler");
+	free(keys);
+	/* What a reader of day.json gets is what was written. */
+	REQUIRE(day_build_from_json(&back, j, "build") == 0);
+	again = day_build_to_json(back);
+	CHECK(json_equal(j, again));
+	json_decref(again);
+	json_decref(j);
+	day_build_free(back);
+	day_build_free(rec);
+	build_result_release(&res);
+}
+
 TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
       build__parses_modpost_messages,
       build__parses_kconfig_and_tool_errors, build__keeps_the_first_errors_and_counts_all,
@@ -692,4 +757,4 @@ TESTS(build__parses_gcc_errors_and_warnings, build__parses_linker_errors,
       build__checkout_never_follows_a_symlink_of_the_tree,
       build__checkout_refuses_a_bad_name_whatever_reaches_it,
       build__run_builds_incrementally, build__run_records_compile_errors,
-      build__run_names_bad_input)
+      build__run_names_bad_input, build__record_written_directly)

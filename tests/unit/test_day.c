@@ -23,13 +23,13 @@ static struct day *sample_day(void)
 	d->commit = xstrdup("2222222222222222222222222222222222222222");
 	t = day_add_tree(d);
 	t->name = xstrdup("fixes");
-	t->status = xstrdup("merged");
+	t->status = TREE_MERGED;
 	t->fetch_status = xstrdup("ok");
 	t->fetch_seconds = 0.25;
 	t->sha = xstrdup("3333333333333333333333333333333333333333");
 	t = day_add_tree(d);
 	t->name = xstrdup("gpio");
-	t->status = xstrdup("conflict");
+	t->status = TREE_CONFLICT;
 	t->fetch_status = xstrdup("stale");
 	t->fetch_error = xstrdup("cannot reach 'x'");
 	c = day_tree_add_conflict(t);
@@ -297,6 +297,97 @@ TEST(day__dates_and_tags)
 	CHECK(!day_date_is_valid(""));
 }
 
+TEST(day__one_converter_for_names)
+{
+	static const char *const good[][2] = {
+		{ "2026-12-03", "2026-12-03" }, { "next-20261203", "2026-12-03" },
+		{ "20261203", "2026-12-03" }, { "next-20240229", "2024-02-29" },
+	};
+	static const char *const bad[] = {
+		"next-2026120", "next-20260229", "next-2026-12-03", "2026-1203", "yesterday",
+		"", "next-", "202612031", "2026-12-03x",
+	};
+	char date[11], *s;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		memset(date, 'x', sizeof(date));
+		CHECK_INT(day_date_parse(date, good[i][0]), 0);
+		CHECK_STR(date, good[i][1]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		CHECK_INT(day_date_parse(date, bad[i]), TIDE_EINVAL);
+		CHECK(strstr(tide_error_last(), "bad date") != NULL);
+		tide_error_clear();
+	}
+	s = day_date_compact("2026-12-03");
+	CHECK_STR(s, "20261203");
+	free(s);
+}
+
+TEST(day__tree_status_names_and_the_day)
+{
+	enum tree_status st;
+	int i, in = 0;
+
+	/* Every status round-trips through its name; only three are in the day. */
+	for (i = TREE_MERGED; i <= TREE_REJECTED; i++) {
+		CHECK(tree_status_name((enum tree_status)i) != NULL);
+		CHECK_INT(tree_status_parse(&st, tree_status_name((enum tree_status)i)), 0);
+		CHECK_INT(st, i);
+		in += tree_status_in_day((enum tree_status)i);
+	}
+	CHECK_INT(in, 3);
+	CHECK(tree_status_in_day(TREE_PREVIOUS));
+	CHECK(!tree_status_in_day(TREE_CONFLICT));
+	CHECK(!tree_status_in_day(TREE_STATUS_NONE));
+	CHECK(tree_status_name(TREE_STATUS_NONE) == NULL);
+	CHECK_INT(tree_status_parse(&st, NULL), 0);
+	CHECK_INT(st, TREE_STATUS_NONE);
+	CHECK_INT(tree_status_parse(&st, "Merged"), -1);
+	CHECK_STR(tree_status_name(TREE_UP_TO_DATE), "up-to-date");
+	CHECK_STR(tree_status_name(TREE_PATCH_FAILED), "patch-failed");
+}
+
+/* An unknown status is refused, naming the file, the tree and the key; null loads as none. */
+TEST(day__unknown_tree_status_is_refused)
+{
+	static const char head[] = "{\"version\":1,\"date\":\"2026-12-03\",\"trees\":[";
+	char dir[] = "/tmp/tide-test-day-XXXXXX";
+	struct day *d = NULL;
+	struct buf b = BUF_INIT;
+	char *path;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	path = path_join(dir, "day.json");
+	buf_printf(&b, "%s{\"name\":\"a\",\"status\":\"merged\"},"
+		   "{\"name\":\"gpio\",\"status\":\"half-merged\"}]}", head);
+	file_write_atomic(path, b.ptr, b.len);
+	CHECK_INT(day_load(&d, path), TIDE_EINVAL);
+	CHECK(d == NULL);
+	CHECK(strstr(tide_error_last(), path) != NULL);
+	CHECK(strstr(tide_error_last(), "trees[1] ('gpio'): \"status\" is not a tree status") != NULL);
+	tide_error_clear();
+	buf_clear(&b);
+	buf_printf(&b, "%s{\"name\":\"a\",\"status\":7}]}", head);
+	file_write_atomic(path, b.ptr, b.len);
+	CHECK_INT(day_load(&d, path), TIDE_EINVAL);
+	tide_error_clear();
+	buf_clear(&b);
+	buf_printf(&b, "%s{\"name\":\"a\",\"status\":null},{\"name\":\"b\"},"
+		   "{\"name\":\"c\",\"status\":\"previous\"}]}", head);
+	file_write_atomic(path, b.ptr, b.len);
+	CHECK_INT(day_load(&d, path), 0);
+	REQUIRE(d != NULL);
+	CHECK_INT(d->trees[0].status, TREE_STATUS_NONE);
+	CHECK_INT(d->trees[1].status, TREE_STATUS_NONE);
+	CHECK_INT(d->trees[2].status, TREE_PREVIOUS);
+	day_free(d);
+	buf_release(&b);
+	free(path);
+	rm_rf(dir);
+}
+
 static void make_day(const char *days, const char *name)
 {
 	char *dir = path_join(days, name), *rec = path_join(dir, "day.json");
@@ -387,15 +478,14 @@ TEST(day__conflicts_with_names_each_tree_once)
 }
 
 /* days/DATE/day.json from sample_day(), its tag naming the date. */
-static void save_day(const char *days, const char *date, const char *status)
+static void save_day(const char *days, const char *date, enum tree_status status)
 {
 	struct day *d = sample_day();
 	char *dir = path_join(days, date), *rec = path_join(dir, "day.json");
 
 	free(d->date);
 	d->date = xstrdup(date);
-	free(d->trees[0].status);
-	d->trees[0].status = xstrdup(status);
+	d->trees[0].status = status;
 	mkdir_p(dir, 0777);
 	CHECK(day_save(d, rec) == 0);
 	day_free(d);
@@ -406,7 +496,7 @@ static void save_day(const char *days, const char *date, const char *status)
 static int first_tree_merged(const struct day *d, void *data)
 {
 	(void)data;
-	return d->ntrees && !strcmp(d->trees[0].status, "merged");
+	return d->ntrees && d->trees[0].status == TREE_MERGED;
 }
 
 TEST(day__open_and_previous)
@@ -415,10 +505,10 @@ TEST(day__open_and_previous)
 	struct day *d = NULL;
 
 	REQUIRE(mkdtemp(dir) != NULL);
-	save_day(dir, "2026-12-01", "merged");
-	save_day(dir, "2026-12-02", "conflict");
+	save_day(dir, "2026-12-01", TREE_MERGED);
+	save_day(dir, "2026-12-02", TREE_CONFLICT);
 	make_day(dir, "2026-12-03");	/* does not load: passed over */
-	save_day(dir, "2026-12-04", "merged");
+	save_day(dir, "2026-12-04", TREE_MERGED);
 	CHECK(day_open(&d, dir, "2026-12-02") == 0);
 	CHECK_STR(d ? d->date : NULL, "2026-12-02");
 	day_free(d);
@@ -446,11 +536,13 @@ TEST(day__counts_by_outcome)
 {
 	struct day *d = sample_day();	/* fixes merged; gpio conflict, stale */
 	struct day_counts c;
-	const char *more[] = { "up-to-date", "previous", "fetch-failed", "dropped" };
+	const enum tree_status more[] = {
+		TREE_UP_TO_DATE, TREE_PREVIOUS, TREE_FETCH_FAILED, TREE_DROPPED
+	};
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(more); i++)
-		day_add_tree(d)->status = xstrdup(more[i]);
+		day_add_tree(d)->status = more[i];
 	day_add_tree(d);	/* no status at all: not merged */
 	day_counts(&c, d);
 	CHECK_INT(c.trees, 7);
@@ -459,6 +551,38 @@ TEST(day__counts_by_outcome)
 	CHECK_INT(c.conflicts, 1);
 	CHECK_INT(c.not_merged, 3);
 	CHECK_INT(c.stale, 1);
+	CHECK_INT(c.unapplied, 0);
+	day_free(d);
+}
+
+/* A quilt tree whose series did not apply, merged at an older commit: counted apart, and kept. */
+TEST(day__counts_unapplied_apart_from_stale)
+{
+	struct day *d = sample_day(), *back = NULL;
+	struct day_tree *t = day_add_tree(d);
+	struct day_counts c;
+	json_t *j = NULL;
+
+	t->name = xstrdup("mm");
+	t->status = TREE_MERGED;
+	t->fetch_status = xstrdup("stale");
+	t->fetch_patch_failed = 1;
+	day_counts(&c, d);
+	CHECK_INT(c.stale, 1);
+	CHECK_INT(c.unapplied, 1);
+	CHECK_INT(c.merged, 2);
+	day_to_json(&j, d);
+	CHECK(json_is_true(json_object_get(json_object_get(json_array_get(
+		json_object_get(j, "trees"), 2), "fetch"), "patch_failed")));
+	CHECK(!json_object_get(json_object_get(json_array_get(json_object_get(j, "trees"), 1),
+						   "fetch"), "patch_failed"));
+	CHECK_INT(day_from_json(&back, j, "day.json"), 0);
+	REQUIRE(back != NULL);
+	CHECK(back->trees[2].fetch_patch_failed);
+	CHECK(!back->trees[1].fetch_patch_failed);
+	CHECK(!back->trees[2].extra);
+	day_free(back);
+	json_decref(j);
 	day_free(d);
 }
 
@@ -467,4 +591,6 @@ TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
       day__handling_is_typed_and_written_back, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,
       day__install_replaces_atomically, day__conflicts_with_names_each_tree_once,
-      day__open_and_previous, day__counts_by_outcome)
+      day__open_and_previous, day__counts_by_outcome, day__one_converter_for_names,
+      day__tree_status_names_and_the_day, day__unknown_tree_status_is_refused,
+      day__counts_unapplied_apart_from_stale)

@@ -107,11 +107,47 @@ TEST(fetch__queued_past_the_deadline_never_starts)
 	free(wsdir);
 }
 
+/* Whatever way a fetch fails, its message names the URL with the password redacted. */
+TEST(fetch__messages_never_hold_the_password)
+{
+	char dir[] = "/tmp/tide-test-fetch-XXXXXX";
+	const char *url = "http://alice:pa'SECRET@127.0.0.1:1/x.git";
+	struct workspace *ws = NULL;
+	struct fetch_job jobs[2];
+	char *wsdir;
+	size_t i;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	wsdir = path_join(dir, "ws");
+	REQUIRE(workspace_open(&ws, wsdir, WORKSPACE_CREATE) == 0);
+	fetch_job_init(&jobs[0], "refused", url, "refs/heads/m", "refs/remotes/refused/m");
+	fetch_job_init(&jobs[1], "late", url, "refs/heads/m", "refs/remotes/late/m");
+	jobs[0].timeout = jobs[1].timeout = 30;
+	jobs[1].deadline = time_now() - 1;
+	CHECK(fetch_run(ws, jobs, 2, 1) == 0);
+	for (i = 0; i < ARRAY_SIZE(jobs); i++) {
+		CHECK(jobs[i].error < 0);
+		CHECK(jobs[i].message != NULL);
+		if (!jobs[i].message)
+			continue;
+		if (strstr(jobs[i].message, "SECRET") || !strstr(jobs[i].message, "alice:***@127.0.0.1:1"))
+			fprintf(stderr, "  %s\n", jobs[i].message);
+		CHECK(!strstr(jobs[i].message, "SECRET"));
+		CHECK(strstr(jobs[i].message, "'http://alice:***@127.0.0.1:1/x.git'") != NULL);
+	}
+	for (i = 0; i < ARRAY_SIZE(jobs); i++)
+		fetch_job_clear(&jobs[i]);
+	workspace_free(ws);
+	rm_rf(dir);
+	free(wsdir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct t_case cases[] = {
 		T_CASE(fetch__local_trees_in_parallel_and_failures_named)
 		T_CASE(fetch__queued_past_the_deadline_never_starts)
+		T_CASE(fetch__messages_never_hold_the_password)
 	};
 	int rc;
 

@@ -49,6 +49,158 @@ TEST(mail__format_has_the_headers)
 	mail_msg_release(&m);
 }
 
+/*
+ * Every line of a CRLF message: no bare CR or LF anywhere, none longer
+ * than max octets (CRLF not counted).  Returns the number of lines.
+ */
+static size_t check_lines(const struct buf *msg, size_t max)
+{
+	size_t i, col = 0, n = 0;
+
+	for (i = 0; i < msg->len; i++) {
+		if (msg->ptr[i] == '\r') {
+			CHECK(i + 1 < msg->len && msg->ptr[i + 1] == '\n');
+			if (col > max)
+				fprintf(stderr, "  line %zu: %zu octets\n", n + 1, col);
+			CHECK(col <= max);
+			col = 0, n++, i++;
+			continue;
+		}
+		CHECK(msg->ptr[i] != '\n');
+		col++;
+	}
+	CHECK_INT(col, 0);	/* ends with CRLF */
+	return n;
+}
+
+/* RFC 2045's quoted-printable decoding of the CRLF body that starts at p. */
+static void qp_decode(struct buf *out, const char *p)
+{
+	while (*p) {
+		if (p[0] == '=' && p[1] == '\r' && p[2] == '\n') {
+			p += 3;
+		} else if (p[0] == '=' && p[1] && p[2]) {
+			char hex[3] = { p[1], p[2], 0 };
+
+			buf_putc(out, (char)strtol(hex, NULL, 16));
+			p += 3;
+		} else if (p[0] == '\r' && p[1] == '\n') {
+			buf_putc(out, '\n');
+			p += 2;
+		} else {
+			buf_putc(out, *p++);
+		}
+	}
+}
+
+/*
+ * A 200 KB line (a tree's commit subject, say) with '=', UTF-8, a
+ * trailing space and bare CRs: the body goes quoted-printable, no line is
+ * longer than 76, and decoding gives back the text with each CR made a
+ * line break.
+ */
+TEST(mail__long_lines_go_quoted_printable)
+{
+	struct buf body = BUF_INIT, out = BUF_INIT, part = BUF_INIT, want = BUF_INIT, got = BUF_INIT;
+	struct mail_msg m;
+	const char *sep;
+	size_t i;
+
+	make_msg(&m);
+	buf_puts(&body, "Hi all,\n\n  0123456789ab (\"");
+	for (i = 0; i < 20000; i++)
+		buf_puts(&body, i % 9000 == 5 ? "\r" : "x=y \xc3\xa9 ");
+	buf_puts(&body, "\")\n.dot\ntrailing space \n");
+	free(m.body);
+	m.body = xstrdup(body.ptr);
+	mail_format(&out, &m, 1);
+	check_lines(&out, 998);
+	REQUIRE((sep = strstr(out.ptr, "\r\n\r\n")) != NULL);
+	CHECK(strstr(out.ptr, "\r\nContent-Transfer-Encoding: quoted-printable\r\n") < sep);
+	CHECK(strstr(sep, "\r\ntrailing space=20\r\n") != NULL);
+	buf_puts(&part, sep + 4);
+	check_lines(&part, 76);
+	qp_decode(&got, part.ptr);
+	for (i = 0; i < body.len; i++)
+		buf_putc(&want, body.ptr[i] == '\r' ? '\n' : body.ptr[i]);
+	CHECK_INT(got.len, want.len);
+	for (i = 0; i < got.len && i < want.len && got.ptr[i] == want.ptr[i]; i++)
+		;
+	if (i < got.len || i < want.len)
+		fprintf(stderr, "  first difference at %zu: ...%.40s\n", i, got.ptr + (i > 20 ? i - 20 : 0));
+	CHECK(got.len == want.len && !memcmp(got.ptr, want.ptr, got.len));
+	buf_release(&body), buf_release(&out), buf_release(&part);
+	buf_release(&want), buf_release(&got);
+	mail_msg_release(&m);
+}
+
+/* Short lines stay 8bit; bare CRs and LFs become CRLF, in headers a space. */
+TEST(mail__bare_cr_and_lf_normalised)
+{
+	struct buf out = BUF_INIT;
+	struct mail_msg m;
+
+	make_msg(&m);
+	free(m.body);
+	m.body = xstrdup("a\rb\r\nc\nd\r\r\ne");
+	free(m.subject);
+	m.subject = xstrdup("merge\r\nBcc: evil@ex.org\rX: y\nZ: z");
+	mail_format(&out, &m, 1);
+	check_lines(&out, 998);
+	CHECK(strstr(out.ptr, "\r\nSubject: merge  Bcc: evil@ex.org X: y Z: z\r\n") != NULL);
+	CHECK(strstr(out.ptr, "\r\nBcc:") == NULL);
+	CHECK(strstr(out.ptr, "Content-Transfer-Encoding: 8bit\r\n\r\na\r\nb\r\nc\r\nd\r\n\r\ne\r\n") != NULL);
+	buf_release(&out);
+	mail_msg_release(&m);
+}
+
+/* 300 recipients and a 5000-byte subject: folded, nothing lost when unfolded. */
+TEST(mail__long_headers_folded)
+{
+	struct buf subject = BUF_INIT, out = BUF_INIT, unfolded = BUF_INIT;
+	struct mail_msg m;
+	const char *p, *end;
+	size_t i;
+
+	make_msg(&m);
+	for (i = 0; i < 300; i++) {
+		char *addr = xasprintf("Maintainer Number %zu <m%zu@ex.org>", i, i);
+
+		mail_add_rcpt(&m.cc, &m.ncc, addr);
+		free(addr);
+	}
+	for (i = 0; i < 400; i++)
+		buf_puts(&subject, "word ");
+	for (i = 0; i < 3000; i++)
+		buf_putc(&subject, 'z');
+	free(m.subject);
+	m.subject = xstrdup(subject.ptr);
+	mail_format(&out, &m, 1);
+	check_lines(&out, 998);
+	end = strstr(out.ptr, "\r\n\r\n");
+	REQUIRE(end != NULL);
+	for (p = out.ptr; p < end; p++) {
+		if (p[0] == '\r' && p[1] == '\n' && (p[2] == ' ' || p[2] == '\t'))
+			p++;	/* a fold: the CRLF goes, the white space stays */
+		else
+			buf_putc(&unfolded, *p);
+	}
+	CHECK(strstr(unfolded.ptr, "Cc: fixes@ex.org,\tMaintainer Number 0 <m0@ex.org>,\t") != NULL);
+	CHECK(strstr(unfolded.ptr, "Maintainer Number 299 <m299@ex.org>\r\n") != NULL);
+	/* Folds at white space lose nothing; one inside the run of z adds a space. */
+	REQUIRE((p = strstr(unfolded.ptr, "\r\nSubject: ")) != NULL);
+	p += 11;
+	CHECK(!strncmp(p, subject.ptr, 2000));
+	for (i = 0, p += 2000; *p != '\r'; p++)
+		if (*p == 'z')
+			i++;
+		else
+			CHECK(*p == ' ');
+	CHECK_INT(i, 3000);
+	buf_release(&subject), buf_release(&out), buf_release(&unfolded);
+	mail_msg_release(&m);
+}
+
 TEST(mail__credentials_file_must_be_private)
 {
 	char *dir = t_tmpdir("mail"), *path = path_join(dir, "creds");
@@ -204,6 +356,9 @@ TEST(mail__refused_mail_and_missing_starttls_are_errors)
 }
 
 TESTS(mail__format_has_the_headers,
+      mail__long_lines_go_quoted_printable,
+      mail__bare_cr_and_lf_normalised,
+      mail__long_headers_folded,
       mail__credentials_file_must_be_private,
       mail__url_must_not_carry_credentials,
       mail__sends_to_the_sink_with_to_and_cc,

@@ -1,72 +1,74 @@
-/* Unit tests of src/mailmap.c: addresses through a .mailmap. */
+/* Unit tests of src/mailmap.c: the base's .mailmap, for commit authors. */
 #include <string.h>
 
 #include <git2.h>
 
-#include "mail.h"
 #include "mailmap.h"
+#include "text.h"
 #include "util.h"
 #include "t.h"
+#include "t_files.h"
 
-static git_mailmap *map(const char *text)
+/* dir/repo with commits: one by old@ex.org, a .mailmap, and a .mailmap that is a directory. */
+static git_repository *make_repo(const char *dir, git_oid *plain, git_oid *mapped, git_oid *odd)
 {
-	git_mailmap *mm = NULL;
+	git_repository *repo = NULL;
 
 	git_libgit2_init();
-	if (git_mailmap_from_buffer(&mm, text, strlen(text)) < 0)
-		abort();
-	return mm;
+	if (t_sh_in(dir, T_GITENV "git init -q -b m repo && cd repo && "
+		    "echo a >a && git add a && "
+		    "GIT_AUTHOR_NAME='Old Name' GIT_AUTHOR_EMAIL=old@ex.org git commit -qm one && "
+		    "git tag plain && "
+		    "printf 'Real Name <new@ex.org> <old@ex.org>\\n' >.mailmap && git add .mailmap && "
+		    "git commit -qm two && git tag mapped && "
+		    "git rm -q .mailmap && mkdir .mailmap && echo x >.mailmap/x && git add .mailmap && "
+		    "git commit -qm three && git tag odd") != 0)
+		return NULL;
+	{
+		char *path = path_join(dir, "repo");
+
+		if (git_repository_open(&repo, path) < 0 ||
+		    git_reference_name_to_id(plain, repo, "refs/tags/plain") < 0 ||
+		    git_reference_name_to_id(mapped, repo, "refs/tags/mapped") < 0 ||
+		    git_reference_name_to_id(odd, repo, "refs/tags/odd") < 0)
+			repo = NULL;
+		free(path);
+	}
+	return repo;
 }
 
-TEST(mailmap__resolves_names_and_addresses)
+static char *author_through(git_repository *repo, const git_oid *author_of, const git_oid *map_of)
 {
-	git_mailmap *mm = map("Real Name <new@ex.org> <old@ex.org>\n"
-			      "<only@new.org> Some One <only@old.org>\n");
-	char *r;
+	git_mailmap *mm = NULL;
+	git_commit *c = NULL;
+	char *s = NULL;
 
-	CHECK_STR((r = mailmap_resolve_addr(mm, "old@ex.org")), "Real Name <new@ex.org>");
-	free(r);
-	CHECK_STR((r = mailmap_resolve_addr(mm, "Whoever <old@ex.org>")), "Real Name <new@ex.org>");
-	free(r);
-	CHECK_STR((r = mailmap_resolve_addr(mm, "Some One <only@old.org>")), "Some One <only@new.org>");
-	free(r);
-	/* The entry names someone else: no match. */
-	CHECK_STR((r = mailmap_resolve_addr(mm, "Other <only@old.org>")), "Other <only@old.org>");
-	free(r);
-	CHECK_STR((r = mailmap_resolve_addr(NULL, "a@b.org")), "a@b.org");
-	free(r);
+	if (mailmap_from_commit(&mm, repo, map_of) == 0 && git_commit_lookup(&c, repo, author_of) == 0)
+		s = commit_author_utf8(c, mm);
+	git_commit_free(c);
 	git_mailmap_free(mm);
+	return s;
 }
 
-/* A .mailmap is a tree's text; what it maps to goes into mail headers. */
-TEST(mailmap__ignores_mappings_unfit_for_headers)
+TEST(mailmap__renames_authors_by_the_commit_s_map)
 {
-	git_mailmap *mm = map("Evil, \"x\" <e@ex.org> <a@ex.org>\nNo At <noat> <b@ex.org>\n");
-	char *r;
+	char *dir = t_tmpdir("mailmap"), *s;
+	git_oid plain, mapped, odd;
+	git_repository *repo = make_repo(dir, &plain, &mapped, &odd);
 
-	CHECK_STR((r = mailmap_resolve_addr(mm, "a@ex.org")), "a@ex.org");
-	free(r);
-	CHECK_STR((r = mailmap_resolve_addr(mm, "b@ex.org")), "b@ex.org");
-	free(r);
-	git_mailmap_free(mm);
+	REQUIRE(repo != NULL);
+	CHECK_STR((s = author_through(repo, &plain, &mapped)), "Real Name <new@ex.org>");
+	free(s);
+	/* No .mailmap, none at all, or one that is not a file: nobody is renamed. */
+	CHECK_STR((s = author_through(repo, &plain, &plain)), "Old Name <old@ex.org>");
+	free(s);
+	CHECK_STR((s = author_through(repo, &plain, NULL)), "Old Name <old@ex.org>");
+	free(s);
+	CHECK_STR((s = author_through(repo, &plain, &odd)), "Old Name <old@ex.org>");
+	free(s);
+	git_repository_free(repo);
+	rm_rf(dir);
+	free(dir);
 }
 
-TEST(mailmap__rcpts_lose_duplicates)
-{
-	git_mailmap *mm = map("<new@ex.org> <old@ex.org>\n");
-	struct mail_msg m;
-
-	memset(&m, 0, sizeof(m));
-	mail_add_rcpt(&m.to, &m.nto, "new@ex.org");
-	mail_add_rcpt(&m.cc, &m.ncc, "old@ex.org");
-	mail_add_rcpt(&m.cc, &m.ncc, "c@ex.org");
-	mailmap_resolve_rcpts(mm, &m);
-	CHECK_INT(m.nto, 1);
-	REQUIRE(m.ncc == 1);
-	CHECK_STR(m.cc[0], "c@ex.org");
-	mail_msg_release(&m);
-	git_mailmap_free(mm);
-}
-
-TESTS(mailmap__resolves_names_and_addresses, mailmap__ignores_mappings_unfit_for_headers,
-      mailmap__rcpts_lose_duplicates)
+TESTS(mailmap__renames_authors_by_the_commit_s_map)

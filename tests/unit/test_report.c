@@ -36,10 +36,10 @@ static struct day *make_day(const char *date, const char *h, const char *handled
 	d->tag = day_tag_for(date);
 	t = day_add_tree(d);
 	t->name = xstrdup("fixes");
-	t->status = xstrdup("merged");
+	t->status = TREE_MERGED;
 	t = day_add_tree(d);
 	t->name = xstrdup("gpio");
-	t->status = xstrdup(handled && !strcmp(handled, "recorded") ? "merged" : "conflict");
+	t->status = handled && !strcmp(handled, "recorded") ? TREE_MERGED : TREE_CONFLICT;
 	c = day_tree_add_conflict(t);
 	c->path = xstrdup("drivers/gpio/Kconfig");
 	c->kind = xstrdup("content");

@@ -1,3 +1,4 @@
+#include "error.h"
 #include "t.h"
 #include "text.h"
 #include "util.h"
@@ -33,6 +34,9 @@ TEST(text__lossy_replaces_each_bad_byte)
 	free(s);
 	s = lossy("ok \xc3\xa9", 5);
 	CHECK_STR(s, "ok \xc3\xa9");
+	free(s);
+	s = lossy("", 0);	/* an empty text is an empty string, not unterminated bytes */
+	CHECK_STR(s, "");
 	free(s);
 }
 
@@ -94,6 +98,36 @@ TEST(text__url_redact_and_strip)
 	free(s);
 }
 
+/*
+ * RFC 3986 allows quotes and other sub-delims in a password; a URL on its
+ * own ends its authority only at '/', '?' or '#'.
+ */
+TEST(text__url_redact_password_with_quotes)
+{
+	char *s;
+
+	s = url_redact("https://u:pa'ss\"w d@host/x.git");
+	CHECK_STR(s, "https://u:***@host/x.git");
+	free(s);
+	s = url_strip_userinfo("http://u:a'b@c@host:8080?q");
+	CHECK_STR(s, "http://host:8080?q");
+	free(s);
+}
+
+/* A message cut to error.c's size inside the password still hides it. */
+TEST(text__error_cut_inside_a_password)
+{
+	struct buf pad = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < 4075; i++)
+		buf_putc(&pad, 'x');
+	tide_error_set(TIDE_ERROR, "%s http://u:SECRETPASSWORD@h/x", buf_cstr(&pad));
+	CHECK(!strstr(tide_error_last(), "SECRET"));
+	CHECK(strstr(tide_error_last(), "http://u:") != NULL);
+	buf_release(&pad);
+}
+
 TEST(text__redact_inside_messages)
 {
 	struct buf b = BUF_INIT;
@@ -138,4 +172,5 @@ TEST(text__strip_userinfo_in_a_file)
 
 TESTS(text__strip_userinfo_in_a_file, text__utf8_valid_refuses_what_jansson_refuses, text__lossy_replaces_each_bad_byte,
       text__json_text_never_null, text__decode_latin1_and_unknown_charsets,
-      text__url_redact_and_strip, text__redact_inside_messages, text__ref_component_rules)
+      text__url_redact_and_strip, text__url_redact_password_with_quotes,
+      text__error_cut_inside_a_password, text__redact_inside_messages, text__ref_component_rules)

@@ -64,13 +64,13 @@ static struct day *day_of(git_repository *repo)
 	git_object_free(o);
 	t = day_add_tree(d);
 	t->name = xstrdup("t1");
-	t->status = xstrdup("merged");
+	t->status = TREE_MERGED;
 	t = day_add_tree(d);
 	t->name = xstrdup("t2");
-	t->status = xstrdup("merged");
+	t->status = TREE_MERGED;
 	t = day_add_tree(d);
 	t->name = xstrdup("t3");
-	t->status = xstrdup("conflict");
+	t->status = TREE_CONFLICT;
 	return d;
 }
 

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "opt.h"
 #include "../src/error.h"
+#include "../src/graph.h"
 #include "../src/merge.h"
 
 struct args {
@@ -138,19 +139,19 @@ static int parse_args(int argc, char **argv, struct args *a, struct merge_opts *
 	return 0;
 }
 
-/* Like git, merging histories without a common commit needs consent. */
-static int check_related(git_repository *repo, const git_commit *a,
-			 const git_commit *b)
+/*
+ * The merge bases, found once for the merge to use; like git, merging
+ * histories without a common commit needs consent.
+ */
+static int find_bases(git_oidarray *out, git_repository *repo, const git_commit *a,
+		      const git_commit *b, int allow_unrelated)
 {
-	git_oid base;
-	int error = git_merge_base(&base, repo, git_commit_id(a), git_commit_id(b));
+	int error = graph_merge_bases(out, repo, git_commit_id(a), git_commit_id(b));
 
-	if (error == GIT_ENOTFOUND) {
-		git_error_clear();
-		return tide_error_set(TIDE_EINVAL, "refusing to merge unrelated histories");
-	}
 	if (error < 0)
-		return tide_error_git(TIDE_ERROR, "cannot compute the merge base");
+		return tide_error_wrap(error, "cannot compute the merge bases");
+	if (!out->count && !allow_unrelated)
+		return tide_error_set(TIDE_EINVAL, "refusing to merge unrelated histories");
 	return 0;
 }
 
@@ -173,18 +174,17 @@ static int merge_pair(git_repository *repo, const struct args *a, struct merge_o
 {
 	struct merge_result res;
 	git_commit *ours = NULL, *theirs = NULL;
+	git_oidarray bases = { NULL, 0 };
 	int status;
 
 	memset(&res, 0, sizeof(res));
 	if (peel_commit(&ours, repo, o->ours_label) < 0 ||
-	    peel_commit(&theirs, repo, o->theirs_label) < 0) {
+	    peel_commit(&theirs, repo, o->theirs_label) < 0 ||
+	    find_bases(&bases, repo, ours, theirs, a->allow_unrelated) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	if (!a->allow_unrelated && check_related(repo, ours, theirs) < 0) {
-		status = cmd_fail(NULL);
-		goto done;
-	}
+	o->bases = &bases;
 	if (merge_commits(&res, repo, ours, theirs, o) < 0) {
 		status = cmd_fail("merge-tree");
 		goto done;
@@ -195,6 +195,8 @@ static int merge_pair(git_repository *repo, const struct args *a, struct merge_o
 	print_result(&res, o, a->name_only);
 	status = res.nconflicts ? EXIT_PROBLEMS : EXIT_OK;
 done:
+	o->bases = NULL;
+	git_oidarray_dispose(&bases);
 	merge_result_clear(&res);
 	git_commit_free(ours);
 	git_commit_free(theirs);

@@ -625,6 +625,21 @@ static int collect_below(struct mctx *m, struct mpath *p, const struct slot *s,
 	return error;
 }
 
+/* dir/name in the arena ("" for the top directory). */
+static const char *path_join_pool(struct mctx *m, const char *dir, const char *name, size_t len)
+{
+	size_t dl = strlen(dir);
+	char *p;
+
+	if (!dl)
+		return pool_strndup(&m->pool, name, len);
+	p = pool_alloc(&m->pool, dl + 1 + len + 1);
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, len);
+	return p;
+}
+
 /* One name: resolve it, or record it open (git's collect_merge_info_callback()). */
 static int collect_entry(struct mctx *m, const char *dir, const struct slot *s)
 {
@@ -645,15 +660,7 @@ static int collect_entry(struct mctx *m, const char *dir, const struct slot *s)
 		match_mask = 5;
 	else if (sides)
 		match_mask = 6;
-	path = *dir ? pool_alloc(&m->pool, strlen(dir) + 1 + s->len + 1)
-		    : pool_strndup(&m->pool, s->name, s->len);
-	if (*dir) {
-		size_t dl = strlen(dir);
-
-		memcpy((char *)path, dir, dl);
-		((char *)path)[dl] = '/';
-		memcpy((char *)path + dl + 1, s->name, s->len);
-	}
+	path = path_join_pool(m, dir, s->name, s->len);
 	/* equal everywhere; or files changed on one side at most */
 	if (s1mb && s2mb) {
 		resolve_now(m, path, dir, s, 0);

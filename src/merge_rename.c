@@ -573,27 +573,35 @@ static void exact_unlink(struct exact_idx *x, size_t pos, size_t *head)
 		x->prev[x->next[pos]] = x->prev[pos];
 }
 
-static void find_exact(struct rn_ctx *c)
+/* Sort the sources by blob and chain each run of one blob; head[p] is
+ * the first unused of the run starting at position p. */
+static void exact_index(struct rn_ctx *c, struct exact_idx *x, size_t *head)
 {
-	struct exact_idx x;
-	size_t *head = xcalloc(c->nsrc ? c->nsrc : 1, sizeof(*head));
 	size_t i;
 
-	x.order = xmalloc((c->nsrc ? c->nsrc : 1) * sizeof(*x.order));
-	x.next = xmalloc((c->nsrc ? c->nsrc : 1) * sizeof(*x.next));
-	x.prev = xmalloc((c->nsrc ? c->nsrc : 1) * sizeof(*x.prev));
 	for (i = 0; i < c->nsrc; i++)
-		x.order[i] = i;
-	qsort_r(x.order, c->nsrc, sizeof(*x.order), exact_cmp, c);
-	/* chain each run of one blob; head[p] is valid at a run's start */
+		x->order[i] = i;
+	qsort_r(x->order, c->nsrc, sizeof(*x->order), exact_cmp, c);
 	for (i = 0; i < c->nsrc; i++) {
-		x.prev[i] = i && !exact_key_cmp(c->src[x.order[i - 1]]->one,
-						c->src[x.order[i]]->one) ? i - 1 : SIZE_MAX;
-		x.next[i] = SIZE_MAX;
-		if (x.prev[i] != SIZE_MAX)
-			x.next[i - 1] = i;
-		head[i] = x.prev[i] == SIZE_MAX ? i : head[x.prev[i]];
+		x->prev[i] = i && !exact_key_cmp(c->src[x->order[i - 1]]->one,
+						 c->src[x->order[i]]->one) ? i - 1 : SIZE_MAX;
+		x->next[i] = SIZE_MAX;
+		if (x->prev[i] != SIZE_MAX)
+			x->next[i - 1] = i;
+		head[i] = x->prev[i] == SIZE_MAX ? i : head[x->prev[i]];
 	}
+}
+
+static void find_exact(struct rn_ctx *c)
+{
+	size_t n = c->nsrc ? c->nsrc : 1, i;
+	size_t *head = xcalloc(n, sizeof(*head));
+	struct exact_idx x;
+
+	x.order = xmalloc(n * sizeof(*x.order));
+	x.next = xmalloc(n * sizeof(*x.next));
+	x.prev = xmalloc(n * sizeof(*x.prev));
+	exact_index(c, &x, head);
 	for (i = 0; i < c->ndst; i++) {
 		const struct rn_file *t = c->dst[i].p->two;
 		size_t start = exact_first(c, &x, t), pos, best = SIZE_MAX;
@@ -601,13 +609,12 @@ static void find_exact(struct rn_ctx *c)
 
 		if (start >= c->nsrc || exact_key_cmp(c->src[x.order[start]]->one, t))
 			continue;
+		/* the first unused one, or the first of the same name among 100 */
 		for (pos = head[start]; pos != SIZE_MAX && seen < EXACT_CANDIDATES;
 		     pos = x.next[pos], seen++) {
-			const struct rn_file *s = c->src[x.order[pos]]->one;
-
 			if (best == SIZE_MAX)
 				best = pos;
-			if (!strcmp(base_name(s->path), base_name(t->path))) {
+			if (!strcmp(base_name(c->src[x.order[pos]]->one->path), base_name(t->path))) {
 				best = pos;
 				break;
 			}

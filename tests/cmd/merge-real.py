@@ -160,14 +160,20 @@ def kinds_differ(g, t):
 
 
 def run_tool(repo, argv, cases, parse):
+    """The results, the warnings and the CPU seconds of one --stdin run."""
     inp = ''.join('%s %s\n' % c for c in cases)
-    p = subprocess.run(argv, cwd=repo, input=inp, capture_output=True, text=True)
+    timed = ['/usr/bin/time', '-f', 'cpu %U %S'] if os.path.exists('/usr/bin/time') else []
+    p = subprocess.run(timed + argv, cwd=repo, input=inp, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit('%s failed (%d): %s' % (' '.join(argv), p.returncode, p.stderr[-2000:]))
     res = parse(p.stdout)
     if len(res) != len(cases):
         raise SystemExit('%s: %d results for %d merges' % (argv[0], len(res), len(cases)))
-    return res, p.stderr
+    cpu = 0.0
+    err = p.stderr.split('\n')
+    if timed and len(err) >= 2 and err[-2].startswith('cpu '):
+        cpu = sum(float(x) for x in err[-2].split()[1:])
+    return res, p.stderr, cpu
 
 
 def chunks(seq, n):
@@ -237,6 +243,7 @@ def compare(repo, tide, cases, labels, report):
     gres = sum((o[0] for o in outs[:half]), [])
     tres = sum((o[0] for o in outs[half:]), [])
     warnings = [l for o in outs[half:] for l in o[1].split('\n') if l.startswith('tide: warning')]
+    gcpu, tcpu = sum(o[2] for o in outs[:half]), sum(o[2] for o in outs[half:])
     same = line = 0
     clean = conflicted = 0
     other, lines = [], []
@@ -269,7 +276,8 @@ def compare(repo, tide, cases, labels, report):
     with open(report, 'w') as f:
         f.write('%d merges (%d clean, %d conflicted in git): %d identical, '
                 '%d differ only in the line merge (histogram in git, Myers in tide), '
-                '%d otherwise\n' % (len(cases), clean, conflicted, same, line, len(other)))
+                '%d otherwise; CPU %.1f s git, %.1f s tide\n' % (
+                    len(cases), clean, conflicted, same, line, len(other), gcpu, tcpu))
         for l in lines:
             f.write('  line merge: %s\n' % l)
         for l in other:

@@ -26,9 +26,11 @@
  * Bounds: identical blobs (a million copies) are matched through lists
  * of unused sources per blob, so each destination looks at no more than
  * git's 100 candidates; the inexact matrix is at most renameLimit^2
- * comparisons of chunk counts (each blob hashed once, its counts kept as
- * at most 107927 pairs of 8 bytes); a blob larger than RENAME_BLOB_MAX
- * is never read, so it only takes part in exact renames.
+ * comparisons of chunk counts; each blob is read once, one at a time,
+ * and a larger than RENAME_BLOB_MAX is never read (it only takes part in
+ * exact renames); its counts are 8 bytes per distinct chunk (at most
+ * 107927), kept for the sources while destinations are compared one by
+ * one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -828,6 +830,9 @@ static int find_inexact(struct rn_ctx *c, size_t ndst_left)
 			s.src = (int)j;
 			keep_if_better(m, &s);
 		}
+		/* a destination is in one row only: its counts are done with */
+		free(two->counts);
+		two->counts = NULL;
 		cnt++;
 	}
 	for (i = 0; i < cnt * CANDIDATES; i++)

@@ -7,6 +7,7 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
+#   make bench-content-merge  content merges of real files against libgit2 and git
 #   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
 
 CC ?= gcc
@@ -25,7 +26,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	clang libclang-rt-14-dev libgmime-3.0-dev strace zlib1g-dev patch \
 	man-db groff-base redis-server distcc python3-jsonschema python3-rfc3987 \
 	chromium gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi gcc-mips-linux-gnu \
-	gcc-sh4-linux-gnu gcc-m68k-linux-gnu gcc-powerpc-linux-gnu sparse \
+	gcc-sh4-linux-gnu gcc-m68k-linux-gnu gcc-powerpc-linux-gnu sparse shfmt \
 	qemu-system-arm zlib1g-dev:arm64
 
 LIB_SRCS = $(sort $(wildcard src/*.c))
@@ -104,8 +105,9 @@ $(F)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN) -c -o $@ $<
 
+# The old binary goes first: a target that no longer compiles must not run.
 $(F)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(F)/libtide.a
-	@mkdir -p $(dir $@)
+	@mkdir -p $(dir $@) && rm -f $@
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -Isrc -o $@ $< \
 		$(F)/libtide.a $(LIBS)
 
@@ -117,9 +119,12 @@ fuzz: fuzz-build
 	tests/run-fuzz $(F) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The short run of make check: replay every corpus file, then 5 seconds each.
-check-fuzz: fuzz-build
+# A target that does not build is not built (-k builds the others), and
+# tests/run-fuzz records it failed.
+check-fuzz:
 	@mkdir -p $(R)
-	-tests/run-fuzz $(F) 5 $(FUZZ_TARGETS)
+	-$(MAKE) -k --no-print-directory fuzz-build
+	tests/run-fuzz $(F) 5 $(FUZZ_TARGETS)
 
 # Install the Debian packages that are missing (needs root the first time).
 deps:
@@ -149,6 +154,22 @@ deps:
 		update-distcc-symlinks; \
 	fi
 
+# The result files each part of make check must leave in $(R): a runner
+# that does not build, dies or never runs leaves none, and tests/summarize
+# counts each missing one as a failure, by name.
+CMD_TESTS = $(sort $(wildcard tests/cmd/t*.sh))
+KERNEL_TESTS = $(sort $(wildcard integration/tests/t*.sh))
+EXPECT_UNIT = $(UNIT_SRCS:tests/unit/%.c=unit-%)
+EXPECT_CMD = $(if $(T),,cmd-test-numbers) \
+	$(foreach t,$(CMD_TESTS),$(if $(if $(T),$(findstring $(T),$(t)),all),cmd-$(basename $(notdir $(t)))))
+EXPECT_FUZZ = $(FUZZ_TARGETS:%=fuzz-%)
+EXPECT_KERNEL = $(KERNEL_TESTS:integration/tests/%.sh=kernel-%)
+
+# The list, one a line (tests/cmd/t0030-harness.sh checks it).
+check-expected:
+	@printf '%s\n' $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+
+# Each part runs even when one before it failed; the summary decides.
 check: deps
 	$(MAKE) all asan
 	@rm -rf $(R) && mkdir -p $(R)
@@ -156,17 +177,17 @@ check: deps
 	-tests/run-cmd
 	-$(MAKE) --no-print-directory check-fuzz
 	-$(MAKE) --no-print-directory check-kernel
-	@tests/summarize $(R)
+	@tests/summarize $(R) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
 
 check-unit: asan
 	@rm -rf $(R) && mkdir -p $(R)
 	-tests/run-unit $(UNIT_BINS)
-	@tests/summarize $(R)
+	@tests/summarize $(R) $(EXPECT_UNIT)
 
 check-cmd: all asan
 	@rm -rf $(R) && mkdir -p $(R)
 	-tests/run-cmd $(T)
-	@tests/summarize $(R)
+	@tests/summarize $(R) $(EXPECT_CMD)
 
 # The kernel part: import mainline, check the series, integrate the days.
 check-kernel: all asan
@@ -189,6 +210,9 @@ bench-merge: all
 bench-day: all
 	bench/bench-day
 
+bench-content-merge: all
+	bench/bench-content-merge
+
 bench-bisect: all
 	bench/bench-bisect
 
@@ -200,7 +224,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build clean
+.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build bench-content-merge clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

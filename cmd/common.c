@@ -18,6 +18,7 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/event.h"
+#include "../src/merge.h"
 #include "../src/settings.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
@@ -39,9 +40,37 @@ static int load_settings(struct cmd_ctx *ctx)
 	return error;
 }
 
+/*
+ * The content-merge limits of DIR/config (big-file-threshold,
+ * merge-memory; tide-config(5)) for every merge of this command.
+ */
+static int apply_merge_limits(struct cmd_ctx *ctx)
+{
+	static const char *const keys[] = { "big-file-threshold", "merge-memory" };
+	size_t v[2] = { 0, 0 };
+	int i;
+
+	for (i = 0; i < 2 && ctx->settings; i++) {
+		const char *value = settings_get(ctx->settings, keys[i]);
+		long long n = value ? conf_parse_size(value) : 0;
+
+		if (n < 0) {
+			char *path = workspace_config(ctx->wsdir);
+
+			cmd_error("%s:%zu: bad %s '%s': a size (bytes, or with K, M or G)", path,
+				  settings_line_of(ctx->settings, keys[i]), keys[i], value);
+			free(path);
+			return EXIT_BADINPUT;
+		}
+		v[i] = (size_t)n;
+	}
+	merge_set_limits(v[0], v[1]);
+	return 0;
+}
+
 static int open_settings(struct cmd_ctx *ctx)
 {
-	return load_settings(ctx) < 0 ? cmd_fail(NULL) : 0;
+	return load_settings(ctx) < 0 ? cmd_fail(NULL) : apply_merge_limits(ctx);
 }
 
 /*

@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "opt.h"
+#include "../src/conf.h"
 #include "../src/error.h"
 #include "../src/graph.h"
 #include "../src/merge.h"
@@ -17,6 +18,7 @@ struct args {
 	int name_only;
 	int allow_unrelated;
 	int stdin_mode;
+	const char *big_file, *memory;
 };
 
 static int peel_commit(git_commit **out, git_repository *repo, const char *rev)
@@ -117,12 +119,18 @@ static int parse_args(int argc, char **argv, struct args *a, struct merge_opts *
 		{ OPT_SWITCH, "no-renames", 0, &o->find_renames, 0, 0, NULL, "do not detect renames" },
 		{ OPT_SWITCH, "allow-unrelated-histories", 0, &a->allow_unrelated, 1, 0, NULL,
 		  "merge revisions without a common commit" },
+		{ OPT_VALUE, "big-file-threshold", 0, &a->big_file, 0, OPT_EQUALS, "SIZE",
+		  "merge larger files as binary (default 512M)" },
+		{ OPT_VALUE, "merge-memory", 0, &a->memory, 0, OPT_EQUALS, "SIZE",
+		  "the most memory one content merge may use (default 512M)" },
 		{ OPT_ARG, "ours", 0, &o->ours_label, 0, OPT_BARE, "OURS", "a revision" },
 		{ OPT_ARG, "theirs", 0, &o->theirs_label, 0, OPT_BARE, "THEIRS", "a revision" },
 		{ OPT_FORM, NULL, 0, NULL, 0, 0, NULL, NULL },
 		{ OPT_REF, "name-only", 0, NULL, 0, 0, NULL, NULL },
 		{ OPT_REF, "no-renames", 0, NULL, 0, 0, NULL, NULL },
 		{ OPT_REF, "allow-unrelated-histories", 0, NULL, 0, 0, NULL, NULL },
+		{ OPT_REF, "big-file-threshold", 0, NULL, 0, OPT_EQUALS, NULL, NULL },
+		{ OPT_REF, "merge-memory", 0, NULL, 0, OPT_EQUALS, NULL, NULL },
 		{ OPT_SWITCH, "stdin", 0, &a->stdin_mode, 1, OPT_BARE, NULL,
 		  "merge the OURS THEIRS of each line of standard input" },
 		{ 0 },
@@ -136,6 +144,21 @@ static int parse_args(int argc, char **argv, struct args *a, struct merge_opts *
 	if (!a->stdin_mode && (!o->ours_label || !o->theirs_label))
 		return opt_usage_error("merge-tree", specs, "missing %s",
 				       o->ours_label ? "THEIRS" : "OURS");
+	return 0;
+}
+
+/* --big-file-threshold and --merge-memory: a size as in trees.conf(5). */
+static int parse_limit(const char *value, const char *name, size_t *out)
+{
+	long long v;
+
+	if (!value)
+		return 0;
+	if ((v = conf_parse_size(value)) < 0) {
+		cmd_error("bad --%s '%s': a size (bytes, or with K, M or G)", name, value);
+		return EXIT_USAGE;
+	}
+	*out = (size_t)v;
 	return 0;
 }
 
@@ -245,12 +268,15 @@ int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct merge_opts o = MERGE_OPTS_INIT;
 	git_repository *repo = NULL;
-	struct args a = { 0, 0, 0 };
+	struct args a = { 0, 0, 0, NULL, NULL };
 	int status;
 
 	(void)ctx;
 	if ((status = parse_args(argc, argv, &a, &o)) != 0)
 		return status < 0 ? EXIT_OK : status;
+	if ((status = parse_limit(a.big_file, "big-file-threshold", &o.big_file_threshold)) ||
+	    (status = parse_limit(a.memory, "merge-memory", &o.content_budget)))
+		return status;
 	if (git_repository_open_ext(&repo, ".", 0, NULL) < 0) {
 		cmd_error("not a git repository: %s", git_error_last()->message);
 		return EXIT_BADINPUT;

@@ -4,6 +4,7 @@
 
 #include "diffstat.h"
 #include "error.h"
+#include "merge.h"
 #include "util.h"
 
 struct stat_file {
@@ -141,6 +142,11 @@ static int collect(struct stat_file **out, size_t *n, git_repository *repo, git_
 		else
 			quote_name(&name, d->new_file.path ? d->new_file.path : d->old_file.path);
 		f->name = buf_detach(&name);
+		if (merge_diff_over_limits(repo, &d->old_file.id, &d->new_file.id, &f->deleted,
+					   &f->added)) {
+			f->binary = 1;	/* too big to diff by lines (merge.h) */
+			continue;
+		}
 		if ((error = git_patch_from_diff(&patch, diff, i)) < 0) {
 			error = tide_error_git(TIDE_ERROR, "diffstat of %s", f->name);
 			break;

@@ -36,6 +36,7 @@
 #include "error.h"
 #include "graph.h"
 #include "util.h"
+#include "xmerge.h"
 
 #define MODE_TREE 0040000u
 #define MODE_GITLINK 0160000u
@@ -43,6 +44,8 @@
 /* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
 #define BINARY_PROBE 8000
 #define RENAME_LIMIT 7000	/* merge.renameLimit's default */
+/* Bytes per line a two-way xdiff (libgit2's, for diffstats) holds. */
+#define DIFF_LINE_COST 130
 
 /* One side's version of a path; mode 0 means absent. */
 struct version {
@@ -51,6 +54,10 @@ struct version {
 };
 
 static const struct version NO_VERSION;
+
+/* merge_set_limits() */
+static size_t default_big_file = MERGE_BIG_FILE_DEFAULT;
+static size_t default_budget = MERGE_CONTENT_BUDGET_DEFAULT;
 
 /*
  * A path the merge looked at (merge-ort's merged_info, and while not
@@ -90,6 +97,8 @@ struct mctx {
 	const char *ours_label, *theirs_label;
 	int depth;			/* > 0 while building a virtual base */
 	int marker_bump;		/* one more marker character (nested merges) */
+	size_t big_file, budget;	/* content limits (merge_opts) */
+	int marker_size;
 	int find_renames;
 	struct merge_result *res;
 	size_t conflicts_alloc, changed_alloc, warnings_alloc;
@@ -195,13 +204,15 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 	free(dir);
 	return error;
 }
+
 /* --- file contents --- */
 
-static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
+/* One side of a content merge at path. */
+static int content_load(struct mctx *m, const char *path, const git_oid *oid, git_blob **out)
 {
 	if (git_blob_lookup(out, m->repo, oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'",
-				      buf_cstr(&m->path));
+		return tide_error_git(TIDE_ERROR, "cannot read blob %s of '%s'",
+				      git_oid_tostr_s(oid), path);
 	return 0;
 }
 
@@ -214,57 +225,109 @@ static int blob_is_binary(const git_blob *blob)
 	return memchr(git_blob_rawcontent(blob), 0, (size_t)size) != NULL;
 }
 
-static void input_from_blob(git_merge_file_input *in, const git_blob *blob)
+/*
+ * Whether contents are too big to merge by lines, from the blobs' headers
+ * (a big blob is never read whole): a side over the big-file threshold,
+ * or texts and a result that alone pass the content budget.
+ */
+static int blobs_too_big(struct mctx *m, const char *path, const git_oid *const oids[3],
+			 int *big)
 {
-	git_merge_file_input_init(in, GIT_MERGE_FILE_INPUT_VERSION);
-	if (blob) {
-		in->ptr = git_blob_rawcontent(blob);
-		in->size = (size_t)git_blob_rawsize(blob);
+	size_t len[3] = { 0, 0, 0 };
+	git_object_t type;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (oids[i] && git_odb_read_header(&len[i], &type, m->odb, oids[i]) < 0)
+			return tide_error_git(TIDE_ERROR, "cannot read blob %s of '%s'",
+					      git_oid_tostr_s(oids[i]), path);
+		if (len[i] > m->big_file)
+			*big = 1;
 	}
+	/* as xmerge_cost() counts them, without the lines */
+	if (len[0] / 2 + len[1] + len[2] > m->budget / 2)
+		*big = 1;
+	return 0;
 }
 
-static int count_hunks(const char *p, size_t len, int marker)
+static void text_from_blob(struct xmerge_text *in, const git_blob *blob, const char *label)
 {
-	const char *end = p + len;
-	int n = 0, i;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		for (i = 0; i < marker && (size_t)i < ll && p[i] == '<'; i++)
-			;
-		if (i == marker && (ll == (size_t)marker || p[marker] == ' '))
-			n++;
-		p += ll + 1;
-	}
-	return n;
+	in->ptr = blob ? git_blob_rawcontent(blob) : "";
+	in->size = blob ? (size_t)git_blob_rawsize(blob) : 0;
+	in->label = label;
 }
 
 /* The outcome of merging the contents of one path. */
 struct content {
 	git_oid oid;
 	int clean;
-	int binary;
+	int binary;			/* binary, or too big to merge by lines */
 	int nhunks;
 };
 
 /*
- * Three-way merge of blob contents (base may be NULL: add/add).  The
- * labels are the tree names, or "name:path" where a rename made the
+ * What git does with contents it cannot merge by lines: keep ours, as a
+ * conflict; inside a virtual base, take the base (an empty file where
+ * both added one) and go on.
+ */
+static int binary_result(struct mctx *m, const git_oid *base, const git_oid *ours,
+			 struct content *out)
+{
+	out->binary = 1;
+	out->clean = 0;
+	out->oid = *ours;
+	if (!m->depth)
+		return 0;
+	if (base) {
+		out->oid = *base;
+		return 0;
+	}
+	if (git_blob_create_from_buffer(&out->oid, m->repo, "", 0) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write an empty blob");
+	return 0;
+}
+
+/* The line merge proper (xmerge.h), within the content budget. */
+static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3],
+		      const char *olabel, const char *tlabel, struct content *out)
+{
+	struct xmerge_opts xo = XMERGE_OPTS_INIT;
+	struct xmerge_text in[3];
+	struct buf text = BUF_INIT;
+	int n, error = 0;
+
+	text_from_blob(&in[0], blobs[0], NULL);
+	text_from_blob(&in[1], blobs[1], olabel);
+	text_from_blob(&in[2], blobs[2], tlabel);
+	if (xmerge_cost(&in[0], &in[1], &in[2]) > m->budget)
+		return 1;
+	xo.marker_size = m->marker_size + 2 * m->depth + m->marker_bump;
+	if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
+		error = tide_error_wrap(n, "cannot merge '%s'", path);
+		goto done;
+	}
+	out->clean = n == 0;
+	out->nhunks = n;
+	if (git_blob_create_from_buffer(&out->oid, m->repo, text.ptr ? text.ptr : "", text.len) < 0)
+		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'", path);
+done:
+	buf_release(&text);
+	return error;
+}
+
+/*
+ * Three-way merge of blob contents (base may be NULL: add/add) at path.
+ * The labels are the tree names, or "name:path" where a rename made the
  * paths differ, as git writes them.
  */
-static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
-		       const git_oid *theirs, const char *olabel,
+static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
+		       const git_oid *ours, const git_oid *theirs, const char *olabel,
 		       const char *tlabel, struct content *out)
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
-	git_merge_file_input in[3];
-	git_merge_file_options fo;
-	git_merge_file_result fr = { 0 };
-	int error, i;
+	const git_oid *oids[3] = { base, ours, theirs };
+	int error = 0, big = 0, i;
 
-	git_merge_file_options_init(&fo, GIT_MERGE_FILE_OPTIONS_VERSION);
 	memset(out, 0, sizeof(*out));
 	out->clean = 1;
 	if (git_oid_equal(ours, theirs) || (base && git_oid_equal(base, theirs))) {
@@ -276,45 +339,18 @@ static int merge_blobs(struct mctx *m, const git_oid *base, const git_oid *ours,
 		return 0;
 	}
 	m->res->blobs_merged++;
-	if ((base && (error = blob_load(m, base, &blobs[0])) < 0) ||
-	    (error = blob_load(m, ours, &blobs[1])) < 0 ||
-	    (error = blob_load(m, theirs, &blobs[2])) < 0)
-		goto done;
-	for (i = 0; i < 3; i++)
-		if (blobs[i] && blob_is_binary(blobs[i]))
-			out->binary = 1;
-	if (out->binary) {
-		/* git keeps our side (the base inside a virtual merge) */
-		out->clean = 0;
-		out->oid = m->depth && base ? *base : *ours;
-		error = 0;
-		goto done;
-	}
-	for (i = 0; i < 3; i++)
-		input_from_blob(&in[i], blobs[i]);
-	fo.our_label = olabel;
-	fo.their_label = tlabel;
-	fo.marker_size = 7 + 2 * m->depth + m->marker_bump;
-	if (git_merge_file(&fr, base ? &in[0] : NULL, &in[1], &in[2], &fo) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot merge '%s'",
-				       buf_cstr(&m->path));
-		goto done;
-	}
-	out->clean = fr.automergeable;
-	if (!out->clean)
-		out->nhunks = count_hunks(fr.ptr, fr.len, (int)fo.marker_size);
-	if (git_blob_create_from_buffer(&out->oid, m->repo, fr.ptr, fr.len) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot write merged '%s'",
-				       buf_cstr(&m->path));
-	else
-		error = 0;
-done:
-	git_merge_file_result_free(&fr);
+	error = blobs_too_big(m, path, oids, &big);
+	for (i = 0; i < 3 && error == 0 && !big; i++)
+		if (oids[i] && (error = content_load(m, path, oids[i], &blobs[i])) == 0)
+			big = blob_is_binary(blobs[i]);
+	if (error == 0 && !big)
+		big = (error = merge_text(m, path, blobs, olabel, tlabel, out)) > 0;
+	if (big)
+		error = binary_result(m, base, ours, out);
 	for (i = 0; i < 3; i++)
 		git_blob_free(blobs[i]);
 	return error;
 }
-
 
 /* --- paths --- */
 
@@ -803,7 +839,8 @@ static int write_empty_blob(struct mctx *m, git_oid *out)
 }
 
 /* Merge regular files a and b over o (o of another type: no base). */
-static int content_merge_text(struct mctx *m, const struct version *o, const struct version *a,
+static int content_merge_text(struct mctx *m, const char *path, const struct version *o,
+			      const struct version *a,
 			      const struct version *b, const char *const pathnames[3],
 			      int bump, struct cmerge *out)
 {
@@ -815,7 +852,7 @@ static int content_merge_text(struct mctx *m, const struct version *o, const str
 	int error;
 
 	m->marker_bump = bump;
-	error = merge_blobs(m, two_way ? NULL : &o->oid, &a->oid, &b->oid, ol, tl, &c);
+	error = merge_blobs(m, path, two_way ? NULL : &o->oid, &a->oid, &b->oid, ol, tl, &c);
 	m->marker_bump = 0;
 	free(ol);
 	free(tl);
@@ -856,7 +893,7 @@ static int content_merge(struct mctx *m, const char *path, const struct version 
 	} else if (git_oid_equal(&b->oid, &o->oid)) {
 		out->v.oid = a->oid;
 	} else if (S_ISREG(a->mode)) {
-		error = content_merge_text(m, o, a, b, pathnames, bump, out);
+		error = content_merge_text(m, path, o, a, b, pathnames, bump, out);
 	} else if (MODE_TYPE(a->mode) == MODE_GITLINK) {
 		/* submodules are never checked out here: a conflict, ours */
 		out->content_clean = 0;
@@ -1875,6 +1912,10 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
 	m.find_renames = opts ? opts->find_renames : 1;
 	m.top = "";
+	m.big_file = opts && opts->big_file_threshold ? opts->big_file_threshold
+						      : default_big_file;
+	m.budget = opts && opts->content_budget ? opts->content_budget : default_budget;
+	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : 7;
 	if (git_repository_odb(&m.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	gmap_init(&m.paths, &m.pool);
@@ -1896,6 +1937,14 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	if (error < 0)
 		merge_result_clear(out);
 	return error;
+}
+
+void merge_set_limits(size_t big_file_threshold, size_t content_budget)
+{
+	if (big_file_threshold)
+		default_big_file = big_file_threshold;
+	if (content_budget)
+		default_budget = content_budget;
 }
 
 int merge_trees(struct merge_result *out, git_repository *repo,
@@ -1966,13 +2015,18 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			int depth, struct merge_result *w)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1, NULL };
+				 "Temporary merge branch 2", 1, NULL, 0, 0, 0 };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
 	int error = 0;
 
 	vo.find_renames = opts ? opts->find_renames : 1;
+	if (opts) {
+		vo.big_file_threshold = opts->big_file_threshold;
+		vo.content_budget = opts->content_budget;
+		vo.marker_size = opts->marker_size;
+	}
 	for (i = 0; i < bases->count && error == 0; i++)
 		if (git_commit_lookup(&commits[i], repo, &bases->ids[i]) < 0)
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
@@ -2233,6 +2287,57 @@ void merge_objects_free(struct merge_objects *mo)
 	free(mo);
 }
 
+static size_t blob_header_size(git_odb *odb, const git_oid *id)
+{
+	git_object_t type;
+	size_t len = 0;
+
+	if (id && !git_oid_is_zero(id) && git_odb_read_header(&len, &type, odb, id) < 0) {
+		git_error_clear();
+		len = 0;
+	}
+	return len;
+}
+
+/* Lines of a blob, reading it (the caller bounded its size). */
+static size_t blob_lines(git_repository *repo, const git_oid *id)
+{
+	git_blob *blob = NULL;
+	const char *p, *end;
+	size_t n = 0;
+
+	if (!id || git_oid_is_zero(id) || git_blob_lookup(&blob, repo, id) < 0)
+		return 0;
+	p = git_blob_rawcontent(blob);
+	end = p + git_blob_rawsize(blob);
+	for (; p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	git_blob_free(blob);
+	return n + 1;
+}
+
+int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
+			   size_t *size_a, size_t *size_b)
+{
+	git_odb *odb = NULL;
+	size_t la, lb;
+
+	if (git_repository_odb(&odb, repo) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	la = *size_a = blob_header_size(odb, a);
+	lb = *size_b = blob_header_size(odb, b);
+	git_odb_free(odb);
+	if (la > default_big_file || lb > default_big_file || la + lb > default_budget / 2)
+		return 1;
+	/* a line costs at most DIFF_LINE_COST: only big texts need counting */
+	if ((la + lb) * (DIFF_LINE_COST + 1) <= default_budget)
+		return 0;
+	return la + lb + DIFF_LINE_COST * (blob_lines(repo, a) + blob_lines(repo, b)) >
+	       default_budget;
+}
+
 void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
 			  void (*add)(void *payload, const char *hunk), void *payload)
 {
@@ -2241,10 +2346,13 @@ void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const ch
 	git_blob *blob = NULL;
 	struct buf hunk = BUF_INIT;
 	const char *p, *end;
+	size_t size;
 	int in = 0;
 
+	/* a blob over the limits was never merged by lines: no markers of ours */
 	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
 	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    merge_diff_over_limits(repo, git_tree_entry_id(entry), NULL, &size, &size) ||
 	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
 		goto done;
 	p = git_blob_rawcontent(blob);

@@ -57,9 +57,38 @@ struct merge_opts {
 	 * them rather than walking twice.
 	 */
 	const git_oidarray *bases;
+	/*
+	 * Content limits (0: the defaults).  A file over big_file_threshold
+	 * bytes on any side is not merged by lines but handled as a binary
+	 * file (a conflict keeping ours), without being read; so is a merge
+	 * whose texts, result and line tables would need more than
+	 * content_budget bytes (xmerge_cost()).
+	 */
+	size_t big_file_threshold;
+	size_t content_budget;
+	int marker_size;		/* conflict markers; 0: 7 (twice the depth added inside virtual bases) */
 };
 
-#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL }
+#define MERGE_BIG_FILE_DEFAULT ((size_t)512 << 20)	/* git's core.bigFileThreshold */
+#define MERGE_CONTENT_BUDGET_DEFAULT ((size_t)512 << 20)
+
+/*
+ * The content limits of every merge whose merge_opts leave them 0 (like
+ * git's core.bigFileThreshold, a process-wide setting: cmd/ sets it from
+ * tide-config(5)); 0 keeps the current value.
+ */
+void merge_set_limits(size_t big_file_threshold, size_t content_budget);
+
+/*
+ * Whether a line diff of blobs a and b (NULL or zero: none) would pass
+ * those limits: callers (the diffstat) then show the pair as binary, as
+ * git shows files over core.bigFileThreshold.  The sizes are set from the
+ * objects' headers; only texts near the budget are read, to count lines.
+ */
+int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
+			   size_t *size_a, size_t *size_b);
+
+#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0 }
 
 struct merge_result {
 	git_oid tree;			/* the written result tree */

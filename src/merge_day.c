@@ -329,7 +329,10 @@ static int commit_touches_hunks(struct merge_day *md, const char *id, const stru
 	if (git_oid_fromstr(&oid, id) < 0 || git_commit_lookup(&c, md->repo, &oid) < 0 ||
 	    git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
 	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, md->repo, a, b, &dopts) < 0 ||
-	    git_diff_num_deltas(diff) < 1 || git_patch_from_diff(&patch, diff, 0) < 0 || !patch)
+	    git_diff_num_deltas(diff) < 1 ||
+	    merge_diff_over_limits(md->repo, &git_diff_get_delta(diff, 0)->old_file.id,
+				   &git_diff_get_delta(diff, 0)->new_file.id, &len, &len) ||
+	    git_patch_from_diff(&patch, diff, 0) < 0 || !patch)
 		goto done;
 	for (h = 0; h < git_patch_num_hunks(patch) && !hit; h++)
 		for (l = 0; l < (size_t)git_patch_num_lines_in_hunk(patch, h) && !hit; l++) {
@@ -386,6 +389,8 @@ static void prune_to_conflict_lines(struct merge_day *md, struct day_tree *dt)
 	for (i = 0; i < dt->nconflicts; i++) {
 		struct day_conflict *dc = &dt->conflicts[i];
 
+		if (!dc->nhunks)
+			continue;	/* no lines to blame (binary, too big, not a text conflict) */
 		prune_side(md, dc, dc->ours, &dc->nours);
 		prune_side(md, dc, dc->theirs, &dc->ntheirs);
 	}

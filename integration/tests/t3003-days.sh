@@ -111,7 +111,7 @@ test_expect_success 'days 4 and 5: fixes is up to date, every other tree is reba
 		     "$(git --git-dir="$w/mainline.git" rev-parse v6.1.193-rc1^{commit})" &&
 		for t in cpumask gpio bitmap; do
 			git --git-dir="$w/trees/$t.git" merge-base --is-ancestor v6.1.193-rc1 for-next || exit 1
-		done
+		done || exit 1
 	done
 '
 

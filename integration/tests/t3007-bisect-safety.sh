@@ -115,6 +115,8 @@ if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 		! grep -q "^CONFIG_GPIOLIB_LEGACY" "$C/out/smoke/.config" &&
 		grep -q "^CONFIG_ARM64=y" "$C/out/arm64-on/.config"
 	'
+else
+	test_skip 'every patch builds in five configurations' 'runs with make check-kernel-full'
 fi
 
 test_expect_success 'bad usage: an unknown architecture or a missing fragment exits 2' '

@@ -199,6 +199,8 @@ if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 		grep -x "\[4/5\] 0002-smp-remove-tide_check_helper.patch: 1 objects, 0 new warnings" walk-planted-walk &&
 		tail -1 walk-planted-walk | grep -qx "planted-walk per patch: 5 patches, 5 compiled ([0-9]* objects), 2 new warnings"
 	'
+else
+	test_skip 'W=1 and sparse patch by patch, per series, and the walk against the series comparison' 'runs with make check-kernel-full'
 fi
 
 test_done

@@ -100,9 +100,9 @@ if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 			grep -qxF "$def" "$C/src/lib/cpumask_kunit.c" &&
 			build variant &&
 			echo "$tcase" >expect &&
-			{ boot variant 4 "$id-4"; failed "$id-4" >failed; } &&
+			{ boot variant 4 "$id-4" || true; } && failed "$id-4" >failed &&
 			test_cmp expect failed &&
-			{ boot variant 1 "$id-1"; failed "$id-1" >failed; } &&
+			{ boot variant 1 "$id-1" || true; } && failed "$id-1" >failed &&
 			if [ "$up" = yes ]; then test_cmp expect failed; else test_cmp /dev/null failed; fi &&
 			echo "wrong helper, $what: $tcase fails on 4 CPUs; on 1 CPU: $up" >>"$MEASURE/fixes-only.txt"
 		' </dev/null
@@ -118,6 +118,8 @@ if [ -n "${TIDE_CHECK_FULL:-}" ]; then
 	aab-cpu|any_and_but not excluding the cpu|test_cpumask_any_and_but|yes|#define cpumask_any_and_but(m1, m2, cpu) cpumask_first_and(m1, m2)
 	aab-m2|any_and_but ignoring its second mask|test_cpumask_any_and_but|no|#define cpumask_any_and_but(m1, m2, cpu) cpumask_any_but(m1, cpu)
 	EOF
+else
+	test_skip 'the wrong compat helper and the nine wrong cpumask helpers booted' 'runs with make check-kernel-full'
 fi
 
 test_done

@@ -30,7 +30,7 @@ make -s -C "$TOP/kernel-tests" || exit 1
 exec 3>&1
 
 # The tide boot result as JSON, and checks on it.
-boot_json() { tide boot --json --timeout "${TO:-120}" "$@" > boot.json; echo $? > rc; }
+boot_json() { bj_rc=0; tide boot --json --timeout "${TO:-120}" "$@" > boot.json || bj_rc=$?; echo $bj_rc > rc; }
 jq_py() { python3 -c "import json,sys; b=json.load(open('boot.json')); $1"; }
 
 # TIDE_BOOT_TEST_REUSE=1: boot the kernels already built, do not make.

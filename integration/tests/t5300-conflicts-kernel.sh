@@ -15,9 +15,7 @@ WS=$TOP/work/conflicts-ws
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 
 if [ ! -x "$I/world" ] || [ ! -f "$EXPECT" ] || [ ! -d "$I/days/3" ]; then
-	echo "t5300: skipped: needs integration/world with days 1-3"
-	test_done
-	exit 0
+	test_skip_all "needs integration/world with days 1-3"
 fi
 mkdir -p "$MEASURE"
 

@@ -77,7 +77,7 @@ assert d[\"build\"][\"status\"] == \"ok\", d[\"build\"].get(\"failure\")
 "
 	'
 else
-	echo "# skipped: the reproducer's build and boot (runs with make check-kernel-full)"
+	test_skip "the reproducer's build and boot" 'runs with make check-kernel-full'
 fi
 
 test_done

@@ -26,7 +26,8 @@ for c in $commands; do
 	'
 	test_expect_success "tide $c: the usage is the man page SYNOPSIS" '
 		python3 "$TOP/tests/cmd/man-synopsis.py" "$TOP/man/tide-'"$c"'.1" >expect &&
-		tide '"$c"' -h | usage_forms >actual &&
+		tide '"$c"' -h >help &&
+		usage_forms <help >actual &&
 		test -s actual &&
 		test_cmp expect actual
 	'
@@ -34,14 +35,16 @@ for c in $commands; do
 		test_must_fail --status=2 tide '"$c"' --no-such-option 2>err &&
 		grep -q "^tide: unrecognized option .--no-such-option.$" err &&
 		grep -v "^tide: " err | usage_forms >actual &&
-		tide '"$c"' -h | usage_forms >expect &&
+		tide '"$c"' -h >help &&
+		usage_forms <help >expect &&
 		test_cmp expect actual
 	'
 	test_expect_success "tide $c: a man page documents every option of -h" '
 		page="$TOP/man/tide-'"$c"'.1" &&
 		test -f "$page" &&
 		sed "s/\\\\//g; s/\\\\f[BIRP]//g" "$page" >page.txt &&
-		tide '"$c"' -h 2>&1 | grep -o -- "--[a-z][a-z-]*" | sort -u >opts &&
+		tide '"$c"' -h >help 2>&1 &&
+		grep -o -- "--[a-z][a-z-]*" help | sort -u >opts &&
 		while read opt; do
 			grep -q -- "$opt" page.txt || { echo "$opt missing from tide-'"$c"'.1"; exit 1; }
 		done <opts
@@ -67,7 +70,8 @@ test_expect_success 'the synopsis check can fail: a changed page differs' '
 	sed "s/^\\.B tide trees$/.B tide trees \\\\-\\\\-all/" "$TOP/man/tide-trees.1" >changed.1 &&
 	grep -q "tide trees .-.-all" changed.1 &&
 	python3 "$TOP/tests/cmd/man-synopsis.py" changed.1 >expect &&
-	tide trees -h | usage_forms >actual &&
+	tide trees -h >help &&
+	usage_forms <help >actual &&
 	! test_cmp expect actual
 '
 

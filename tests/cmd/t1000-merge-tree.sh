@@ -42,7 +42,7 @@ test_expect_success 'conflict markers carry the revision names' '
 '
 
 test_expect_success '--name-only lists conflicted paths once' '
-	(cd r && test_must_fail tide merge-tree --name-only left right) >out &&
+	(cd r && test_must_fail --status=1 tide merge-tree --name-only left right) >out &&
 	sed -n "2p" out >p && echo f >want && diff -u want p &&
 	test "$(sed -n 3p out)" = ""
 '

@@ -56,10 +56,13 @@ test_expect_success "a directory of $BIG files moved, additions moved along" '
 	commit("big-theirs", 5, 7, theirs + [("big/added.c", 3), ("big/sub/added.c", 3)])
 	sys.stdout.write("".join(out))
 	PY
-	(cd r && git merge-tree --write-tree --name-only big-ours big-theirs) >exp.big || :
+	erc=0 grc=0 &&
+	{ (cd r && git merge-tree --write-tree --name-only big-ours big-theirs) >exp.big || erc=$?; } &&
 	start=$(date +%s) &&
-	(cd r && tide merge-tree --name-only big-ours big-theirs) >got.big || :
+	{ (cd r && tide merge-tree --name-only big-ours big-theirs) >got.big || grc=$?; } &&
 	end=$(date +%s) &&
+	echo "exit status: git $erc, tide $grc" &&
+	test $erc = $grc &&
 	head -n 1 exp.big >te && head -n 1 got.big >tg && test_cmp te tg &&
 	conflicted_paths exp.big >pe && conflicted_paths got.big >pg && test_cmp pe pg &&
 	grep -q "^lib/big/added.c" got.big &&

@@ -8,7 +8,8 @@ test_expect_success 'run --bogus and a bad --date are usage errors without trees
 	test_must_fail --status=2 tide -C ws run --bogus 2>err &&
 	grep -q "unrecognized option" err &&
 	test_must_fail --status=2 tide -C ws run --date 2026-13-01 2>err &&
-	grep -q "^tide: bad date .2026-13-01. for --date (expected YYYY-MM-DD)$" err &&
+	head -n 1 err >actual &&
+	test_cmp_str "tide: bad date '\''2026-13-01'\'' for --date (expected YYYY-MM-DD)" actual &&
 	test_must_fail --status=2 tide -C ws run --date=yesterday 2>err &&
 	test ! -e ws &&
 	test_must_fail --status=3 tide -C ws run --date 2026-12-01 2>err &&
@@ -50,7 +51,8 @@ test_expect_success '-f on another command is used once and not remembered' '
 test_expect_success 'run -f with another file switches, and says so' '
 	cp world/trees.conf world/moved.conf &&
 	tide -C ws -f world/moved.conf run --no-build --date 2026-12-03 >out 2>err &&
-	grep -q "^tide: note: workspace .* now uses trees.conf .$TRASH/world/moved.conf. (was .$TRASH/world/trees.conf.)$" err &&
+	head -n 1 err >actual &&
+	test_cmp_str "tide: note: workspace '\''$TRASH/ws'\'' now uses trees.conf '\''$TRASH/world/moved.conf'\'' (was '\''$TRASH/world/trees.conf'\'')" actual &&
 	echo "trees = $TRASH/world/moved.conf" >expect &&
 	test_cmp expect ws/config &&
 	tide -C ws -f world/moved.conf run --no-build --date 2026-12-03 >out 2>err &&
@@ -106,7 +108,7 @@ test_expect_success 'tide help CMD is CMD --help' '
 		tide $c --help >expect && tide help $c >actual && test_cmp expect actual || exit 1
 	done &&
 	test_must_fail --status=2 tide help nope 2>err &&
-	grep -q "^tide: .nope. is not a tide command; see .tide help.$" err
+	test_cmp_str "tide: '\''nope'\'' is not a tide command; see '\''tide help'\''" err
 '
 
 test_expect_success 'tide log counts stale fetches' '

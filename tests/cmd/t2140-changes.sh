@@ -114,7 +114,8 @@ test_expect_success 'show keeps its columns for names longer than 20' '
 	cat world/trees.conf >c && printf "a-very-long-tree-name-for-layout\tgit\ta-very-long-tree-name-for-layout#for-next\n" >>c &&
 	mv c world/trees.conf &&
 	run_day 2026-12-05 &&
-	tide -C ws show | grep "^  [a-z]" >rows &&
+	tide -C ws show >show &&
+	grep "^  [a-z]" show >rows &&
 	awk "{ print index(\$0, \$2) }" rows | sort -u >cols &&
 	test $(wc -l <cols) = 1 &&
 	grep -q "^  a-very-long-tree-name-for-layout merged " rows

@@ -132,7 +132,14 @@ test_expect_success 'a missing branch and a missing URL are recorded by name; th
 	day_field 2026-12-01 "d[\"trees\"][1][\"fetch\"][\"error\"]" | grep -q "refs/heads/no-such-branch" &&
 	day_field 2026-12-01 "d[\"trees\"][2][\"fetch\"][\"error\"]" | grep -q "does-not-exist" &&
 	test "$(day_field 2026-12-01 "d[\"trees\"][3][\"fetch\"][\"status\"]")" = failed &&
-	grep -q "nob.*no-such-branch" err &&
+	# The fetches run side by side: their lines come in any order.
+	grep "^tide: fetch .* failed" err | sort >actual &&
+	cat >expect <<-EOF &&
+	tide: fetch nob failed: '\''refs/heads/no-such-branch'\'' not found in '\''$TRASH/world/t3'\''
+	tide: fetch nohost failed: cannot reach '\''git://127.0.0.1:'"$port"'/missing.git'\'': remote error: access denied or repository not exported: /missing.git
+	tide: fetch nourl failed: repository '\''$TRASH/world/does-not-exist'\'' does not exist
+	EOF
+	test_cmp expect actual &&
 	tide -C ws2 show >show && grep -q "^  nourl *fetch-failed" show &&
 	git -C ws2/repo.git show next-20261201:d/z >z && test "$(cat z)" = t3
 '

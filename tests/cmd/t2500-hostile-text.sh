@@ -53,9 +53,9 @@ test_expect_success 'a NUL byte in trees.conf is an error naming the line, exit 
 	conf "t1 git t1#for-next" "ok git ok#for-next" &&
 	printf "x\0y\tgit\tok#for-next\nlater\tgit\tok#for-next\n" >>world/trees.conf &&
 	test_must_fail --status=3 tide -C ws -f world/trees.conf run --no-build --date 2026-12-01 2>err &&
-	grep -q "trees.conf:8: NUL byte" err &&
+	test_cmp_str "tide: world/trees.conf:8: NUL byte" err &&
 	test_must_fail --status=3 tide -f world/trees.conf trees 2>err &&
-	grep -q "trees.conf:8: NUL byte" err
+	test_cmp_str "tide: world/trees.conf:8: NUL byte" err
 '
 
 # Sharing resolutions never stops a day (tide-resolve(1)): the error is reported, not lost.

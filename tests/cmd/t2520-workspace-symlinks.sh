@@ -15,7 +15,7 @@ test_expect_success 'setup: mainline, a tree, a workspace, a canary' '
 test_expect_success 'DIR/lock as a symlink: refused with a clear error, canary untouched' '
 	rm -f ws/lock && ln -s "$TRASH/canary" ws/lock &&
 	test_must_fail --status=4 tide -C ws -f world/trees.conf run --no-build --date 2026-12-02 >out 2>err &&
-	grep -q "lock.* is a symbolic link" err &&
+	test_cmp_str "tide: '\''$TRASH/ws/lock'\'' is a symbolic link; not following it (remove it: tide creates the lock)" err &&
 	cmp canary canary.orig &&
 	! test -d ws/days/2026-12-02 &&
 	rm ws/lock

@@ -5,13 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-world.sh"
 
-t_skipped=0
-# test_skip DESC WHY: a test that cannot run here, said so and not counted.
-test_skip() {
-	t_skipped=$((t_skipped + 1))
-	echo "skip - $test_name: $1: $2"
-}
-
 test_expect_success 'setup: mainline and two trees' '
 	make_mainline &&
 	make_tree t1 a "t1" &&

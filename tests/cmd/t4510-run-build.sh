@@ -37,7 +37,7 @@ test_expect_success 'run builds the day and records it' '
 test_expect_success 'a merge that breaks the build is dropped for its last good version' '
 	echo "int c(void) { return nope; }" > world/cpumask/cpumask.c &&
 	git -C world/cpumask commit -qam "cpumask: break the build" &&
-	tide -C ws -f world/trees.conf run --no-boot --date 2026-01-02 >out 2>err;
+	test_expect_code 1 tide -C ws -f world/trees.conf run --no-boot --date 2026-01-02 >out 2>err &&
 	cat out err &&
 	test "$(day_field 2026-01-02 "d[\"trees\"][1][\"status\"]")" = previous &&
 	test "$(day_field 2026-01-02 "d[\"trees\"][1][\"version_from\"]")" = next-20260101 &&

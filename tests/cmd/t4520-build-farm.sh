@@ -178,7 +178,7 @@ test_expect_success 'a dead Redis: the build succeeds from the local cache and c
 
 test_expect_success 'redis-server and distccd were stopped' '
 	test -z "$DISTCCD_PID$REDIS_PID" &&
-	for p in $stopped; do ! kill -0 $p 2>/dev/null; done
+	for p in $stopped; do ! kill -0 $p 2>/dev/null || exit 1; done
 '
 
 test_done

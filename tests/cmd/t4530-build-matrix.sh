@@ -208,7 +208,7 @@ test_expect_success 'boot=yes boots each configuration with its own kernel, arch
 		>fakeqemu/qemu-system-aarch64 &&
 	chmod 755 fakeqemu/qemu-system-aarch64 &&
 	printf "#!/bin/sh\n" >kt/init.arm64 && chmod 755 kt/init.arm64 &&
-	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err;
+	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" test_expect_code 1 tide -C ws -f world/trees.conf run --date 2026-01-06 >out 2>err &&
 	day_field 2026-01-06 "d[\"configs\"][0][\"boot\"][\"console\"], d[\"configs\"][0][\"boot\"][\"smp\"]" >actual &&
 	echo "console.up.log 1" >expect &&
 	test_cmp expect actual &&
@@ -240,7 +240,7 @@ test_expect_success 'boot=yes boots each configuration with its own kernel, arch
 
 test_expect_success 'an arm64 configuration without its guest program is a boot error saying what to build' '
 	rm kt/init.arm64 &&
-	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" tide -C ws -f world/trees.conf run --date 2026-01-07 >out 2>err;
+	PATH="$TRASH/fakeqemu:$TRASH/bin:$PATH" TIDE_GUEST_INIT="$TOP/kernel-tests/init" test_expect_code 1 tide -C ws -f world/trees.conf run --date 2026-01-07 >out 2>err &&
 	day_field 2026-01-07 "d[\"configs\"][2][\"boot\"]" >actual &&
 	echo "{${SQ}status${SQ}: ${SQ}error${SQ}, ${SQ}failure${SQ}: ${SQ}no arm64 guest program (kernel-tests/init.arm64): build kernel-tests (make deps, make)${SQ}}" >expect &&
 	test_cmp expect actual &&
@@ -259,15 +259,16 @@ test_expect_success 'tide run --configs builds only the configurations named; an
 	echo "tide: --configs: no configuration ${SQ}nosuch${SQ} in world/trees.conf (it declares: smoke, up, defmod, arm64)" >expect &&
 	test_cmp expect err &&
 	test_must_fail --status=3 tide -C ws -f world/trees.conf run --configs up, --date 2026-01-09 >out 2>err &&
-	grep -q "an empty configuration name in .up,." err &&
+	test_cmp_str "tide: --configs: an empty configuration name in ${SQ}up,${SQ}" err &&
 	test ! -d ws/days/2026-01-09
 '
 
 test_expect_success 'tide build --config: an unknown name, and --fragment with it, are errors' '
 	test_must_fail --status=3 tide -C ws -f world/trees.conf build --config nosuch 2026-01-04 >out 2>err &&
-	grep -q "no configuration .nosuch. in .*trees.conf (it declares: smoke, up, defmod, arm64)" err &&
+	test_cmp_str "tide: no configuration ${SQ}nosuch${SQ} in world/trees.conf (it declares: smoke, up, defmod, arm64), and no fragment file of that name" err &&
 	test_must_fail --status=2 tide -C ws -f world/trees.conf build --config up --fragment kt/smoke.config >out 2>err &&
-	grep -q "exclude each other" err
+	head -n 1 err >actual &&
+	test_cmp_str "tide: --config and --fragment exclude each other" actual
 '
 
 # A QEMU that passes every boot, saying which kernel and -smp it got in

@@ -143,9 +143,11 @@ test_expect_success 'tide run --build-parallel 1 overrides trees.conf: one after
 
 test_expect_success 'tide run: bad --build-parallel and --build-jobs are usage errors' '
 	test_must_fail --status=2 tide -C ws -f world/trees.conf run --build-parallel 0 2>err &&
-	grep -q "bad --build-parallel ${SQ}0${SQ} (1 to 64)" err &&
+	head -n 1 err >actual &&
+	test_cmp_str "tide: bad --build-parallel ${SQ}0${SQ} (1 to 64)" actual &&
 	test_must_fail --status=2 tide -C ws -f world/trees.conf run --build-jobs x 2>err &&
-	grep -q "bad --build-jobs ${SQ}x${SQ} (1 to 1024)" err
+	head -n 1 err >actual &&
+	test_cmp_str "tide: bad --build-jobs ${SQ}x${SQ} (1 to 1024)" actual
 '
 
 test_expect_success 'on a terminal, one status line counts the objects of every build running' '

@@ -32,23 +32,23 @@ test_expect_success 'one block per tree the conflict is with, commits listed onc
 	id() { python3 -c "import json,sys; r=json.load(open(\"ws/days/2026-12-01/reports/gpio.json\")); print([f[\"conflict_id\"] for f in r[\"files\"] if f[\"path\"]==sys.argv[1]][0][:12])" $1; } &&
 	hunk() { printf "  <<<<<<< next-20261201\n  two-%s\n  =======\n  two-gpio\n  >>>>>>> gpio/master\n\n" $1; } &&
 	{
-	printf "Hi all,\n\n"
-	printf "Today'"'"'s ws merge of the gpio tree got conflicts in:\n\n  f\n  g\n  h\n\n"
-	printf "between commit:\n\n  %s (\"fixes: two in f, g and h\")\n\n" $fix
-	printf "from the fixes tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio
-	printf "from the gpio tree.\n\n"
+	printf "Hi all,\n\n" &&
+	printf "Today'"'"'s ws merge of the gpio tree got conflicts in:\n\n  f\n  g\n  h\n\n" &&
+	printf "between commit:\n\n  %s (\"fixes: two in f, g and h\")\n\n" $fix &&
+	printf "from the fixes tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio &&
+	printf "from the gpio tree.\n\n" &&
 	for f in f g h; do
-		printf "The conflict in %s (content, rerere id %s):\n\n" $f $(id $f)
-		hunk fixes
-	done
-	printf "Today'"'"'s ws merge of the gpio tree got a conflict in:\n\n  k\n\n"
-	printf "between commit:\n\n  %s (\"net: two in k\")\n\n" $net
-	printf "from the net tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio
-	printf "from the gpio tree.\n\n"
-	printf "The conflict (content, rerere id %s):\n\n" $(id k)
-	hunk net
-	printf "No recorded resolution applies and no earlier version of the gpio\n"
-	printf "tree merges, so I have dropped the gpio tree for today.\n\n"
+		printf "The conflict in %s (content, rerere id %s):\n\n" $f $(id $f) &&
+		hunk fixes || exit 1
+	done &&
+	printf "Today'"'"'s ws merge of the gpio tree got a conflict in:\n\n  k\n\n" &&
+	printf "between commit:\n\n  %s (\"net: two in k\")\n\n" $net &&
+	printf "from the net tree and commit:\n\n  %s (\"gpio: two everywhere\")\n\n" $gpio &&
+	printf "from the gpio tree.\n\n" &&
+	printf "The conflict (content, rerere id %s):\n\n" $(id k) &&
+	hunk net &&
+	printf "No recorded resolution applies and no earlier version of the gpio\n" &&
+	printf "tree merges, so I have dropped the gpio tree for today.\n\n" &&
 	printf "\n-- \nCheers,\ntide (next-20261201)\n"
 	} >expect &&
 	test_cmp expect ws/days/2026-12-01/reports/gpio.txt &&

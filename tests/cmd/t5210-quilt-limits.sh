@@ -128,8 +128,9 @@ test_expect_success 'a patch that does not apply is patch-failed, not "not fetch
 	run_day 2026-12-06 &&
 	test "$(mm_field 2026-12-06 "t[\"status\"]")" = patch-failed &&
 	mm_field 2026-12-06 "t[\"fetch\"][\"error\"]" >e && cat e &&
-	grep -q "patch .0002-mm-second-patch.patch. does not apply to .f.: ." e &&
-	grep -q "mm: patch failed to apply, left out: " err &&
+	msg="quilt tree '\''mm'\'': series '\''${URL}series'\'': patch '\''0002-mm-second-patch.patch'\'' does not apply to '\''f'\'': hunk #1 (@@ -1,3 +1,4 @@): line 3: expected '\''three'\'', found '\''3'\''" &&
+	test_cmp_str "$msg" e &&
+	grep -qxF "tide: mm: patch failed to apply, left out: $msg" err &&
 	! grep -q "not fetched" err out &&
 	tide -C ws2 show 2026-12-06 >show && grep -q "^  mm *patch-failed" show
 '

@@ -42,8 +42,13 @@ test_expect_success 'stage 1 names the tree, stage 2 the planted commit' '
 	culprit=$(git -C gpio rev-parse HEAD~3) &&
 	tide -C ws bisect 2026-01-01 --cmd "sh $TRASH/nobug.sh" >out 2>err &&
 	cat out &&
-	grep "^tree: gpio$" out &&
-	grep "^first bad commit: $culprit gpio: change 5$" out &&
+	sed "s/, time: [0-9.]*s$/, time: T/" out >actual &&
+	cat >expect <<-EOF &&
+	tree: gpio
+	first bad commit: $culprit gpio: change 5
+	steps: 8 (bound 9), builds: 0, runs: 8, time: T
+	EOF
+	test_cmp expect actual &&
 	grep "first bad merge: gpio" err
 '
 
@@ -83,24 +88,35 @@ test_expect_success 'a running bisect holds the lock; --status reads it meanwhil
 
 test_expect_success 'a day that passes: nothing to bisect, exit 6' '
 	test_must_fail --status=6 tide -C ws bisect 2026-01-01 --cmd true >out &&
-	grep "nothing to bisect" out
+	sed "s/, time: [0-9.]*s$/, time: T/" out >actual &&
+	cat >expect <<-\EOF &&
+	nothing to bisect: 2026-01-01 passes the check
+	steps: 1 (bound 2), builds: 0, runs: 1, time: T
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'a check failing on the base: mainline is broken, exit 7' '
 	test_must_fail --status=7 tide -C ws bisect 2026-01-01 --cmd false >out &&
-	grep "mainline is broken" out
+	sed -e "s/, time: [0-9.]*s$/, time: T/" -e "s/base [0-9a-f]\{12\} fails/base OID fails/" out >actual &&
+	cat >expect <<-\EOF &&
+	mainline is broken: the base OID fails the check
+	steps: 4 (bound 4), builds: 0, runs: 4, time: T
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'a date with no day: exit 3' '
 	test_must_fail --status=3 tide -C ws bisect 2026-01-09 --cmd true 2>err &&
-	grep "no day 2026-01-09" err &&
+	test_cmp_str "tide: bisect: no day 2026-01-09 ($TRASH/ws/days/2026-01-09/day.json does not exist)" err &&
 	test_must_fail --status=3 tide -C ws bisect yesterday --cmd true 2>err &&
-	grep "not a date" err
+	test_cmp_str "tide: bisect: '\''yesterday'\'' is not a date (YYYY-MM-DD or next-YYYYMMDD)" err
 '
 
 test_expect_success 'a --cmd that does not exist: exit 3' '
 	test_must_fail --status=3 tide -C ws bisect 2026-01-01 --cmd no-such-command-xyz 2>err &&
-	grep "not found" err
+	tail -n 1 err >actual &&
+	test_cmp_str "tide: bisect: --cmd '\''no-such-command-xyz'\'': command not found or not executable (exit 127)" actual
 '
 
 test_expect_success 'usage errors exit 2; --help prints the usage' '
@@ -123,9 +139,14 @@ test_expect_success 'semantic conflict: two trees good alone, bad together' '
 	culprit=$(git -C user rev-parse HEAD~1) &&
 	tide -C ws bisect 2026-01-02 --cmd "sh $TRASH/api.sh" >out 2>err &&
 	cat out &&
-	grep "^tree: user$" out &&
-	grep "^first bad commit: $culprit user: use old_name$" out &&
-	grep "^semantic conflict with rename: the commit passes without it$" out &&
+	sed "s/, time: [0-9.]*s$/, time: T/" out >actual &&
+	cat >expect <<-EOF &&
+	tree: user
+	first bad commit: $culprit user: use old_name
+	semantic conflict with rename: the commit passes without it
+	steps: 9 (bound 10), builds: 0, runs: 9, time: T
+	EOF
+	test_cmp expect actual &&
 	grep -q "\"conflicts_with\": \"rename\"" ws/days/2026-01-02/day.json
 '
 

@@ -42,7 +42,8 @@ test_expect_success 'a day made by tide run: stage 1 then stage 2' '
 	cat out &&
 	grep "^tree: gpio$" out &&
 	grep "^first bad commit: $culprit gpio: new 3$" out &&
-	tide -C ws show 2026-04-02 | grep "^bisect  .*: found gpio"
+	tide -C ws show 2026-04-02 >show &&
+	grep "^bisect  .*: found gpio" show
 '
 
 test_expect_success 'the same day against the day before' '

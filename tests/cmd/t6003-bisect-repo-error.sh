@@ -25,14 +25,23 @@ test_expect_success 'the day commit missing from the repository: exit 4, not bad
 	tip=$(git -C "$WS/repo.git" rev-parse next-20260101) &&
 	lose "$tip" &&
 	test_must_fail --status=4 tide -C "$WS" bisect 2026-01-01 --cmd "sh $TRASH/nobug.sh" >out 2>err &&
-	grep -q "commit not in the repository.*$tip" err
+	cat >expect <<-EOF &&
+	tide: bisect: $WS/days/2026-01-01/day.json: commit not in the repository: object not found - no match for id ($tip)
+	tide: the state is kept: '\''tide bisect --continue'\'' resumes
+	EOF
+	test_cmp expect err
 '
 
 test_expect_success 'a merge of the day missing: exit 4' '
 	rm -rf "$WS" && cp -R ws.orig "$WS" &&
-	lose "$(git -C "$WS/repo.git" rev-parse next-20260101^)" &&
+	merge=$(git -C "$WS/repo.git" rev-parse next-20260101^) &&
+	lose "$merge" &&
 	no_leak_check test_must_fail --status=4 tide -C "$WS" bisect 2026-01-01 --cmd "sh $TRASH/nobug.sh" >out 2>err &&
-	grep -q "object not found" err
+	cat >expect <<-EOF &&
+	tide: bisect: cannot walk history: object not found - no match for id ($merge)
+	tide: the state is kept: '\''tide bisect --continue'\'' resumes
+	EOF
+	test_cmp expect err
 '
 
 test_expect_success 'a commit of the tree missing: exit 4, the object named, --continue too' '

@@ -37,7 +37,8 @@ test_expect_success 'the record and tide show name the dropped commit' '
 	dropped=$(git --git-dir=ws/../bw/src.git rev-parse refs/day2/t04) &&
 	day_field 2026-07-03 "d[\"bisect\"][\"dropped\"][0][\"commit\"]" >c &&
 	echo $dropped >expect && test_cmp expect c &&
-	tide -C ws show 2026-07-03 | grep "^bisect  --cmd .* --since 2026-07-02: found t04 $(echo $dropped | cut -c1-12) \"t04: define extra_name\" (dropped) (6 steps, 0 builds, "
+	tide -C ws show 2026-07-03 >show &&
+	grep "^bisect  --cmd .* --since 2026-07-02: found t04 $(echo $dropped | cut -c1-12) \"t04: define extra_name\" (dropped) (6 steps, 0 builds, " show
 '
 
 test_expect_success 'a commit already in the good day is never blamed' '

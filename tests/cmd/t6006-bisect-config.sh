@@ -84,7 +84,7 @@ test_expect_success 'bisect --config: an unknown name exits 3 listing the declar
 	echo "tide: no configuration '"'"'nosuch'"'"' in $TRASH/world/trees.conf (it declares: smoke, up, one, arm64)" >expect &&
 	test_cmp expect err &&
 	test_must_fail --status=2 tide -C ws bisect 2026-02-01 --cmd true --config up 2>err &&
-	grep -q "^tide: --config goes with --build, --boot or --test" err &&
+	test_cmp_str "tide: --config goes with --build, --boot or --test (--cmd builds nothing)" err &&
 	test_must_fail --status=2 tide -C ws bisect continue --config up 2>err
 '
 

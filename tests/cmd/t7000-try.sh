@@ -21,6 +21,11 @@ normalize() {
 	sed -e 's/[0-9a-f]\{40\}/SHA/g' -e "s|$TRASH|TRASH|g"
 }
 
+# A report with every object id (12 or 40 digits) as OID.
+oids() {
+	sed "s/[0-9a-f]\{12,40\}/OID/g" "$1"
+}
+
 test_expect_success 'setup: mainline, gpio and cpumask trees, a day with a fake kernel build' '
 	mkdir -p kt &&
 	printf "CONFIG_GPIO=y\n" > kt/smoke.config &&
@@ -47,11 +52,26 @@ test_expect_success 'a series that applies everywhere and collides with nothing:
 	sed -i "s/^9\$/9 dev/" dev/a && git -C dev commit -qam "dev: change line 9" &&
 	git -C dev format-patch -q -o "$TRASH/clean" v1.0 &&
 	tide -C ws try clean >out &&
-	grep -q "^  base (v1.0)  *ok$" out &&
-	grep -q "^  day (next-20260101)  *ok$" out &&
-	grep -q "^  gpio  *ok$" out &&
-	grep -q "^  cpumask  *ok$" out &&
-	grep -q "^result: ok$" out
+	oids out >actual &&
+	cat >expect <<-\EOF &&
+	tide try: 1 patch from '\''clean'\'' on next-20260101
+
+	tested on:
+	  day:         2026-01-01 next-20260101 OID
+	  base:        v1.0 OID
+	  commit:      OID (the series on the day)
+
+	apply:
+	  base (v1.0)                  ok
+	  day (next-20260101)          ok
+
+	trees (the series merged from v1.0):
+	  gpio                 ok
+	  cpumask              ok
+
+	result: ok
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'a series that conflicts with gpio names the tree, the path and the hunk' '
@@ -59,13 +79,39 @@ test_expect_success 'a series that conflicts with gpio names the tree, the path 
 	sed -i "s/^2\$/2 dev/" dev/a && git -C dev commit -qam "dev: change line 2" &&
 	git -C dev format-patch -q -o "$TRASH/conflict" v1.0 &&
 	test_must_fail --status=1 tide -C ws try conflict >out &&
-	grep -q "^  day (next-20260101)  *failed: patch 1/1 \"dev: change line 2\": does not apply to .a.: hunk #1 (@@ -1,5 +1,5 @@): line 2: expected .2., found .2 gpio.$" out &&
-	grep -q "^      -2$" out &&
-	grep -q "^  gpio  *conflict: a (content)$" out &&
-	grep -q "^        2 gpio$" out &&
-	grep -q "^        gpio commit [0-9a-f]\{12\} gpio: g takes an argument$" out &&
-	grep -q "^  cpumask  *ok$" out &&
-	grep -q "^result: problems: apply conflict$" out
+	oids out >actual &&
+	cat >expect <<-\EOF &&
+	tide try: 1 patch from '\''conflict'\'' on next-20260101
+
+	tested on:
+	  day:         2026-01-01 next-20260101 OID
+	  base:        v1.0 OID
+
+	apply:
+	  base (v1.0)                  ok
+	  day (next-20260101)          failed: patch 1/1 "dev: change line 2": does not apply to '\''a'\'': hunk #1 (@@ -1,5 +1,5 @@): line 2: expected '\''2'\'', found '\''2 gpio'\''
+	      @@ -1,5 +1,5 @@
+	       1
+	      -2
+	      +2 dev
+	       3
+	       4
+	       5
+
+	trees (the series merged from v1.0):
+	  gpio                 conflict: a (content)
+	      a:
+	        <<<<<<< next
+	        2 gpio
+	        =======
+	        2 dev
+	        >>>>>>> series
+	        gpio commit OID gpio: g takes an argument
+	  cpumask              ok
+
+	result: problems: apply conflict
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success '--json of the conflicting series, whole' '
@@ -159,11 +205,34 @@ test_expect_success 'a series made on the day: not on the base, needs gpio' '
 	sed -i "s/^2 gpio\$/2 gpio dev/" dev/a && git -C dev commit -qam "dev: on top of gpio" &&
 	git -C dev format-patch -q -o "$TRASH/onnext" -1 &&
 	tide -C ws try onnext >out &&
-	grep -q "^  base (v1.0)  *failed: patch 1/1 " out &&
-	grep -q "^  day (next-20260101)  *ok$" out &&
-	grep -q "^  after gpio  *ok$" out &&
-	grep -q "^  gpio  *needed (the series applies from this tree on)$" out &&
-	grep -q "^  cpumask  *ok$" out
+	oids out >actual &&
+	cat >expect <<-\EOF &&
+	tide try: 1 patch from '\''onnext'\'' on next-20260101
+
+	tested on:
+	  day:         2026-01-01 next-20260101 OID
+	  base:        v1.0 OID
+	  commit:      OID (the series on the day)
+
+	apply:
+	  base (v1.0)                  failed: patch 1/1 "dev: on top of gpio": does not apply to '\''a'\'': hunk #1 (@@ -1,5 +1,5 @@): line 2: expected '\''2 gpio'\'', found '\''2'\''
+	      @@ -1,5 +1,5 @@
+	       1
+	      -2 gpio
+	      +2 gpio dev
+	       3
+	       4
+	       5
+	  day (next-20260101)          ok
+	  after gpio                   ok
+
+	trees (the series merged from after gpio):
+	  gpio                 needed (the series applies from this tree on)
+	  cpumask              ok
+
+	result: ok
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success 'an mbox with a cover letter and base-commit' '
@@ -188,8 +257,26 @@ test_expect_success 'a directory with a series file, in its order' '
 
 test_expect_success 'a git range, in another repository and in the workspace one' '
 	tide -C ws try --repo dev v1.0..two >out &&
-	grep -q "^tide try: 2 patches from .v1.0..two." out &&
-	grep -q "^result: ok$" out &&
+	oids out >actual &&
+	cat >expect <<-\EOF &&
+	tide try: 2 patches from '\''v1.0..two'\'' on next-20260101
+
+	tested on:
+	  day:         2026-01-01 next-20260101 OID
+	  base:        v1.0 OID
+	  commit:      OID (the series on the day)
+
+	apply:
+	  base (v1.0)                  ok
+	  day (next-20260101)          ok
+
+	trees (the series merged from v1.0):
+	  gpio                 ok
+	  cpumask              ok
+
+	result: ok
+	EOF
+	test_cmp expect actual &&
 	test_must_fail --status=1 tide -C ws try --repo dev v1.0..conflicting >out &&
 	grep -q "^  gpio  *conflict: a (content)$" out &&
 	rc=0 &&
@@ -201,26 +288,31 @@ test_expect_success 'a git range, in another repository and in the workspace one
 test_expect_success 'bad input: exit 3 with a message naming the culprit' '
 	printf "From: x\nSubject: hi\n\njust text\n" >bad.mbox &&
 	test_must_fail --status=3 tide -C ws try bad.mbox 2>err &&
-	grep -q "^tide: series .bad.mbox.: .*no patch" err &&
+	test_cmp_str "tide: series '\''bad.mbox'\'': bad.mbox: no patch: every mail is a reply or has no diff" err &&
 	mkdir missing && cp clean/*.patch missing/ &&
 	printf "0001-dev-change-line-9.patch\nnope.patch\n" >missing/series &&
 	test_must_fail --status=3 tide -C ws try missing 2>err &&
-	grep -q "^tide: patch .nope.patch. of series .missing. does not exist$" err &&
+	test_cmp_str "tide: patch '\''nope.patch'\'' of series '\''missing'\'' does not exist" err &&
 	printf "Subject: [PATCH] x\n\n---\ndiff --git a/../x b/../x\n--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n" >evil.patch &&
 	test_must_fail --status=3 tide -C ws try evil.patch 2>err &&
-	grep -q "^tide: patch .evil.patch. touches .\.\./x., outside the tree$" err &&
+	test_cmp_str "tide: patch '\''evil.patch'\'' touches '\''../x'\'', outside the tree" err &&
 	sed "s|a/\.\./x|a/.git/config|g; s|b/\.\./x|b/.git/config|g" evil.patch >git.patch &&
 	test_must_fail --status=3 tide -C ws try git.patch 2>err &&
-	grep -q "touches .\.git/config., outside the tree" err &&
+	test_cmp_str "tide: patch '\''git.patch'\'' touches '\''.git/config'\'', outside the tree" err &&
 	test_must_fail --status=3 tide -C ws try --day 2025-01-01 clean 2>err &&
-	grep -q "^tide: no day 2025-01-01 in workspace " err &&
+	test_cmp_str "tide: no day 2025-01-01 in workspace '\''$TRASH/ws'\''" err &&
 	test_must_fail --status=3 tide -C ws try --day 2025-13-01 clean 2>err &&
+	test_cmp_str "tide: '\''2025-13-01'\'' is not a day (YYYY-MM-DD)" err &&
 	test_must_fail --status=3 tide -C ws try nothere 2>err &&
-	grep -q "is not a file, a directory or a revision range A..B" err &&
+	test_cmp_str "tide: '\''nothere'\'' is not a file, a directory or a revision range A..B" err &&
 	test_must_fail --status=3 tide -C ws try v0.0..v1.0 2>err &&
-	grep -q "^tide: unknown revision range .v0.0..v1.0." err &&
+	test_cmp_str "tide: unknown revision range '\''v0.0..v1.0'\'': revspec '\''v0.0'\'' not found" err &&
 	test_must_fail --status=2 tide -C ws try 2>err &&
-	test_must_fail --status=2 tide -C ws try clean --jobs 0 2>err
+	head -n 1 err >actual &&
+	test_cmp_str "tide: missing SERIES" actual &&
+	test_must_fail --status=2 tide -C ws try clean --jobs 0 2>err &&
+	head -n 1 err >actual &&
+	test_cmp_str "tide: --jobs wants a positive number, not '\''0'\''" actual
 '
 
 test_expect_success 'bad input in posted series: each names the file, the message and the line' '
@@ -232,33 +324,52 @@ test_expect_success 'bad input in posted series: each names the file, the messag
 	test_cmp expect err &&
 	head -c 3000 /dev/urandom | tr "\n" x >garbage.mbox &&
 	test_must_fail --status=3 tide -C ws try garbage.mbox 2>err &&
-	grep -q "^tide: series .garbage.mbox.: garbage.mbox: not an mbox: line 1 is neither a .From . line nor a mail header$" err &&
+	test_cmp_str "tide: series '\''garbage.mbox'\'': garbage.mbox: not an mbox: line 1 is neither a '\''From '\'' line nor a mail header" err &&
 	sed "/^Subject/a Content-Type: text/plain; charset=x-klingon" $p >cs.patch &&
 	test_must_fail --status=3 tide -C ws try cs.patch 2>err &&
-	grep -q "^tide: series .cs.patch.: cs.patch: message 1 (line 1), .\[PATCH\] dev: change line 9.: unknown charset .x-klingon. in the body$" err &&
+	test_cmp_str "tide: series '\''cs.patch'\'': cs.patch: message 1 (line 1), '\''[PATCH] dev: change line 9'\'': unknown charset '\''x-klingon'\'' in the body" err &&
 	sed "s/^Subject: .*/Subject: =?x-klingon?B?aGVsbG8=?=/" $p >cs2.patch &&
 	test_must_fail --status=3 tide -C ws try cs2.patch 2>err &&
-	grep -q "unknown charset .x-klingon. in the Subject$" err
+	test_cmp_str "tide: series '\''cs2.patch'\'': cs2.patch: message 1 (line 1), '\''=?x-klingon?B?aGVsbG8=?='\'': unknown charset '\''x-klingon'\'' in the Subject" err
 '
 
 test_expect_success 'a 1 GB series file is refused unread; a 70 MB mail by the mail limit' '
 	sed -n "1,/^---$/p" clean/0001-dev-change-line-9.patch >huge.mbox &&
 	truncate -s 1G huge.mbox &&
 	test_must_fail --status=3 /usr/bin/time -f "%M" -o rss "$TIDE_BIN" -C ws try huge.mbox 2>err &&
-	grep -q "^tide: series .huge.mbox.: .huge.mbox. is 1024 MB, over the 256 MB limit of a series file$" err &&
+	test_cmp_str "tide: series '\''huge.mbox'\'': '\''huge.mbox'\'' is 1024 MB, over the 256 MB limit of a series file" err &&
 	test "$(tail -1 rss)" -lt 200000 &&
 	{ sed -n "1,/^---$/p" clean/0001-dev-change-line-9.patch &&
 	  printf "Content-Type: application/octet-stream\n\n" &&
 	  head -c 70000000 /dev/zero | tr "\0" A; } >big.patch &&
 	test_must_fail --status=3 tide -C ws try big.patch 2>err &&
-	grep -q "over the 64 MB limit of a mail" err
+	test_cmp_str "tide: series '\''big.patch'\'': big.patch: message 1 (line 1), '\''[PATCH] dev: change line 9'\'': 70000225 bytes, over the 64 MB limit of a mail" err
 '
 
 test_expect_success 'an absolute path in a patch is stripped into the tree (-p1), never outside' '
 	sed "s|a/a|/etc/passwd|; s|b/a|/etc/passwd|" clean/0001-dev-change-line-9.patch >abs.patch &&
 	test_must_fail --status=1 tide -C ws try abs.patch >out &&
-	grep -q "^  base (v1.0)  *failed: patch 1/1 \"dev: change line 9\": does not apply to .etc/passwd.: no such file$" out &&
-	grep -q "^result: problems: apply$" out
+	oids out >actual &&
+	cat >expect <<-\EOF &&
+	tide try: 1 patch from '\''abs.patch'\'' on next-20260101
+
+	tested on:
+	  day:         2026-01-01 next-20260101 OID
+	  base:        v1.0 OID
+
+	apply:
+	  base (v1.0)                  failed: patch 1/1 "dev: change line 9": does not apply to '\''etc/passwd'\'': no such file
+	  day (next-20260101)          failed: patch 1/1 "dev: change line 9": does not apply to '\''etc/passwd'\'': no such file
+	  after gpio                   failed: patch 1/1 "dev: change line 9": does not apply to '\''etc/passwd'\'': no such file
+	  after cpumask                failed: patch 1/1 "dev: change line 9": does not apply to '\''etc/passwd'\'': no such file
+
+	trees (the series merged from nowhere: it applies nowhere):
+	  gpio                 untested
+	  cpumask              untested
+
+	result: problems: apply
+	EOF
+	test_cmp expect actual
 '
 
 test_expect_success '--build: a clean series builds, only its file recompiles' '

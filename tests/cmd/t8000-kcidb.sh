@@ -176,11 +176,11 @@ test_expect_success 'origin from DIR/config; bad origin and URL base are errors'
 	"$VALIDATE" doc2.json &&
 	grep -q "\"id\": \"nightly_next:next-20261202\"" doc2.json &&
 	test_must_fail --status=2 tide -C ws kcidb --origin Bad-Name 2>err &&
-	grep -q "^tide: KCIDB origin .Bad-Name. is not valid" err &&
+	test_cmp_str "tide: KCIDB origin '\''Bad-Name'\'' is not valid: use lower-case letters, digits and '\''_'\''" err &&
 	test_must_fail --status=3 tide -C ws kcidb --url https://ci.example.org/ 2>err &&
-	grep -q "URL base .https://ci.example.org/. is not valid" err &&
-	test_must_fail tide -C ws kcidb 2026-11-30 2>err &&
-	grep -q "no day 2026-11-30" err &&
+	test_cmp_str "tide: URL base '\''https://ci.example.org/'\'' is not valid: a URL without a trailing '\''/'\''" err &&
+	test_must_fail --status=3 tide -C ws kcidb 2026-11-30 2>err &&
+	test_cmp_str "tide: no day 2026-11-30" err &&
 	test_must_fail --status=2 tide -C ws kcidb --bogus 2>err
 '
 

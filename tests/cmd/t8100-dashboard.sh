@@ -301,17 +301,16 @@ test_expect_success 'a day record that cannot be read: a warning naming it, the 
 test_expect_success 'an output directory that cannot be written: exit 4, naming it' '
 	echo file >notadir &&
 	test_must_fail --status=4 tide -C ws dashboard --out notadir 2>err &&
-	grep -q "^tide: cannot write the dashboard to .notadir.: " err &&
+	test_cmp_str "tide: cannot write the dashboard to '\''notadir'\'': '\''notadir'\'' exists and is not a directory" err &&
 	test_must_fail --status=4 tide -C ws dashboard --out notadir/sub 2>err &&
-	grep -q "^tide: cannot write the dashboard to .notadir/sub.: " err &&
+	test_cmp_str "tide: cannot write the dashboard to '\''notadir/sub'\'': cannot create directory '\''notadir/sub'\'': Not a directory" err &&
 	test_must_fail --status=2 tide -C ws dashboard --bogus 2>err &&
 	test_must_fail --status=2 tide -C ws dashboard extra 2>err
 '
 
 test_expect_success 'tide run with an unwritable dashboard: a warning, the day recorded as always' '
 	rm -rf ws/dashboard && echo file >ws/dashboard &&
-	rc=0 && tide -C ws -f trees.conf run --date 2026-12-04 --no-build --no-boot >out 2>err || rc=$? &&
-	test $rc = 1 &&
+	test_expect_code 1 tide -C ws -f trees.conf run --date 2026-12-04 --no-build --no-boot >out 2>err &&
 	grep -q "^tide: warning: cannot write the dashboard to .$TRASH/ws/dashboard.: " err &&
 	grep -q "^next-20261204: 4 of 6 trees merged" out &&
 	tide -C ws show 2026-12-04 >show &&
@@ -322,7 +321,7 @@ test_expect_success 'tide run with an unwritable dashboard: a warning, the day r
 test_expect_success 'a workspace with no day yet: exit 3' '
 	mkdir empty && git init -q --bare empty/repo.git &&
 	test_must_fail --status=3 tide -C empty dashboard 2>err &&
-	grep -q "no day" err
+	test_cmp_str "tide: no day in workspace '\''$TRASH/empty'\'' yet" err
 '
 
 test_done

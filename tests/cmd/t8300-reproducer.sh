@@ -107,8 +107,8 @@ assert \"sec\" not in t
 '
 
 test_expect_success 'the script wants an empty directory, and says how it is used' '
-	test_must_fail $D/reproducer.sh --no-build repro 2>err &&
-	grep -q "is not empty" err &&
+	test_must_fail --status=1 $D/reproducer.sh --no-build repro 2>err &&
+	test_cmp_str "reproducer.sh: '\''$TRASH/repro'\'' is not empty: give a fresh directory" err &&
 	test_must_fail --status=2 $D/reproducer.sh 2>err &&
 	grep -q "^usage: reproducer.sh \[--no-build\] \[--no-boot\] DIR$" err
 '
@@ -126,7 +126,7 @@ test_expect_success 'a commit no tree has cannot be fetched' '
 	old=$(git -C net rev-parse master) &&
 	sed -i "s/$old/0123456789012345678901234567890123456789/" gone/reproducer.sh &&
 	test_must_fail --status=1 gone/reproducer.sh --no-build repro3 >out 2>err &&
-	grep -q "cannot fetch commit 0123456789012345678901234567890123456789 from" err
+	test_cmp_str "reproducer.sh: cannot fetch commit 0123456789012345678901234567890123456789 from '\''$TRASH/net'\''" err
 '
 
 test_expect_success 'a day with a tree left out reproduces without it' '
@@ -173,7 +173,7 @@ test_expect_success 'tide reproducer rewrites a day, keeping the conf it ran wit
 	tide -C ws reproducer >/dev/null &&
 	test -f ws/days/2026-12-02/metadata.json &&
 	test_must_fail --status=3 tide -C ws reproducer 2027-01-01 2>err &&
-	grep -q "no day 2027-01-01" err &&
+	test_cmp_str "tide: no day 2027-01-01" err &&
 	test_must_fail --status=2 tide -C ws reproducer a b
 '
 

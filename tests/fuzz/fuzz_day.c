@@ -18,10 +18,14 @@ static void use(const struct day *day)
 	(void)day_date_is_valid(day->date);
 	/* The typed stage records, as tide show prints them. */
 	free(day_build_text(day->build));
-	free(day_boot_text(day->boot));
+	free(day_boot_text(day->boot, day->nconfigs && day->build ? day->build->config : NULL));
 	free(day_bisect_text(day->bisect));
 	for (i = 0; i < day->ntrees; i++)
 		free(day_build_text(day->trees[i].build));
+	for (i = 0; i < day->nconfigs; i++) {
+		free(day_build_text(day->configs[i].build));
+		free(day_boot_text(day->configs[i].boot, day->configs[i].name));
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

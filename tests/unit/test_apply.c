@@ -4,8 +4,10 @@
  * comparison with patch(1) and git apply on generated patches is
  * tests/cmd/t5220-apply-compare.sh.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <git2.h>
 
@@ -406,12 +408,16 @@ TEST(quilt__series_options_per_patch)
 	CHECK_STR(tide_error_last(), "unsupported option '--fuzz=3' for 'a.patch' in series");
 }
 
+/* The scratch repository the tests above wrote to is removed, and gone. */
 TEST(apply__cleanup)
 {
+	REQUIRE(repo != NULL && dir != NULL);
 	git_repository_free(repo);
 	repo = NULL;
-	t_sh_in("/tmp", "rm -rf '%s'", dir);
+	CHECK_INT(t_sh_in("/tmp", "rm -rf '%s'", dir), 0);
+	CHECK(access(dir, F_OK) != 0 && errno == ENOENT);
 	free(dir);
+	dir = NULL;
 }
 
 TESTS(apply__parse_git_extended_headers, apply__parse_quilt_akpm_and_quoted_names,

@@ -32,13 +32,25 @@ TEST(event__emit_reaches_the_sink_unchanged)
 	CHECK_INT((int)s.last.total, 5);
 }
 
+/* No sink, or one without a function: nothing is called, its data untouched. */
 TEST(event__no_sink_is_nowhere)
 {
-	struct event_sink none = EVENT_SINK_INIT;
+	struct seen s = { 0 };
+	struct event_sink none = EVENT_SINK_INIT, no_fn = { NULL, &s }, sink = { record, &s };
 	struct event ev = { EVENT_FETCH, EVENT_PROBLEM, NULL, 0, 0, "fetch x failed", 0 };
 
 	event_emit(&none, &ev);
 	event_emit(NULL, &ev);
+	event_emit(&no_fn, &ev);
+	event_emitf(&no_fn, EVENT_FETCH, EVENT_PROBLEM, "x", "fetch %s failed", "x");
+	event_redrawf(&no_fn, EVENT_FETCH, "nowhere");
+	CHECK_INT(s.n, 0);
+	CHECK_STR(ev.message, "fetch x failed");
+	/* The same event does reach a sink that has a function. */
+	event_emit(&sink, &ev);
+	CHECK_INT(s.n, 1);
+	CHECK_STR(s.last.message, "fetch x failed");
+	CHECK_INT(s.last.severity, EVENT_PROBLEM);
 }
 
 /* A redraw is a progress event marked so, its message redacted like any other. */

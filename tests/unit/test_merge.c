@@ -118,7 +118,7 @@ static unsigned mode_at(const git_oid *tree_oid, const char *path)
 static int merge3(struct merge_result *res, const char *const *b,
 		  const char *const *o, const char *const *t, int renames)
 {
-	struct merge_opts opts = { "L", "R", renames, NULL };
+	struct merge_opts opts = { "L", "R", renames, NULL, 0, 0, 0 };
 	git_tree *tb = b ? mktree(b) : NULL, *to = mktree(o), *tt = mktree(t);
 	int error = merge_trees(res, repo, tb, to, tt, &opts);
 
@@ -346,6 +346,43 @@ TEST(merge__binary_conflict_keeps_ours)
 			    &blob[1]));
 	git_tree_free(trees[0]);
 	merge_result_clear(&res);
+	repo_close();
+}
+
+/* Over big_file_threshold or content_budget: not merged by lines. */
+TEST(merge__text_over_the_limits_is_a_binary_conflict_keeping_ours)
+{
+	const char *b[] = { "f=1\n2\n3\n4\n5\n6\n7\n8", NULL };
+	const char *o[] = { "f=1\nO\n3\n4\n5\n6\n7\n8", NULL };
+	const char *t[] = { "f=1\n2\n3\n4\n5\n6\nT\n8", NULL };
+	struct merge_opts opts = MERGE_OPTS_INIT;
+	git_tree *tb, *to, *tt;
+	struct merge_result res;
+	char *f;
+	int i;
+
+	repo_open();
+	tb = mktree(b), to = mktree(o), tt = mktree(t);
+	for (i = 0; i < 3; i++) {
+		opts.big_file_threshold = i == 0 ? 8 : 0;
+		opts.content_budget = i == 1 ? 1000 : 0;
+		CHECK_INT(merge_trees(&res, repo, tb, to, tt, &opts), 0);
+		if (i == 2) {
+			/* within both: merged by lines */
+			CHECK_INT(res.nconflicts, 0);
+			merge_result_clear(&res);
+			continue;
+		}
+		REQUIRE(res.nconflicts == 1);
+		CHECK_INT(res.conflicts[0].kind, MERGE_CONFLICT_BINARY);
+		f = blob_at(&res.tree, "f");
+		CHECK_STR(f, "1\nO\n3\n4\n5\n6\n7\n8\n");
+		free(f);
+		merge_result_clear(&res);
+	}
+	git_tree_free(tb);
+	git_tree_free(to);
+	git_tree_free(tt);
 	repo_close();
 }
 
@@ -626,6 +663,7 @@ TESTS(merge__clean_disjoint_changes, merge__same_file_far_apart_merges_contents,
       merge__file_directory_moves_the_file_aside,
       merge__exec_bit_on_one_side_content_on_other,
       merge__file_vs_symlink_is_a_mode_conflict, merge__binary_conflict_keeps_ours,
+      merge__text_over_the_limits_is_a_binary_conflict_keeping_ours,
       merge__rename_on_one_side_modify_on_the_other, merge__similarity_is_gits_estimate,
       merge__rename_prefers_the_same_file_name,
       merge__everything_deleted_gives_the_empty_tree,

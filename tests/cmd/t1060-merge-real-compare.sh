@@ -4,11 +4,10 @@
 # pairs of far-apart branch heads and tags (its 2021 move of src/ to
 # src/libgit2/ and src/util/ makes thousands of renames), and every one
 # of its merge commits re-merged from its parents.  A clean merge must
-# give git's tree, a conflicted one git's stages.  Differences that come
-# only from the line merge (git's histogram diff against tide's Myers on
-# the same three versions) are listed and counted as known, not failed
-# (TIDE_MERGE_REAL_STRICT=1 fails them too).  Skipped, saying so, when
-# the bundle is absent.
+# give git's tree, a conflicted one git's stages and git's kinds of
+# conflict; a difference says whether it is in the line merge only (as
+# Myers would merge the same three versions) or in what was merged where
+# (renames).  Skipped, saying so, when the bundle is absent.
 . "$(dirname "$0")/lib.sh"
 
 # the project's checkout sits next to shared/ (a worktree one level deeper)
@@ -20,11 +19,7 @@ BUNDLE=${BUNDLE:-$TOP/../shared/data/libgit2.bundle}
 SEED=${TIDE_MERGE_SEED:-1060}
 PAIRS=${TIDE_MERGE_REAL_PAIRS:-200}
 
-if ! test -f "$BUNDLE"; then
-	echo "skip - $test_name: no libgit2 bundle at $BUNDLE"
-	test_done
-	exit 0
-fi
+test -f "$BUNDLE" || test_skip_all "no libgit2 bundle at $BUNDLE"
 
 test_expect_success 'clone the libgit2 bundle' '
 	git clone -q --bare "$BUNDLE" lg2.git &&

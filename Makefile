@@ -9,6 +9,7 @@
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
 #   make bench-content-merge  content merges of real files against libgit2 and git
 #   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
+#   make bench-checks the commit checks of a 400-tree day with 10,000 new commits
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -46,6 +47,7 @@ CMD_OBJS = $(CMD_SRCS:%.c=$(B)/%.o)
 ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)
 ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
+.DEFAULT_GOAL := all
 -include $(UNIT_BINS:=.d)
 
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang into
@@ -216,6 +218,9 @@ bench-content-merge: all
 bench-bisect: all
 	bench/bench-bisect
 
+bench-checks: all
+	bench/bench-checks
+
 bench-build: all
 	bench/bench-build
 
@@ -224,7 +229,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build bench-content-merge clean
+.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build bench-content-merge bench-checks clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -118,6 +118,7 @@ int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_dashboard(struct cmd_ctx *ctx, int argc, char **argv);
 /* After a run: DIR/dashboard written again; a failure is a warning on stderr (cmd/dashboard.c). */

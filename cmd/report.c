@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "opt.h"
+#include "../src/checkmail.h"
 #include "../src/conf.h"
 #include "../src/day.h"
 #include "../src/error.h"
@@ -165,6 +166,98 @@ static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
 	return error;
 }
 
+/* ---- the commit checks' mails (src/checkmail.h) ---- */
+
+struct mailed {
+	const struct mail_history *history;
+	const struct mail_state *today;
+	int all;		/* --all: mail them again */
+};
+
+static int check_mailed(const char *key, void *data)
+{
+	const struct mailed *m = data;
+
+	return !m->all && (mail_state_check_sent(m->today, key) ||
+			   mail_history_check_sent(m->history, key));
+}
+
+/* The first day of the oldest finding: mail.json from there on says what went out. */
+static const char *oldest_since(const struct day *d)
+{
+	const char *since = d->date;
+	size_t i;
+
+	for (i = 0; d->checks && i < d->checks->findings.n; i++) {
+		const char *s = d->checks->findings.v[i]->since;
+
+		if (s && strcmp(s, since) < 0)
+			since = s;
+	}
+	return since;
+}
+
+/* One check mail: printed (--dry-run) or sent; 1 sent, 0 not, <0 failed. */
+static int mail_check(struct cmd_ctx *ctx, struct mailer *m, struct checks_mail *cm,
+		      const struct report_args *a)
+{
+	const char *who = cm->tree ? cm->tree : "stale trees";
+	struct buf text = BUF_INIT;
+	size_t k;
+
+	if (!cm->msg.nto) {
+		printf("%s: %s not mailed: no contact address\n", who, cm->kind);
+		return 0;
+	}
+	if (a->dry_run) {
+		mail_format(&text, &cm->msg, 0);
+		printf("%s\n", text.ptr);
+		buf_release(&text);
+		return 0;
+	}
+	if (mailconf_limit_reached(&m->conf, &m->state)) {
+		printf("%s: %s not mailed: %ld mails a day already sent (max-per-day)\n", who,
+		       cm->kind, m->conf.max_per_day);
+		return 0;
+	}
+	if (mail_send(&m->conf.server, &cm->msg) < 0) {
+		cmd_error("%s: %s: %s", who, cm->kind, tide_error_last());
+		workspace_log(ctx->ws, "mail: %s %s failed: %s", who, cm->kind, tide_error_last());
+		return -1;
+	}
+	for (k = 0; k < cm->nkeys; k++)
+		mail_state_set_check_sent(&m->state, cm->keys[k], cm->msg.message_id);
+	printf("%s: %s mailed", who, cm->kind);
+	print_rcpts(&cm->msg);
+	workspace_log(ctx->ws, "mail: %s %s sent to %s", who, cm->kind, cm->msg.to[0]);
+	return 1;
+}
+
+static int mail_checks(struct cmd_ctx *ctx, struct mailer *m, const struct day *d,
+		       const struct report_args *a)
+{
+	struct mail_history history;
+	struct mailed mailed = { &history, &m->state, a->all };
+	struct checks_mail *mails = NULL;
+	size_t n, i;
+	int status = EXIT_OK, error;
+
+	mail_history_load(&history, ctx->ws->dir, oldest_since(d), d->date);
+	n = checks_mails(&mails, d, ctx->conf, m->conf.from ? m->conf.from : MAILCONF_FROM,
+			 m->conf.announce, check_mailed, &mailed);
+	for (i = 0; i < n; i++) {
+		if (a->tree && (!mails[i].tree || strcmp(mails[i].tree, a->tree)))
+			continue;
+		if ((error = mail_check(ctx, m, &mails[i], a)) < 0)
+			status = EXIT_PROBLEMS;
+		if (error > 0 && mail_state_save(&m->state) < 0)
+			status = cmd_fail(NULL);
+	}
+	checks_mails_free(mails, n);
+	mail_history_release(&history);
+	return status;
+}
+
 static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 			const struct report_args *a)
 {
@@ -193,6 +286,8 @@ static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct d
 		if (error != 0 && mail_state_save(&m.state) < 0)
 			status = cmd_fail(NULL);
 	}
+	if ((error = mail_checks(ctx, &m, d, a)) != EXIT_OK)
+		status = error;
 done:
 	mailer_release(&m);
 	return status;

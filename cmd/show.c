@@ -94,6 +94,7 @@ static void print_day(const struct day *d)
 		print_stage(day_build_text(d->configs[i].build));
 		print_stage(day_boot_text(d->configs[i].boot, d->configs[i].name));
 	}
+	print_stage(day_checks_text(d->checks));
 	bisect = day_bisect_text(d->bisect);
 	if (bisect)
 		printf("bisect  %s\n", bisect);

@@ -602,6 +602,81 @@ static void bisect_section(struct buf *p, const struct day *day)
 	free(summary);
 }
 
+/* What one finding says, in a table cell. */
+static void finding_detail(struct buf *p, const struct day_finding *f)
+{
+	const json_t *t, *v;
+	size_t i, j;
+
+	if (f->missing)
+		buf_printf(p, "no Signed-off-by of its %s", f->missing);
+	if (f->other_tree) {
+		char *other = xstrndup(f->other_commit ? f->other_commit : "?", 12);
+
+		buf_puts(p, "same patch as ");
+		html_escape(p, other);
+		free(other);
+		buf_puts(p, " in ");
+		html_escape(p, f->other_tree);
+	}
+	if (f->date)
+		buf_printf(p, "last commit %s, %lld days ago", f->date, f->days);
+	if (f->kind && !strcmp(f->kind, "fetch-failed")) {
+		buf_printf(p, "%lld day%s in a row: ", f->days, f->days == 1 ? "" : "s");
+		html_escape(p, f->error ? f->error : "");
+	}
+	json_array_foreach(f->tags, i, t) {
+		buf_puts(p, i ? "<br>" : "");
+		html_escape(p, json_string_value(json_object_get(t, "tag")));
+		buf_puts(p, ":");
+		json_array_foreach(json_object_get(t, "problems"), j, v) {
+			buf_puts(p, j ? ", " : " ");
+			html_escape(p, json_string_value(v));
+		}
+	}
+}
+
+/* The commit checks (src/checks.h): what was checked, then each finding. */
+static void checks_section(struct buf *p, const struct day *day)
+{
+	const struct day_checks *c = day->checks;
+	size_t i;
+
+	if (!c)
+		return;
+	buf_printf(p, "<section id=\"checks\">\n<h2>Commit checks</h2>\n<p>%lld new commit%s in "
+		      "%lld tree%s, %zu finding%s (%.1f s)", c->commits, c->commits == 1 ? "" : "s",
+		   c->trees, c->trees == 1 ? "" : "s", c->findings.n, c->findings.n == 1 ? "" : "s",
+		   c->seconds);
+	if (c->failure) {
+		buf_puts(p, "; ");
+		html_escape(p, c->failure);
+	}
+	buf_puts(p, ".</p>\n");
+	if (!c->findings.n) {
+		buf_puts(p, "</section>\n");
+		return;
+	}
+	buf_puts(p, "<table class=\"checks\">\n<thead><tr><th>check</th><th>tree</th><th>commit</th>"
+		    "<th>subject</th><th>what</th><th>since</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < c->findings.n; i++) {
+		const struct day_finding *f = c->findings.v[i];
+
+		buf_puts(p, "<tr><td>");
+		html_escape(p, f->kind ? f->kind : "");
+		buf_puts(p, "</td><td>");
+		html_escape(p, f->tree ? f->tree : "");
+		buf_printf(p, "</td><td><code>%.12s</code></td><td>", f->commit ? f->commit : "");
+		html_escape(p, f->subject ? f->subject : "");
+		buf_puts(p, "</td><td>");
+		finding_detail(p, f);
+		buf_puts(p, "</td><td>");
+		html_escape(p, f->since ? f->since : "");
+		buf_puts(p, "</td></tr>\n");
+	}
+	buf_puts(p, "</tbody>\n</table>\n</section>\n");
+}
+
 /* ---- the grid ---- */
 
 static void status_cell(struct buf *p, const struct dash *d, size_t day, const char *name)
@@ -957,6 +1032,7 @@ static int write_day(struct dash *d, size_t day, struct buf *p)
 		build_section(p, d, dy);
 		boot_section(p, d, dy);
 		configs_section(p, d, dy);
+		checks_section(p, dy);
 		bisect_section(p, dy);
 	}
 	page_end(p);

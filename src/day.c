@@ -162,6 +162,7 @@ void day_free(struct day *day)
 	day_build_free(day->build);
 	day_boot_free(day->boot);
 	day_bisect_free(day->bisect);
+	day_checks_free(day->checks);
 	for (i = 0; i < day->nconfigs; i++) {
 		free(day->configs[i].name);
 		day_build_free(day->configs[i].build);
@@ -430,6 +431,8 @@ int day_to_json(json_t **out, const struct day *day)
 	}
 	if (day->bisect)
 		json_object_set_new(obj, "bisect", day_bisect_to_json(day->bisect));
+	if (day->checks)
+		json_object_set_new(obj, "checks", day_checks_to_json(day->checks));
 	*out = obj;
 	return 0;
 }
@@ -488,7 +491,7 @@ static const char *const tree_keys[] = {
 
 static const char *const day_keys[] = {
 	"version", "date", "tag", "status", "started", "finished", "base",
-	"commit", "trees", "project", "build", "boot", "configs", "bisect",
+	"commit", "trees", "project", "build", "boot", "configs", "bisect", "checks",
 };
 
 /* A copy of obj without the keys this module reads itself. */
@@ -649,6 +652,7 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	if ((err = day_build_from_json(&day->build, json_object_get(json, "build"), what)) < 0 ||
 	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
 	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0 ||
+	    (err = day_checks_from_json(&day->checks, json_object_get(json, "checks"), what)) < 0 ||
 	    (err = configs_from_json(day, json_object_get(json, "configs"), what)) < 0)
 		goto fail;
 	*out = day;

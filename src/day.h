@@ -123,6 +123,7 @@ struct day {
 	struct day_config *configs;
 	size_t nconfigs;
 	struct day_bisect *bisect;	/* the last bisect of the day (bisect.c), or NULL */
+	struct day_checks *checks;	/* the commit checks (checks.c), or NULL */
 	json_t *extra;		/* keys of a newer tide, or NULL */
 };
 

@@ -87,6 +87,74 @@ struct day_bisect {
 	json_t *steps;
 };
 
+/*
+ * The commit checks of the day (src/checks.h, key "checks"): what was
+ * looked at and each finding.  A finding stays in the record while its
+ * commit is in the day (carried from day to day, "since" the first day
+ * it was found); it is mailed once (reports/mail.json "checks").
+ */
+struct day_finding {
+	struct dayrec_head head;
+	/* fixes, signoff, duplicate, empty, merge-only, stale, fetch-failed */
+	char *kind;
+	char *tree;
+	char *commit;		/* 40 hex; stale: the tree's tip; fetch-failed: NULL */
+	char *subject;		/* the commit's subject, or NULL */
+	char *author;		/* "Name <address>" (the base's .mailmap), or NULL */
+	char *since;		/* the day it was first found, YYYY-MM-DD */
+	json_t *tags;		/* fixes: [{"tag", "target", "problems": [...]}], or NULL */
+	long long tags_total;	/* fixes: the Fixes: lines of the message (more than tags when bounded) */
+	char *missing;		/* signoff: "author", "committer" or "author and committer" */
+	char *other_tree;	/* duplicate: the other tree, or "mainline" */
+	char *other_commit, *other_subject;
+	char *date;		/* stale: the tip's committer date, YYYY-MM-DD */
+	long long days;		/* stale: days without a new commit; fetch-failed: days in a row */
+	char *url;		/* stale, fetch-failed: the tree's URL (password redacted) */
+	char *error;		/* fetch-failed: the last fetch's error */
+};
+
+/* The layout every list of records has (dayrec.c reads and writes them). */
+struct day_findings {
+	struct day_finding **v;
+	size_t n;
+};
+
+struct day_checks {
+	struct dayrec_head head;
+	char *status;		/* "ok", or "error" (failure: why; the findings may be partial) */
+	char *failure;
+	long long commits;	/* commits checked: new in the day, not in mainline */
+	long long trees;	/* trees that brought them */
+	double seconds;
+	/* {"commits": non-merge, "files", "insertions", "deletions"}: the day against its base */
+	json_t *mainline;
+	long long stale_after, fetch_failed_after;	/* the settings used, in days */
+	struct day_findings findings;
+};
+
+struct day_checks *day_checks_new(void);	/* every "always" key */
+void day_checks_free(struct day_checks *c);
+struct day_finding *day_finding_new(void);
+void day_finding_free(struct day_finding *f);
+struct day_finding *day_finding_dup(const struct day_finding *f);
+/* Mark an integer key (tags_total, days) as present: it is written then even when 0. */
+void day_finding_set_has(struct day_finding *f, const char *key);
+/* Append f (now owned by c). */
+void day_checks_add(struct day_checks *c, struct day_finding *f);
+json_t *day_checks_to_json(const struct day_checks *c);
+json_t *day_finding_to_json(const struct day_finding *f);
+int day_checks_from_json(struct day_checks **out, const json_t *json, const char *what);
+int day_finding_from_json(struct day_finding **out, const json_t *json, const char *what);
+int day_checks_has(const struct day_checks *c, const char *key);
+/*
+ * "7 files changed, 37 insertions(+)": the day against its base as git's
+ * --shortstat writes it (a count of 0 is left out when the other is not).
+ */
+struct buf;
+void day_checks_shortstat(struct buf *out, const json_t *mainline);
+/* The checks as tide show prints them: a line, then one per finding (daytext.c). */
+char *day_checks_text(const struct day_checks *c);
+
 /* New records; _full() marks every key a complete record has. */
 struct day_build *day_build_new(void);
 struct day_build *day_build_full(void);

@@ -1505,3 +1505,279 @@ done:
 	return error;
 }
 
+
+/* ---- ranges and reachability (src/checks.c, src/stats.c) ---- */
+
+void graph_commits_release(struct graph_commits *c)
+{
+	free(c->v);
+	free(c->parents);
+	memset(c, 0, sizeof(*c));
+}
+
+static void range_add(struct graph_commits *out, size_t *alloc, size_t *palloc,
+		      const struct walk *k, uint32_t ni)
+{
+	const struct node *n = &k->nodes[ni];
+	struct graph_commit *c;
+	uint32_t i;
+
+	array_grow(&out->v, alloc, out->n + 1, sizeof(*out->v));
+	array_grow(&out->parents, palloc, out->nparents + n->nparents + 1, sizeof(*out->parents));
+	c = &out->v[out->n++];
+	git_oid_cpy(&c->id, &n->id);
+	git_oid_cpy(&c->tree, &n->tree);
+	c->parents = out->nparents;
+	c->nparents = n->nparents;
+	for (i = 0; i < n->nparents; i++)
+		git_oid_cpy(&out->parents[out->nparents++], &k->nodes[k->parents[n->parents + i]].id);
+}
+
+/*
+ * The interesting commits are popped in generation order, so a commit is
+ * final when popped; without a commit-graph (time order) one may turn out
+ * hidden later, and is left out at the end, as the attribution walk does.
+ */
+static int range_walk(struct walk *k, const git_oid *tips, size_t ntips, const git_oid *hides,
+		      size_t nhides, size_t max, int *truncated, uint32_t **found, size_t *nfound)
+{
+	size_t i, alloc = 0;
+	int error;
+
+	for (i = 0; i < nhides; i++) {
+		uint32_t ni = node_get(k, &hides[i]);
+
+		k->nodes[ni].flags |= F_HIDDEN;
+		if ((error = enqueue(k, ni)) < 0)
+			return error;
+	}
+	for (i = 0; i < ntips; i++)
+		if ((error = enqueue(k, node_get(k, &tips[i]))) < 0)
+			return error;
+	while (k->nheap && k->queued_interesting) {
+		uint32_t ni = heap_pop(k), p;
+
+		k->nodes[ni].flags |= F_DONE;
+		if (k->nodes[ni].flags & F_HIDDEN) {
+			if (k->stats.hidden >= HIDDEN_MAX) {
+				*truncated = 1;
+				break;
+			}
+			if ((error = walk_hidden(k, ni)) < 0)
+				return error;
+			continue;
+		}
+		k->queued_interesting--;
+		if (max && *nfound >= max) {
+			*truncated = 1;
+			break;
+		}
+		array_grow(found, &alloc, *nfound + 1, sizeof(**found));
+		(*found)[(*nfound)++] = ni;
+		for (p = 0; p < k->nodes[ni].nparents; p++)
+			if ((error = enqueue(k, k->parents[k->nodes[ni].parents + p])) < 0)
+				return error;
+	}
+	return 0;
+}
+
+int graph_range(struct graph_commits *out, git_repository *repo, const git_oid *tips,
+		size_t ntips, const git_oid *hides, size_t nhides, size_t max)
+{
+	struct walk k;
+	uint32_t *found = NULL;
+	size_t nfound = 0, alloc = 0, palloc = 0, i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	memset(&k, 0, sizeof(k));
+	k.repo = repo;
+	k.g = cgraph_get(repo);
+	if (git_repository_odb(&k.odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	error = range_walk(&k, tips, ntips, hides, nhides, max, &out->truncated, &found, &nfound);
+	for (i = 0; !error && i < nfound; i++)
+		if (!(k.nodes[found[i]].flags & F_HIDDEN))
+			range_add(out, &alloc, &palloc, &k, found[i]);
+	free(found);
+	walk_free(&k);
+	if (error < 0)
+		graph_commits_release(out);
+	return error;
+}
+
+/*
+ * Reachability: the commit-graph is closed under parents, so from a
+ * commit in it a walk needs only its positions (a bit each); commits
+ * outside it (today's merges, a repository without the file) are read
+ * and kept in a sorted list.
+ */
+struct graph_reach {
+	const struct cgraph *g;
+	unsigned char *bits;		/* g->n bits */
+	git_oid *outside;		/* sorted */
+	size_t noutside;
+};
+
+static int oid_cmp_qsort(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static void reach_mark_graph(struct graph_reach *r, uint32_t pos, uint32_t **stack,
+			     size_t *alloc)
+{
+	const struct cgraph *g = r->g;
+	size_t n = 0;
+
+	if (r->bits[pos / 8] & (1u << (pos % 8)))
+		return;
+	r->bits[pos / 8] |= (unsigned char)(1u << (pos % 8));
+	array_grow(stack, alloc, 1, sizeof(**stack));
+	(*stack)[n++] = pos;
+	while (n) {
+		const unsigned char *d = g->cdat + (size_t)(*stack)[--n] * 36;
+		uint32_t par[2] = { get_be32(d + 20), get_be32(d + 24) }, e, i, q;
+
+		for (i = 0; i < 2; i++) {
+			if (par[i] == CG_NONE)
+				continue;
+			if (i == 1 && (par[i] & CG_EXTRA)) {
+				for (e = par[i] & ~CG_EXTRA; e < g->nedges; e++) {
+					q = get_be32(g->edges + (size_t)e * 4);
+					if ((q & ~CG_LAST) < g->n &&
+					    !(r->bits[(q & ~CG_LAST) / 8] & (1u << ((q & ~CG_LAST) % 8)))) {
+						r->bits[(q & ~CG_LAST) / 8] |=
+							(unsigned char)(1u << ((q & ~CG_LAST) % 8));
+						array_grow(stack, alloc, n + 1, sizeof(**stack));
+						(*stack)[n++] = q & ~CG_LAST;
+					}
+					if (q & CG_LAST)
+						break;
+				}
+				continue;
+			}
+			q = par[i];
+			if (q >= g->n || (r->bits[q / 8] & (1u << (q % 8))))
+				continue;
+			r->bits[q / 8] |= (unsigned char)(1u << (q % 8));
+			array_grow(stack, alloc, n + 1, sizeof(**stack));
+			(*stack)[n++] = q;
+		}
+	}
+}
+
+static int reach_outside_has(const struct graph_reach *r, const git_oid *id)
+{
+	return r->noutside && bsearch(id, r->outside, r->noutside, sizeof(*r->outside),
+				      oid_cmp_qsort) != NULL;
+}
+
+/* A set of commit ids (open addressing), for the commits outside the file. */
+struct oidset {
+	git_oid *slots;
+	unsigned char *used;
+	size_t n, size;
+};
+
+/* 1 when id was added, 0 when it was there. */
+static int oidset_add(struct oidset *s, const git_oid *id)
+{
+	size_t h, i;
+
+	if ((s->n + 1) * 2 > s->size) {
+		struct oidset bigger = { NULL, NULL, 0, s->size ? s->size * 2 : 256 };
+
+		bigger.slots = xcalloc(bigger.size, sizeof(*bigger.slots));
+		bigger.used = xcalloc(bigger.size, 1);
+		for (i = 0; i < s->size; i++)
+			if (s->used[i])
+				oidset_add(&bigger, &s->slots[i]);
+		free(s->slots);
+		free(s->used);
+		*s = bigger;
+	}
+	for (h = oid_hash(id) & (s->size - 1); s->used[h]; h = (h + 1) & (s->size - 1))
+		if (git_oid_equal(&s->slots[h], id))
+			return 0;
+	s->used[h] = 1;
+	git_oid_cpy(&s->slots[h], id);
+	s->n++;
+	return 1;
+}
+
+int graph_reach_new(struct graph_reach **out, git_repository *repo, const git_oid *tip)
+{
+	struct graph_reach *r = xcalloc(1, sizeof(*r));
+	struct oidset seen = { 0 };
+	git_oid *todo = NULL;
+	uint32_t *stack = NULL, pos;
+	size_t ntodo = 0, todo_alloc = 0, stack_alloc = 0, out_alloc = 0, i;
+	int error = 0;
+
+	*out = NULL;
+	r->g = cgraph_get(repo);
+	if (r->g)
+		r->bits = xcalloc(r->g->n / 8 + 1, 1);
+	array_grow(&todo, &todo_alloc, 1, sizeof(*todo));
+	git_oid_cpy(&todo[ntodo++], tip);
+	while (ntodo && !error) {
+		git_oid id = todo[--ntodo];
+		git_commit *c = NULL;
+
+		if (r->g && cgraph_find(r->g, &id, &pos)) {
+			reach_mark_graph(r, pos, &stack, &stack_alloc);
+			continue;
+		}
+		if (!oidset_add(&seen, &id))
+			continue;	/* outside the file, and seen already */
+		if (r->noutside >= HIDDEN_MAX) {
+			error = tide_error_set(TIDE_ERROR, "more than %d commits outside the commit-graph",
+					       HIDDEN_MAX);
+			break;
+		}
+		if (git_commit_lookup(&c, repo, &id) < 0) {
+			error = tide_error_git(TIDE_ERROR, "cannot read commit %s", git_oid_tostr_s(&id));
+			break;
+		}
+		array_grow(&r->outside, &out_alloc, r->noutside + 1, sizeof(*r->outside));
+		git_oid_cpy(&r->outside[r->noutside++], &id);
+		for (i = 0; i < git_commit_parentcount(c); i++) {
+			array_grow(&todo, &todo_alloc, ntodo + 1, sizeof(*todo));
+			git_oid_cpy(&todo[ntodo++], git_commit_parent_id(c, i));
+		}
+		git_commit_free(c);
+	}
+	free(todo);
+	free(stack);
+	free(seen.slots);
+	free(seen.used);
+	if (error < 0) {
+		graph_reach_free(r);
+		return error;
+	}
+	if (r->noutside)
+		qsort(r->outside, r->noutside, sizeof(*r->outside), oid_cmp_qsort);
+	*out = r;
+	return 0;
+}
+
+int graph_reach_has(const struct graph_reach *r, const git_oid *id)
+{
+	uint32_t pos;
+
+	if (!r)
+		return 0;
+	if (r->g && cgraph_find(r->g, id, &pos))
+		return !!(r->bits[pos / 8] & (1u << (pos % 8)));
+	return reach_outside_has(r, id);
+}
+
+void graph_reach_free(struct graph_reach *r)
+{
+	if (!r)
+		return;
+	free(r->bits);
+	free(r->outside);
+	free(r);
+}

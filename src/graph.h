@@ -80,6 +80,45 @@ int graph_merge_bases(git_oidarray *out, git_repository *repo, const git_oid *on
 int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oid *one,
 			   const git_oid *twos, size_t ntwos);
 
+/*
+ * The commits of tips' histories that none of hides' histories has (git
+ * rev-list TIPS --not HIDES), each once, children before parents (the
+ * walk's order: generation, then time), each with its tree and parents
+ * (v[i].nparents ids from parents[v[i].parents]).  With max > 0 at most
+ * max are listed (the newest); truncated says the walk stopped early
+ * (max reached, or more than two million commits walked below hides).
+ */
+struct graph_commit {
+	git_oid id, tree;
+	size_t parents;
+	unsigned nparents;
+};
+
+struct graph_commits {
+	struct graph_commit *v;
+	size_t n;
+	git_oid *parents;
+	size_t nparents;
+	int truncated;
+};
+
+int graph_range(struct graph_commits *out, git_repository *repo, const git_oid *tips,
+		size_t ntips, const git_oid *hides, size_t nhides, size_t max);
+void graph_commits_release(struct graph_commits *c);
+
+/*
+ * The history of tip as a set: one bit per commit of the commit-graph
+ * (the file is closed under parents), the commits outside it read one by
+ * one.  A mainline of a million commits costs a walk of the file's
+ * parent columns and 128 KB.  The set reads the file tide keeps for
+ * repo: it is valid while no other repository's commit-graph is read.
+ */
+struct graph_reach;
+int graph_reach_new(struct graph_reach **out, git_repository *repo, const git_oid *tip);
+/* Is id in the history (tip included)? */
+int graph_reach_has(const struct graph_reach *r, const git_oid *id);
+void graph_reach_free(struct graph_reach *r);
+
 /* Counters of the last graph_walk_touching() in this thread, for tests. */
 struct graph_walk_stats {
 	size_t examined;	/* interesting commits whose paths were read */

@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "day.h"
 #include "error.h"
+#include "checks.h"
 #include "kcidb.h"
 #include "text.h"
 #include "util.h"
@@ -226,6 +227,16 @@ static void tree_excerpt(struct buf *b, const struct day_tree *t)
 	}
 }
 
+/* The commit checks' findings about the tree. */
+static size_t tree_findings(const struct day *day, const struct day_tree *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < day->checks->findings.n; i++)
+		n += day->checks->findings.v[i]->tree && !strcmp(day->checks->findings.v[i]->tree, t->name);
+	return n;
+}
+
 static void tree_checkout(struct doc *d, const struct day_tree *t)
 {
 	json_t *c = json_object(), *misc = json_object();
@@ -260,6 +271,8 @@ static void tree_checkout(struct doc *d, const struct day_tree *t)
 	if ((v = t->handling.attempted_sha))
 		set_str(misc, "attempted_sha", v);
 	json_object_set_new(misc, "conflicts", json_integer((json_int_t)t->nconflicts));
+	if (d->day->checks)
+		json_object_set_new(misc, "check_findings", json_integer((json_int_t)tree_findings(d->day, t)));
 	json_object_set_new(c, "misc", misc);
 	json_array_append_new(d->checkouts, c);
 	buf_release(&excerpt);
@@ -563,6 +576,60 @@ static void boot_objects(struct doc *d, const struct day_boot *boot)
 	free(id);
 }
 
+/*
+ * The commit checks' findings (src/checks.h) as issues, culprit the code.
+ * KCIDB v5.3 has no incident for a checkout (an incident names a build or
+ * a test, and a Fixes: tag or a sign-off is neither), so none is made:
+ * the issue's misc names the tree's checkout, the commit and the first
+ * day; its id does not name the day, so a finding carried from day to
+ * day is one issue.
+ */
+static void check_issues(struct doc *d)
+{
+	const struct day_checks *c = d->day->checks;
+	size_t i;
+
+	for (i = 0; c && i < c->findings.n; i++) {
+		const struct day_finding *f = c->findings.v[i];
+		char *key = checks_finding_key(f), hash[17], *id;
+		json_t *issue, *misc = json_object();
+		struct buf comment = BUF_INIT;
+
+		short_hash(hash, key);
+		id = xasprintf("%s:check:%s:%s", d->o->origin, f->kind ? f->kind : "?", hash);
+		buf_printf(&comment, "%s in the %s tree", f->kind ? f->kind : "?",
+			   f->tree ? f->tree : "?");
+		if (f->commit)
+			buf_printf(&comment, ": commit %.12s (\"%s\")", f->commit,
+				   f->subject ? f->subject : "");
+		if (f->missing)
+			buf_printf(&comment, ": no Signed-off-by of its %s", f->missing);
+		if (f->other_tree)
+			buf_printf(&comment, ": the same patch as %.12s in %s",
+				   f->other_commit ? f->other_commit : "?", f->other_tree);
+		set_str(misc, "kind", f->kind);
+		set_str(misc, "tree", f->tree);
+		set_str(misc, "commit", f->commit);
+		set_str(misc, "since", f->since);
+		if (f->tree)
+			json_object_set_new(misc, "checkout_id",
+					    json_text_printf("%s:tree:%s", d->checkout_id, f->tree));
+		issue = json_pack("{s:o, s:i, s:o, s:o, s:{s:b}, s:o}", "id", json_text(id),
+				  "version", 0, "origin", json_text(d->o->origin),
+				  "comment", json_text(buf_cstr(&comment)), "culprit", "code", 1,
+				  "misc", misc);
+		if (!json_object_get(d->seen, id)) {
+			json_array_append_new(d->issues, issue);
+			json_object_set_new(d->seen, id, json_true());
+		} else {
+			json_decref(issue);
+		}
+		buf_release(&comment);
+		free(id);
+		free(key);
+	}
+}
+
 static int url_base_valid(const char *base)
 {
 	return !base || (*base && !str_ends_with(base, "/") && strstr(base, "://") &&
@@ -593,6 +660,7 @@ int kcidb_day(json_t **out, const struct day *day, const struct kcidb_opts *o)
 	day_checkout(&d);
 	for (i = 0; i < day->ntrees; i++)
 		tree_checkout(&d, &day->trees[i]);
+	check_issues(&d);
 	if (day->build) {
 		d.build_id = xasprintf("%s:build", d.checkout_id);
 		build_object(&d, day->build);

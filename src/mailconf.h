@@ -70,7 +70,27 @@ void mail_state_set_failed(struct mail_state *st, const char *tree, const char *
 const char *mail_state_announced(const struct mail_state *st);
 void mail_state_set_announced(struct mail_state *st, const char *message_id);
 
-/* The day's report mails have reached max-per-day (the announcement does not count). */
+/* The check mail a finding (checks_finding_key()) went out with, or NULL: "checks" of mail.json. */
+const char *mail_state_check_sent(const struct mail_state *st, const char *key);
+void mail_state_set_check_sent(struct mail_state *st, const char *key, const char *message_id);
+
+/*
+ * The mail.json of every day from from to to (YYYY-MM-DD, both kept):
+ * a finding is mailed once, on whichever day that was.
+ */
+struct mail_history {
+	struct mail_state *v;
+	size_t n;
+};
+void mail_history_load(struct mail_history *h, const char *wsdir, const char *from,
+		       const char *to);
+int mail_history_check_sent(const struct mail_history *h, const char *key);
+void mail_history_release(struct mail_history *h);
+
+/*
+ * The day's report mails have reached max-per-day (the announcement does
+ * not count; each check mail does, however many findings it tells of).
+ */
 int mailconf_limit_reached(const struct mailconf *c, const struct mail_state *st);
 
 #endif

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "changes.h"
+#include "checkmail.h"
 #include "conf.h"
 #include "day.h"
 #include "error.h"
@@ -239,6 +240,24 @@ static const char *handled(const struct day_tree *dt)
 	return dt->status == TREE_MERGED ? "recorded" : "dropped";
 }
 
+/*
+ * The commit behind a tree's build problems, when the day's bisect named
+ * one of the tree's: "culprit": {commit, subject, conflicts_with?}.
+ */
+static void culprit_json(json_t *r, const struct day *day, const struct day_tree *dt)
+{
+	const struct day_bisect *b = day->bisect;
+
+	if (!b || !b->tree || strcmp(b->tree, dt->name) || !b->commit || !b->outcome ||
+	    (strcmp(b->outcome, "found") && strcmp(b->outcome, "semantic-conflict")))
+		return;
+	json_object_set_new(r, "culprit", json_pack("{s:o, s:o}", "commit", json_text(b->commit),
+						    "subject", json_text(b->subject)));
+	if (b->conflicts_with)
+		json_object_set_new(json_object_get(r, "culprit"), "conflicts_with",
+				    json_text(b->conflicts_with));
+}
+
 int report_tree_json(json_t **out, const struct day *day, const struct day_tree *dt,
 		     const struct day *prev)
 {
@@ -274,6 +293,8 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 	if (json_array_size(configs))
 		json_object_set(r, "configs", configs);
 	json_decref(configs);
+	if (json_array_size(configs))
+		culprit_json(r, day, dt);
 	if (h->version_from)
 		json_object_set_new(r, "version_from", json_text(h->version_from));
 	if (h->nresolution_errors)
@@ -508,6 +529,7 @@ static void handling_section(struct buf *out, const json_t *r)
 /* At most this many errors and as many new warnings of a configuration are listed. */
 #define REPORT_MAX_DIAGS 20
 
+/* As the compiler says it: "file:line:column: error: message". */
 static void diag_lines(struct buf *out, const char *what, const json_t *diags)
 {
 	json_t *d;
@@ -515,39 +537,70 @@ static void diag_lines(struct buf *out, const char *what, const json_t *diags)
 
 	json_array_foreach(diags, i, d) {
 		json_int_t line = json_integer_value(json_object_get(d, "line"));
+		json_int_t col = json_integer_value(json_object_get(d, "column"));
 
 		if (i == REPORT_MAX_DIAGS) {
-			buf_printf(out, "  ... and %zu more\n", n - i);
+			buf_printf(out, "... and %zu more\n", n - i);
 			break;
 		}
-		buf_printf(out, "  %s: ", what);
-		if (*jstr(d, "file") && line)
-			buf_printf(out, "%s:%lld: ", jstr(d, "file"), (long long)line);
-		else if (*jstr(d, "file"))
-			buf_printf(out, "%s: ", jstr(d, "file"));
-		buf_printf(out, "%s\n", jstr(d, "message"));
+		if (*jstr(d, "file"))
+			buf_printf(out, "%s:", jstr(d, "file"));
+		if (*jstr(d, "file") && line > 0)
+			buf_printf(out, "%lld:", (long long)line);
+		if (*jstr(d, "file") && line > 0 && col > 0)
+			buf_printf(out, "%lld:", (long long)col);
+		buf_printf(out, "%s%s: %s\n", *jstr(d, "file") ? " " : "", what, jstr(d, "message"));
 	}
 }
 
-/* One section per configuration with errors or new warnings in the tree's files. */
+/*
+ * linux-next's "After merging the X tree, today's linux-next build
+ * (CONFIG) failed like this:" for each configuration, then what caused
+ * it (the day's bisect, when it named a commit of the tree) and what was
+ * done about the tree.
+ */
 static void config_sections(struct buf *out, const json_t *r)
 {
-	const json_t *configs = json_object_get(r, "configs");
-	json_t *c;
-	size_t i;
+	const json_t *configs = json_object_get(r, "configs"), *c, *culprit;
+	size_t i, nw;
+	int failed = 0;
 
 	if (!json_array_size(configs))
 		return;
 	if (out->len > 1 && memcmp(out->ptr + out->len - 2, "\n\n", 2))
 		buf_putc(out, '\n');
-	buf_printf(out, "Today's %s build%s found problems in files of the %s tree:\n",
-		   jstr(r, "project"), json_array_size(configs) > 1 ? "s" : "", jstr(r, "tree"));
 	json_array_foreach(configs, i, c) {
-		buf_printf(out, "\nConfiguration %s (%s), build %s:\n\n", jstr(c, "name"),
-			   jstr(c, "arch"), jstr(c, "status"));
+		int errors = json_array_size(json_object_get(c, "errors")) > 0;
+
+		nw = json_array_size(json_object_get(c, "new_warnings"));
+		failed |= errors;
+		buf_printf(out, "After merging the %s tree, today's %s build (%s %s)\n", jstr(r, "tree"),
+			   jstr(r, "project"), jstr(c, "arch"), jstr(c, "name"));
+		if (errors)
+			buf_puts(out, "failed like this:\n\n");
+		else
+			buf_printf(out, "produced %s:\n\n", nw > 1 ? "these warnings" : "this warning");
 		diag_lines(out, "error", json_object_get(c, "errors"));
-		diag_lines(out, "new warning", json_object_get(c, "new_warnings"));
+		diag_lines(out, "warning", json_object_get(c, "new_warnings"));
+		buf_putc(out, '\n');
 	}
+	if ((culprit = json_object_get(r, "culprit"))) {
+		buf_printf(out, "%s by commit\n\n  %.12s (\"%s\")\n\n", failed ? "Caused" : "Introduced",
+			   jstr(culprit, "commit"), jstr(culprit, "subject"));
+		if (*jstr(culprit, "conflicts_with"))
+			buf_printf(out, "interacting with the %s tree (a semantic conflict).\n\n",
+				   jstr(culprit, "conflicts_with"));
+	} else {
+		buf_printf(out, "The commit of the %s tree behind this is not known yet\n"
+				"(tide bisect %s --build finds it).\n\n", jstr(r, "tree"), jstr(r, "date"));
+	}
+	if (*jstr(r, "version_from") && !json_array_size(json_object_get(r, "files")))
+		buf_printf(out, "I have used the %s tree from %s for today.\n", jstr(r, "tree"),
+			   jstr(r, "version_from"));
+	else if (!strcmp(jstr(r, "status"), "dropped"))
+		buf_printf(out, "I have dropped the %s tree for today.\n", jstr(r, "tree"));
+	else if (failed)
+		buf_printf(out, "The %s tree is in today's tree as it is.\n", jstr(r, "tree"));
 }
 
 void report_text(struct buf *out, const json_t *r)
@@ -558,6 +611,9 @@ void report_text(struct buf *out, const json_t *r)
 		handling_section(out, r);
 	}
 	config_sections(out, r);
+	/* one blank line before the signature, whichever section came last */
+	while (out->len > 1 && out->ptr[out->len - 1] == '\n' && out->ptr[out->len - 2] == '\n')
+		buf_truncate(out, out->len - 1);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
 }
 
@@ -625,50 +681,32 @@ static char *message_id(const json_t *r, const char *from)
 	return id;
 }
 
-/* Bounds a configuration's name in a subject line. */
-#define SUBJECT_MAX_NAME 32
-
-/*
- * name for a header: printable ASCII only (a record may have been edited
- * by hand, so trees.conf's check is not relied on), at most
- * SUBJECT_MAX_NAME bytes, "..." for the rest.
- */
-static void subject_name(struct buf *out, const char *name)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i < SUBJECT_MAX_NAME; i++)
-		buf_putc(out, name[i] > ' ' && name[i] < 0x7f ? name[i] : '?');
-	if (name[i])
-		buf_puts(out, "...");
-}
-
-/*
- * "linux-next: build failure in the gpio tree's files on up (x86_64)
- * (next-20261203)", or "on 3 configurations": one configuration is
- * named, more are counted, so the line stays short whatever trees.conf
- * declares.
- */
+/* "linux-next: build failure after merge of the gpio tree" (or warning, warnings). */
 static void build_subject(struct buf *out, const json_t *r)
 {
 	const json_t *configs = json_object_get(r, "configs"), *c;
+	size_t i, warnings = 0;
 	int failed = 0;
-	size_t i;
 
-	json_array_foreach(configs, i, c)
+	json_array_foreach(configs, i, c) {
 		failed |= json_array_size(json_object_get(c, "errors")) > 0;
-	buf_printf(out, "%s: build %s in the %s tree's files on ", jstr(r, "project"),
-		   failed ? "failure" : "warnings", jstr(r, "tree"));
-	c = json_array_get(configs, 0);
-	if (json_array_size(configs) == 1) {
-		subject_name(out, jstr(c, "name"));
-		buf_puts(out, " (");
-		subject_name(out, jstr(c, "arch"));
-		buf_putc(out, ')');
-	} else {
-		buf_printf(out, "%zu configurations", json_array_size(configs));
+		warnings += json_array_size(json_object_get(c, "new_warnings"));
 	}
-	buf_printf(out, " (%s)", jstr(r, "tag"));
+	buf_printf(out, "%s: build %s after merge of the %s tree", jstr(r, "project"),
+		   failed ? "failure" : warnings > 1 ? "warnings" : "warning", jstr(r, "tree"));
+}
+
+/* The commits a report names (both sides of each file), each author once, as Cc. */
+static void cc_authors(struct mail_msg *m, const json_t *r)
+{
+	const json_t *f, *c;
+	size_t i, j, k;
+	const char *const sides[] = { "ours_commits", "theirs_commits" };
+
+	json_array_foreach(json_object_get(r, "files"), i, f)
+		for (k = 0; k < 2; k++)
+			json_array_foreach(json_object_get(f, sides[k]), j, c)
+				mail_add_author(&m->cc, &m->ncc, json_string_value(json_object_get(c, "author")));
 }
 
 int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *conf,
@@ -680,19 +718,19 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	/* the maintainers of both trees, the authors of the commits named */
 	mail_add_rcpt(&out->to, &out->nto, contact_of(conf, tree));
 	json_array_foreach(json_object_get(r, "with"), i, v)
-		mail_add_rcpt(out->nto ? &out->cc : &out->to, out->nto ? &out->ncc : &out->nto,
-			      contact_of(conf, json_string_value(v)));
+		mail_add_rcpt(&out->to, &out->nto, contact_of(conf, json_string_value(v)));
 	if (!out->nto) {
 		mail_msg_release(out);
 		return tide_error_set(TIDE_ENOTFOUND, "no contact address for tree '%s'", tree);
 	}
+	cc_authors(out, r);
 	if (json_array_size(json_object_get(r, "files"))) {
 		buf_printf(&subject, "%s: manual merge of the %s tree with ", jstr(r, "project"),
 			   tree);
 		with_phrase(&subject, json_object_get(r, "with"));
-		buf_printf(&subject, " (%s)", jstr(r, "tag"));
 	} else {
 		build_subject(&subject, r);
 	}
@@ -724,6 +762,43 @@ static int merged_today(const struct day_tree *t)
 	return tree_status_in_day(t->status) && t->status != TREE_PREVIOUS;
 }
 
+/* linux-next's "Non-merge commits (relative to Linus' tree)" and its diffstat line. */
+static void announce_counts(struct buf *b, const struct day *d)
+{
+	const json_t *m = d->checks ? d->checks->mainline : NULL;
+
+	if (!m)
+		return;
+	buf_printf(b, "Non-merge commits (relative to mainline): %lld\n",
+		   (long long)json_integer_value(json_object_get(m, "commits")));
+	if (json_object_get(m, "files")) {
+		buf_putc(b, ' ');
+		day_checks_shortstat(b, m);
+		buf_putc(b, '\n');
+	}
+	buf_putc(b, '\n');
+}
+
+static void config_built(struct buf *b, const char *name, const struct day_build *build)
+{
+	buf_printf(b, "  %s (%s): %s\n", name, build && build->arch ? build->arch : "?",
+		   !build ? "not built" : build->status ? build->status : "?");
+}
+
+/* The configurations the day built, the first one's build being the day's. */
+static void announce_configs(struct buf *b, const struct day *d)
+{
+	size_t i;
+
+	if (!d->build && !d->nconfigs)
+		return;
+	buf_puts(b, "\nConfigurations built:\n\n");
+	if (d->build)
+		config_built(b, d->build->config ? d->build->config : "default", d->build);
+	for (i = 0; i < d->nconfigs; i++)
+		config_built(b, d->configs[i].name, d->configs[i].build);
+}
+
 int report_announcement(struct mail_msg *out, git_repository *repo, const struct day *d,
 			const struct day *prev, const char *to, const char *from)
 {
@@ -749,6 +824,7 @@ int report_announcement(struct mail_msg *out, git_repository *repo, const struct
 			buf_truncate(&body, body.len - 1);
 		buf_puts(&body, "\n\n");
 	}
+	announce_counts(&body, d);
 	buf_printf(&body, "The %s tree is tagged %s: %s (%.12s) with %zu of %zu trees "
 		   "merged at today's version.\n", project, d->tag ? d->tag : d->date,
 		   d->base_tag ? d->base_tag : "the base", d->base_commit ? d->base_commit : "",
@@ -760,6 +836,8 @@ int report_announcement(struct mail_msg *out, git_repository *repo, const struct
 				buf_printf(&body, "  %-*s  %s\n", (int)width, d->trees[i].name,
 					   tree_status_name(d->trees[i].status) ?: "unknown");
 	}
+	checks_announce_text(&body, d);
+	announce_configs(&body, d);
 	buf_printf(&body, "\nEach tree's conflicts: tide report %s\n", d->date);
 	mail_add_rcpt(&out->to, &out->nto, to);
 	out->from = xstrdup(from);

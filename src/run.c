@@ -8,6 +8,7 @@
  *     merge_day_tree     per tree: tip, contained?, merge, commit or conflict
  *                        (merge_day.c; run_build_merge is its build hook)
  *     run_final_commit   Next/ files and localversion-next (nextfiles_commit)
+ *     run_stage_checks   the commit checks (checks.c)
  *     run_stage_build, run_stage_boot   hook points for later stages
  *     run_stage_reproducer   reproducer.sh and metadata.json of the day
  *     run_install        day directory, refs/heads/master, then the tag
@@ -27,6 +28,7 @@
 #include "build.h"
 #include "build_matrix.h"
 #include "buildconf.h"
+#include "checks.h"
 #include "day.h"
 #include "event.h"
 #include "error.h"
@@ -360,6 +362,39 @@ static int run_final_commit(struct run *r)
 }
 
 /* ---- later stages ---- */
+
+/*
+ * HOOK: the commit checks (src/checks.h), on the day's final commit,
+ * before the build: the findings go into r->day->checks.  Whatever they
+ * find, or fail to check, the day goes on.
+ */
+static void run_stage_checks(struct run *r)
+{
+	struct checks_opts o = { 0 };
+	struct day *prev = NULL;
+	char *pids = workspace_patch_ids(r->ws->dir);
+	const struct day_checks *c;
+
+	if (checks_settings(&o, r->ws->dir) < 0)
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_WARNING, NULL, "checks: %s (the default used)",
+			    tide_error_last());
+	tide_error_clear();
+	o.patch_ids = pids;
+	o.events = &r->sink;
+	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) < 0)
+		prev = NULL;
+	tide_error_clear();
+	checks_day(r->day, prev, r->repo, &o);
+	if ((c = r->day->checks) && c->failure)
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_WARNING, NULL, "checks: %s", c->failure);
+	if (c)
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_INFO, NULL,
+			    "checks: %lld new commit%s in %lld tree%s, %zu finding%s (%.1f s)",
+			    c->commits, c->commits == 1 ? "" : "s", c->trees, c->trees == 1 ? "" : "s",
+			    c->findings.n, c->findings.n == 1 ? "" : "s", c->seconds);
+	day_free(prev);
+	free(pids);
+}
 
 /* The build matrix's hooks: a line as each configuration starts and ends. */
 static void run_build_started(void *data, const struct build_day_opts *o)
@@ -703,8 +738,10 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	}
 	git_oid_cpy(&r.state, &r.md.state);
 	day_counts(&out->counts, r.day);
-	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
-	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
+	if (error < 0 || (error = run_final_commit(&r)) < 0)
+		goto done;
+	run_stage_checks(&r);
+	if ((error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;
 	run_stage_reproducer(&r);
 	if ((error = run_install(&r)) == 0)

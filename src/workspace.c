@@ -85,6 +85,7 @@ void workspace_free(struct workspace *ws)
 
 WORKSPACE_PATH_FUNC(workspace_repo_git, "repo.git")
 WORKSPACE_PATH_FUNC(workspace_fsck_trees, "repo.git/tide-fsck-trees")
+WORKSPACE_PATH_FUNC(workspace_patch_ids, "repo.git/tide-patch-ids")
 WORKSPACE_PATH_FUNC(workspace_days_dir, "days")
 WORKSPACE_PATH_FUNC_ARG(workspace_day_dir, "days/%s")
 WORKSPACE_PATH_FUNC_ARG(workspace_day_json, "days/%s/day.json")

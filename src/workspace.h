@@ -43,6 +43,7 @@ char *workspace_path(const struct workspace *ws, const char *name);
  */
 char *workspace_repo_git(const char *dir);		/* DIR/repo.git */
 char *workspace_fsck_trees(const char *dir);		/* DIR/repo.git/tide-fsck-trees */
+char *workspace_patch_ids(const char *dir);		/* DIR/repo.git/tide-patch-ids */
 char *workspace_days_dir(const char *dir);		/* DIR/days */
 char *workspace_day_dir(const char *dir, const char *date);	/* DIR/days/DATE */
 char *workspace_day_json(const char *dir, const char *date);	/* DIR/days/DATE/day.json */

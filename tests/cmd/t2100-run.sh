@@ -113,6 +113,10 @@ test_expect_success 'tide show: newest day by default, a date, --json' '
 	  c1                   conflict     OID
 	      a (content)
 	  t2                   merged       OID
+	checks  ok: 0 new commits in 0 trees, 2 findings in 0.0 s
+	        against the base: 3 non-merge commits, 6 files changed, 35 insertions(+), 2 deletions(-)
+	        signoff      t1 OID ("t1: change a") since 2026-12-01: no Signed-off-by of its author and committer
+	        signoff      t2 OID ("t2: change b") since 2026-12-01: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws show 2026-12-01 >out &&
@@ -125,6 +129,11 @@ test_expect_success 'tide show: newest day by default, a date, --json' '
 	  t2                   merged       OID
 	  t3                   merged       OID
 	  same                 up-to-date   OID
+	checks  ok: 3 new commits in 3 trees, 3 findings in 0.0 s
+	        against the base: 4 non-merge commits, 7 files changed, 41 insertions(+), 2 deletions(-)
+	        signoff      t1 OID ("t1: change a") since 2026-12-01: no Signed-off-by of its author and committer
+	        signoff      t2 OID ("t2: change b") since 2026-12-01: no Signed-off-by of its author and committer
+	        signoff      t3 OID ("t3: change d/y") since 2026-12-01: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws show next-20261201 >out2 && cmp out out2 &&
@@ -246,6 +255,10 @@ test_expect_success 'a tree merged at an earlier version makes the run exit 1 an
 	  p1                   merged       OID
 	  p2                   previous     OID  version of next-20261206
 	      a (content)
+	checks  ok: 0 new commits in 0 trees, 2 findings in 0.0 s
+	        against the base: 3 non-merge commits, 6 files changed, 31 insertions(+), 2 deletions(-)
+	        signoff      p1 OID ("p1: change a") since 2026-12-06: no Signed-off-by of its author and committer
+	        signoff      p2 OID ("p2: change b") since 2026-12-06: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws6 log >log && head -1 log | grep -q "2/2 merged  1 at an earlier version$"

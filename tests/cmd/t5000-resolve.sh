@@ -82,7 +82,6 @@ test_expect_success 'day 2 report names both sides and how it was handled' '
 	No recorded resolution applies, so I used the version from next-20261201
 	of the gpio tree for today.
 
-
 	-- 
 	Cheers,
 	tide (next-20261202)

@@ -14,6 +14,8 @@ static void warn_unreadable(const struct dashboard_result *res)
 	if (res->unreadable)
 		cmd_error("warning: %zu day record%s could not be read, marked unreadable (%s)", res->unreadable,
 			  res->unreadable == 1 ? "" : "s", res->first_unreadable);
+	if (res->regressions_unreadable)
+		cmd_error("warning: regressions left out: %s", res->regressions_unreadable);
 }
 
 int cmd_dashboard_regenerate(struct cmd_ctx *ctx)

@@ -11,6 +11,7 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/kcidb.h"
+#include "../src/regress.h"
 #include "../src/settings.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -121,6 +122,20 @@ done:
 	return status;
 }
 
+/*
+ * DIR/regressions.json, for the regressions' issues (src/kcidb.h); one
+ * that does not load leaves them out, and says so.
+ */
+static struct regress_list *load_regressions(struct cmd_ctx *ctx)
+{
+	struct regress_list *l = NULL;
+
+	if (regress_load(&l, ctx->ws->dir) < 0)
+		cmd_error("warning: regressions left out: %s", tide_error_last());
+	tide_error_clear();
+	return l;
+}
+
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct kcidb_opts o = { 0 };
@@ -128,6 +143,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	long timeout = 60;
 	char *end;
 	struct day *day = NULL;
+	struct regress_list *regs = NULL;
 	json_t *doc = NULL;
 	char *date = NULL;
 	int status;
@@ -181,6 +197,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (arg && !(date = cmd_day_arg(arg)))
 		return cmd_fail(NULL);
+	o.regressions = regs = load_regressions(ctx);
 	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0)
 		status = cmd_fail(NULL);
 	else if (kcidb_day(&doc, day, &o) < 0)
@@ -191,6 +208,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 		status = write_doc(doc, out);
 	json_decref(doc);
 	day_free(day);
+	regress_list_free(regs);
 	free(date);
 	return status;
 }
@@ -252,6 +270,7 @@ int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date)
 	const char *url = ctx->settings ? settings_get(ctx->settings, "kcidb-submit") : NULL;
 	const char *timeout = NULL;
 	struct kcidb_opts o = { 0 };
+	struct regress_list *regs = NULL;
 	struct day *day = NULL;
 	json_t *doc = NULL;
 	int status = EXIT_OK;
@@ -263,6 +282,7 @@ int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date)
 		o.origin = DEFAULT_ORIGIN;
 	o.url_base = settings_get(ctx->settings, "kcidb-url");
 	timeout = settings_get(ctx->settings, "kcidb-timeout");
+	o.regressions = regs = load_regressions(ctx);
 	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0 || kcidb_day(&doc, day, &o) < 0)
 		status = cmd_fail("kcidb");
 	else
@@ -270,5 +290,6 @@ int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date)
 				timeout ? strtol(timeout, NULL, 10) : 60, "run");
 	json_decref(doc);
 	day_free(day);
+	regress_list_free(regs);
 	return status;
 }

@@ -118,6 +118,7 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		status = EXIT_PROBLEMS;
 	}
 	print_changes(ctx, sum.date);
+	cmd_regressions_after_run(ctx, sum.date);
 	cmd_dashboard_regenerate(ctx);
 	/* A KCIDB server that fails is a problem to see, the day stays as it is. */
 	fflush(stdout);

@@ -137,6 +137,7 @@ static void tree_clear(struct day_tree *t)
 	free(t->conflicts);
 	day_handling_clear(&t->handling);
 	day_build_free(t->build);
+	day_moved_free(t->moved);
 	json_decref(t->extra);
 }
 
@@ -162,6 +163,9 @@ void day_free(struct day *day)
 	day_build_free(day->build);
 	day_boot_free(day->boot);
 	day_bisect_free(day->bisect);
+	for (i = 0; i < day->nearlier_bisects; i++)
+		day_bisect_free(day->earlier_bisects[i]);
+	free(day->earlier_bisects);
 	day_checks_free(day->checks);
 	for (i = 0; i < day->nconfigs; i++) {
 		free(day->configs[i].name);
@@ -171,6 +175,22 @@ void day_free(struct day *day)
 	free(day->configs);
 	json_decref(day->extra);
 	free(day);
+}
+
+void day_add_bisect(struct day *day, struct day_bisect *b)
+{
+	if (day->bisect) {
+		if (day->nearlier_bisects == DAY_MAX_BISECTS) {
+			day_bisect_free(day->earlier_bisects[0]);
+			memmove(day->earlier_bisects, day->earlier_bisects + 1,
+				(DAY_MAX_BISECTS - 1) * sizeof(*day->earlier_bisects));
+			day->nearlier_bisects--;
+		}
+		day->earlier_bisects = xrealloc(day->earlier_bisects, (day->nearlier_bisects + 1) *
+						sizeof(*day->earlier_bisects));
+		day->earlier_bisects[day->nearlier_bisects++] = day->bisect;
+	}
+	day->bisect = b;
 }
 
 const struct day_config *day_find_config(const struct day *day, const char *name)
@@ -367,6 +387,8 @@ static json_t *tree_to_json(const struct day_tree *t)
 	handling_to_json(obj, &t->handling);
 	if (t->build)
 		json_object_set_new(obj, "build", day_build_to_json(t->build));
+	if (t->moved)
+		json_object_set_new(obj, "moved", day_moved_to_json(t->moved));
 	if (t->extra)
 		json_object_update(obj, t->extra);
 	for (i = 0; i < t->nconflicts; i++)
@@ -431,6 +453,13 @@ int day_to_json(json_t **out, const struct day *day)
 	}
 	if (day->bisect)
 		json_object_set_new(obj, "bisect", day_bisect_to_json(day->bisect));
+	if (day->nearlier_bisects) {
+		json_t *list = json_array();
+
+		for (i = 0; i < day->nearlier_bisects; i++)
+			json_array_append_new(list, day_bisect_to_json(day->earlier_bisects[i]));
+		json_object_set_new(obj, "earlier_bisects", list);
+	}
 	if (day->checks)
 		json_object_set_new(obj, "checks", day_checks_to_json(day->checks));
 	*out = obj;
@@ -486,12 +515,12 @@ static const char *const tree_keys[] = {
 	/* handling_from_json() */
 	"handled", "attempted_sha", "version_from", "rejected", "reason", "resolutions",
 	"resolution_errors", "fixup_error", "fixup_commit", "fixups",
-	"build",
+	"build", "moved",
 };
 
 static const char *const day_keys[] = {
 	"version", "date", "tag", "status", "started", "finished", "base",
-	"commit", "trees", "project", "build", "boot", "configs", "bisect", "checks",
+	"commit", "trees", "project", "build", "boot", "configs", "bisect", "earlier_bisects", "checks",
 };
 
 /* A copy of obj without the keys this module reads itself. */
@@ -617,7 +646,33 @@ static int tree_from_json(struct day_tree *t, const json_t *obj, const char *wha
 		conflict_from_json(day_tree_add_conflict(t), v);
 	handling_from_json(&t->handling, obj);
 	t->extra = extra_keys(obj, tree_keys, ARRAY_SIZE(tree_keys));
+	if ((err = day_moved_from_json(&t->moved, json_object_get(obj, "moved"), what)) < 0)
+		return err;
 	return day_build_from_json(&t->build, json_object_get(obj, "build"), what);
+}
+
+/* "earlier_bisects": [bisect records], oldest first. */
+static int bisects_from_json(struct day *day, const json_t *arr, const char *what)
+{
+	struct day_bisect *b;
+	size_t i;
+	json_t *v;
+	int err;
+
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return tide_error_set(TIDE_EINVAL, "%s: \"earlier_bisects\" is not a list", what);
+	json_array_foreach(arr, i, v) {
+		if (i >= DAY_MAX_BISECTS)
+			break;
+		if ((err = day_bisect_from_json(&b, v, what)) < 0)
+			return err;
+		day->earlier_bisects = xrealloc(day->earlier_bisects, (day->nearlier_bisects + 1) *
+						sizeof(*day->earlier_bisects));
+		day->earlier_bisects[day->nearlier_bisects++] = b;
+	}
+	return 0;
 }
 
 int day_from_json(struct day **out, const json_t *json, const char *what)
@@ -652,6 +707,7 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	if ((err = day_build_from_json(&day->build, json_object_get(json, "build"), what)) < 0 ||
 	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
 	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0 ||
+	    (err = bisects_from_json(day, json_object_get(json, "earlier_bisects"), what)) < 0 ||
 	    (err = day_checks_from_json(&day->checks, json_object_get(json, "checks"), what)) < 0 ||
 	    (err = configs_from_json(day, json_object_get(json, "configs"), what)) < 0)
 		goto fail;

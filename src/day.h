@@ -97,6 +97,7 @@ struct day_tree {
 	size_t nconflicts;
 	struct day_handling handling;
 	struct day_build *build;	/* its build after its merge (build-each-merge), or NULL */
+	struct day_moved *moved;	/* how its tip moved since the day before (changes.c), or NULL */
 	json_t *extra;		/* other keys of the tree object, or NULL */
 };
 
@@ -123,11 +124,22 @@ struct day {
 	struct day_config *configs;
 	size_t nconfigs;
 	struct day_bisect *bisect;	/* the last bisect of the day (bisect.c), or NULL */
+	/* The bisects before it, oldest first ("earlier_bisects", at most DAY_MAX_BISECTS). */
+	struct day_bisect **earlier_bisects;
+	size_t nearlier_bisects;
 	struct day_checks *checks;	/* the commit checks (checks.c), or NULL */
 	json_t *extra;		/* keys of a newer tide, or NULL */
 };
 
+/* How many earlier bisects a day keeps besides its last one. */
+#define DAY_MAX_BISECTS 32
+
 struct day *day_new(void);
+/*
+ * b (taken) becomes the day's last bisect; the one before joins
+ * earlier_bisects, the oldest dropped past DAY_MAX_BISECTS.
+ */
+void day_add_bisect(struct day *day, struct day_bisect *b);
 void day_free(struct day *day);
 /* Append a zeroed tree to day and return it. */
 struct day_tree *day_add_tree(struct day *day);

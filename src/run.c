@@ -25,6 +25,7 @@
 
 #include "conf.h"
 #include "boot.h"
+#include "changes.h"
 #include "build.h"
 #include "build_matrix.h"
 #include "buildconf.h"
@@ -589,6 +590,21 @@ static void run_stage_reproducer(struct run *r)
 	buf_release(&conf);
 }
 
+/*
+ * HOOK (issue 38): how each tree moved since the day before (changes.h),
+ * in the record, so the dashboard and the regressions read it without
+ * the repository.  A day before that does not load leaves it out.
+ */
+static void run_record_moves(struct run *r)
+{
+	struct day *prev = NULL;
+
+	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) > 0)
+		changes_record_moves(r->repo, prev, r->day);
+	tide_error_clear();
+	day_free(prev);
+}
+
 /* ---- install ---- */
 
 static int update_ref(struct run *r, const char *name, const char *what)
@@ -744,6 +760,7 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	if ((error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
 		goto done;
 	run_stage_reproducer(&r);
+	run_record_moves(&r);
 	if ((error = run_install(&r)) == 0)
 		run_rerere_sync(&r, 1);
 	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */

@@ -120,6 +120,7 @@ WORKSPACE_PATH_FUNC(workspace_try_dir, "try")
 WORKSPACE_PATH_FUNC(workspace_kcidb_spool, "kcidb-spool")
 WORKSPACE_PATH_FUNC(workspace_kcidb_rejected, "kcidb-rejected")
 WORKSPACE_PATH_FUNC(workspace_dashboard, "dashboard")
+WORKSPACE_PATH_FUNC(workspace_regressions, "regressions.json")
 
 WORKSPACE_PATH_FUNC(workspace_daydir_json, "day.json")
 WORKSPACE_PATH_FUNC(workspace_daydir_reports, "reports")

@@ -80,6 +80,7 @@ char *workspace_try_dir(const char *dir);		/* DIR/try */
 char *workspace_kcidb_spool(const char *dir);		/* DIR/kcidb-spool */
 char *workspace_kcidb_rejected(const char *dir);	/* DIR/kcidb-rejected */
 char *workspace_dashboard(const char *dir);		/* DIR/dashboard */
+char *workspace_regressions(const char *dir);		/* DIR/regressions.json */
 
 /*
  * The files of one day directory: DIR/days/DATE, or the temporary

@@ -16,6 +16,7 @@
 #include "conf.h"
 #include "day.h"
 #include "error.h"
+#include "proc.h"
 #include "reproducer.h"
 #include "text.h"
 #include "util.h"
@@ -309,7 +310,7 @@ static char *probe(const char *tool)
 {
 	char *argv[] = { (char *)tool, "--version", NULL };
 
-	return tool_first_line(argv);
+	return proc_first_line(argv);
 }
 
 /* From the build and boot records when they have it, else asked now (and said so). */

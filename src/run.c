@@ -29,6 +29,7 @@
 #include "build_matrix.h"
 #include "buildconf.h"
 #include "checks.h"
+#include "dashboard.h"
 #include "day.h"
 #include "event.h"
 #include "error.h"
@@ -36,10 +37,12 @@
 #include "fsck.h"
 #include "graph.h"
 #include "history.h"
+#include "kcidb.h"
 #include "merge_day.h"
 #include "nextfiles.h"
 #include "report.h"
 #include "rerere.h"
+#include "settings.h"
 #include "reproducer.h"
 #include "run.h"
 #include "text.h"
@@ -658,6 +661,64 @@ done:
 	return error;
 }
 
+/* ---- after the install: stages that read the recorded day ---- */
+
+/* DIR/dashboard written again; whatever happens, a warning in the summary. */
+static void run_stage_dashboard(struct run *r)
+{
+	struct dashboard_result res;
+	char *out = workspace_dashboard(r->ws->dir);
+
+	if (dashboard_write(&res, r->ws->dir, out) < 0)
+		r->sum->dashboard_warning = xstrdup(tide_error_last());
+	else
+		r->sum->dashboard_warning = dashboard_unreadable_text(&res);
+	tide_error_clear();
+	dashboard_result_release(&res);
+	free(out);
+}
+
+/*
+ * The recorded day to DIR/config's kcidb-submit= server: how it went is
+ * in the summary (a failing server is the day's problem, not its end).
+ */
+static void run_stage_kcidb(struct run *r)
+{
+	const struct settings *s = r->opts->settings;
+	const char *url = s ? settings_get(s, "kcidb-submit") : NULL;
+	const char *timeout;
+	struct kcidb_opts o = { 0 };
+	struct day *d = NULL;
+	json_t *doc = NULL;
+
+	if (!url)
+		return;
+	r->sum->kcidb_asked = 1;
+	if (!(o.origin = settings_get(s, "kcidb-origin")))
+		o.origin = KCIDB_DEFAULT_ORIGIN;
+	o.url_base = settings_get(s, "kcidb-url");
+	timeout = settings_get(s, "kcidb-timeout");
+	if (day_open(&d, r->days_dir, r->sum->date) < 0 || kcidb_day(&doc, d, &o) < 0) {
+		r->sum->kcidb.failed = KCIDB_SUBMIT_DOCUMENT;
+		r->sum->kcidb.code = tide_error_code();
+		r->sum->kcidb.why = xstrdup(tide_error_last());
+	} else {
+		kcidb_submit_day(&r->sum->kcidb, r->ws, d->tag ? d->tag : d->date, doc, url,
+				 settings_get(s, "kcidb-token-file"),
+				 timeout ? strtol(timeout, NULL, 10) : KCIDB_DEFAULT_TIMEOUT);
+	}
+	tide_error_clear();
+	json_decref(doc);
+	day_free(d);
+}
+
+void run_summary_release(struct run_summary *sum)
+{
+	free(sum->dashboard_warning);
+	kcidb_submission_release(&sum->kcidb);
+	memset(sum, 0, sizeof(*sum));
+}
+
 /* ---- the day ---- */
 
 static void log_start(struct run *r)
@@ -749,6 +810,10 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */
 		event_emitf(&r.sink, EVENT_RECORD, EVENT_WARNING, NULL, "cannot keep the trees checked: %s", tide_error_last());
 		tide_error_clear();
+	}
+	if (!error) {
+		run_stage_dashboard(&r);
+		run_stage_kcidb(&r);
 	}
 done:
 	if (error < 0)

@@ -925,3 +925,29 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 	boot_ws_paths_release(&paths);
 	return error;
 }
+
+void boot_day_records(struct boot_day_records *out, struct day *day, const struct build_config *c,
+		      int first)
+{
+	struct day_config *dc;
+
+	memset(out, 0, sizeof(*out));
+	out->own = !c || (day->build && day->build->config ? !strcmp(day->build->config, c->name)
+							   : first);
+	if (out->own) {
+		out->build = day->build;
+		out->slot = &day->boot;
+		out->console_name = xstrdup("console.log");
+		return;
+	}
+	dc = day_config_get(day, c->name);
+	out->build = dc->build;
+	out->slot = &dc->boot;
+	out->console_name = xasprintf("console.%s.log", c->name);
+}
+
+void boot_day_records_release(struct boot_day_records *r)
+{
+	free(r->console_name);
+	memset(r, 0, sizeof(*r));
+}

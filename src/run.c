@@ -497,65 +497,53 @@ static int run_stage_build(struct run *r)
 static void run_boot_config(struct run *r, size_t i)
 {
 	const struct build_config *c = &r->conf->configs[i];
-	struct day_boot **slot;
-	const struct day_build *build;
+	struct boot_day_records rec;
 	struct boot_config_run in = { 0 };
-	char *name, *console, *label;
+	char *console, *label;
 	int passed = 0;
 
 	if (i > 0 && !c->boot)
 		return;		/* a configuration only built has no boot record */
-	if (i == 0) {
-		slot = &r->day->boot;
-		build = r->day->build;
-		name = xstrdup("console.log");
-		label = xstrdup("");
-	} else {
-		struct day_config *dc = day_config_get(r->day, c->name);
-
-		slot = &dc->boot;
-		build = dc->build;
-		name = xasprintf("console.%s.log", c->name);
-		label = xasprintf(" %s", c->name);
-	}
-	if (!c->boot || !build || !build->kernel) {
-		day_boot_free(*slot);
-		*slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
-						       : "no kernel: the build failed");
+	boot_day_records(&rec, r->day, c, i == 0);
+	label = rec.own ? xstrdup("") : xasprintf(" %s", c->name);
+	if (!c->boot || !rec.build || !rec.build->kernel) {
+		day_boot_free(*rec.slot);
+		*rec.slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
+							  : "no kernel: the build failed");
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_INFO, NULL, "boot%s skipped: %s", label,
-			    (*slot)->failure);
+			    (*rec.slot)->failure);
 		goto done;
 	}
-	console = path_join(r->tmp_dir, name);
+	console = path_join(r->tmp_dir, rec.console_name);
 	in.config = c;
 	in.wsdir = r->ws->dir;
 	in.outdir = build_config_outdir(r->ws->dir, c);
-	in.build = build;
+	in.build = rec.build;
 	in.date = r->day->date;
 	in.smp = c->smp;
 	in.console_path = console;
-	in.console_name = name;
-	if (i == 0)
+	in.console_name = rec.console_name;
+	if (rec.own)
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
 	else
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s (%s)",
 			    r->sum->tag, c->name);
-	if (boot_workspace_config(slot, &passed, &in) < 0) {
+	if (boot_workspace_config(rec.slot, &passed, &in) < 0) {
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot%s: %s", label,
 			    tide_error_last());
-		day_boot_free(*slot);
-		*slot = day_boot_failed("error", tide_error_last());
+		day_boot_free(*rec.slot);
+		*rec.slot = day_boot_failed("error", tide_error_last());
 		tide_error_clear();
 	} else {
 		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL,
-			    "boot%s %s in %.1f s", label, (*slot)->status, (*slot)->seconds);
+			    "boot%s %s in %.1f s", label, (*rec.slot)->status, (*rec.slot)->seconds);
 	}
 	r->sum->stage_failed |= !passed;
 	free((char *)in.outdir);
 	free(console);
 done:
 	free(label);
-	free(name);
+	boot_day_records_release(&rec);
 }
 
 /*

@@ -16,6 +16,8 @@ static void warn_unreadable(const struct dashboard_result *res)
 	if (text)
 		cmd_error("warning: %s", text);
 	free(text);
+	if (res->regressions_unreadable)
+		cmd_error("warning: regressions left out: %s", res->regressions_unreadable);
 }
 
 int cmd_dashboard(struct cmd_ctx *ctx, int argc, char **argv)

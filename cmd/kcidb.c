@@ -11,6 +11,7 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/kcidb.h"
+#include "../src/regress.h"
 #include "../src/settings.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -83,6 +84,20 @@ static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
 	return status;
 }
 
+/*
+ * DIR/regressions.json, for the regressions' issues (src/kcidb.h); one
+ * that does not load leaves them out, and says so.
+ */
+static struct regress_list *load_regressions(struct cmd_ctx *ctx)
+{
+	struct regress_list *l = NULL;
+
+	if (regress_load(&l, ctx->ws->dir) < 0)
+		cmd_error("warning: regressions left out: %s", tide_error_last());
+	tide_error_clear();
+	return l;
+}
+
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct kcidb_opts o = { 0 };
@@ -90,6 +105,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	long timeout = KCIDB_DEFAULT_TIMEOUT;
 	char *end;
 	struct day *day = NULL;
+	struct regress_list *regs = NULL;
 	json_t *doc = NULL;
 	char *date = NULL;
 	int status;
@@ -143,6 +159,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (arg && !(date = cmd_day_arg(arg)))
 		return cmd_fail(NULL);
+	o.regressions = regs = load_regressions(ctx);
 	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0)
 		status = cmd_fail(NULL);
 	else if (kcidb_day(&doc, day, &o) < 0)
@@ -153,6 +170,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 		status = write_doc(doc, out);
 	json_decref(doc);
 	day_free(day);
+	regress_list_free(regs);
 	free(date);
 	return status;
 }

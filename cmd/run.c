@@ -13,6 +13,7 @@
 #include "../src/event.h"
 #include "../src/kcidb.h"
 #include "../src/run.h"
+#include "../src/settings.h"
 #include "../src/workspace.h"
 
 static int parse_args(struct run_opts *opts, const char **configs, int argc, char **argv)
@@ -60,6 +61,29 @@ static int parse_args(struct run_opts *opts, const char **configs, int argc, cha
 	return 0;
 }
 
+/*
+ * DIR/config's merge-memory (tide-config(5)): what one tree's merge may
+ * add to the run's memory.  A bad value is bad input naming its line.
+ */
+static int merge_memory_setting(struct run_opts *opts, struct cmd_ctx *ctx)
+{
+	const char *v = ctx->settings ? settings_get(ctx->settings, "merge-memory") : NULL;
+	long long n;
+	char *path;
+
+	if (!v)
+		return EXIT_OK;
+	if ((n = conf_parse_size(v)) >= (1LL << 20)) {
+		opts->merge_memory = (size_t)n;
+		return EXIT_OK;
+	}
+	path = workspace_config(ctx->ws->dir);
+	cmd_error("%s:%zu: bad merge-memory '%s' (bytes, or a number with K, M or G, "
+		  "from 1M to 64G)", path, settings_line_of(ctx->settings, "merge-memory"), v);
+	free(path);
+	return EXIT_BADINPUT;
+}
+
 /* The day's "Changes since" section (src/changes.h), after the summary line. */
 static void print_changes(struct cmd_ctx *ctx, const char *date)
 {
@@ -97,7 +121,8 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	/* DIR/config's build settings are checked before the day starts. */
 	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
-	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK)
+	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK ||
+	    (status = merge_memory_setting(&opts, ctx)) != EXIT_OK)
 		return status;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	cmd_progress_end(&p);
@@ -123,8 +148,16 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	print_changes(ctx, sum.date);
 	/* The day is recorded whatever happened after: warnings and problems, never a failure. */
+	if (sum.regressions_warning)
+		cmd_error("warning: regressions not updated: %s", sum.regressions_warning);
+	else if (sum.regressions_changes)
+		printf("\nRegressions:\n%s", sum.regressions_changes);
 	if (sum.dashboard_warning)
 		cmd_error("warning: %s", sum.dashboard_warning);
+	if (sum.dashboard_regressions_warning)
+		cmd_error("warning: regressions left out: %s", sum.dashboard_regressions_warning);
+	if (sum.kcidb_regressions_warning)
+		cmd_error("warning: regressions left out: %s", sum.kcidb_regressions_warning);
 	fflush(stdout);
 	if (sum.kcidb_asked && cmd_kcidb_tell(&sum.kcidb, "run") != EXIT_OK)
 		status = EXIT_PROBLEMS;

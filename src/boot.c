@@ -14,7 +14,9 @@
 #include "day.h"
 #include "error.h"
 #include "proc.h"
+#include "settings.h"
 #include "text.h"
+#include "safefs.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -334,7 +336,8 @@ static int read_cached_verdict(const char *path, int *usable, char **note)
 	struct buf b = BUF_INIT;
 	int found = 0;
 
-	if (path && file_read(&b, path) == 0 && b.len >= 3) {
+	/* A cache of one line: never a link's target, a FIFO's wait or a device's stream. */
+	if (path && safefs_read_file(&b, path, 4096) == 0 && b.len >= 3) {
 		found = 1;
 		*usable = !strncmp(b.ptr, "yes", 3);
 		for (char *c = b.ptr; *c; c++)
@@ -897,10 +900,153 @@ void boot_opts_use_config(struct boot_opts *opts, const struct build_config *c)
 	opts->cpu = c->cpu;
 }
 
+int boot_attempts_load(int *out, const char *wsdir)
+{
+	char *path = workspace_config(wsdir), *end;
+	struct settings *s = NULL;
+	const char *v;
+	long n;
+	int error;
+
+	*out = BOOT_DEFAULT_ATTEMPTS;
+	if ((error = settings_load(&s, path)) == 0 && (v = settings_get(s, "boot-attempts"))) {
+		n = strtol(v, &end, 10);
+		if (*v < '0' || *v > '9' || *end || n < 1 || n > BOOT_MAX_ATTEMPTS)
+			error = tide_error_set(TIDE_EINVAL, "%s:%zu: boot-attempts '%s': a number "
+					       "of boots from 1 to %d", path,
+					       settings_line_of(s, "boot-attempts"), v,
+					       BOOT_MAX_ATTEMPTS);
+		else
+			*out = (int)n;
+	}
+	settings_free(s);
+	free(path);
+	return error;
+}
+
+/*
+ * The leaf tests of a record's "tests" (suites have cases below them: a
+ * name N is a suite when another is "N.something"), failed or passed,
+ * into set as name -> true.
+ */
+static void leaf_tests(json_t *set, const json_t *tests, int failed)
+{
+	json_t *suites = json_object();
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		char *copy, *dot;
+
+		if (!name)
+			continue;
+		copy = xstrdup(name);
+		while ((dot = strrchr(copy, '.'))) {
+			*dot = '\0';
+			json_object_set_new(suites, copy, json_true());
+		}
+		free(copy);
+	}
+	json_array_foreach(tests, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *dir = json_string_value(json_object_get(t, "directive"));
+
+		if (!name || json_object_get(suites, name) || (dir && !strncasecmp(dir, "SKIP", 4)))
+			continue;
+		if (json_is_false(json_object_get(t, "ok")) == !!failed)
+			json_object_set_new(set, name, json_true());
+	}
+	json_decref(suites);
+}
+
+/* The retries of one configuration's boot: what each boot before the last said. */
+struct boot_tries {
+	json_t *attempts;	/* the records' "attempts" */
+	json_t *failed, *passed;	/* leaf test -> true, over every boot */
+};
+
+/*
+ * A boot whose tests failed, kept before the next: its console moved to
+ * CONSOLE.N, one line of it in the attempts.
+ */
+static void tries_keep(struct boot_tries *t, const struct boot_result *res,
+		       const struct boot_config_run *c, int n)
+{
+	char *name = xasprintf("%s.%d", c->console_name, n);
+	struct day_boot *rec = boot_result_record(res, name);
+	json_t *failed = json_object(), *list = json_array(), *one;
+	const char *k;
+	json_t *v;
+
+	leaf_tests(failed, rec->tests, 1);
+	leaf_tests(t->passed, rec->tests, 0);
+	json_object_foreach(failed, k, v) {
+		json_array_append_new(list, json_text(k));
+		json_object_set_new(t->failed, k, json_true());
+	}
+	one = json_pack("{s:s, s:o, s:f, s:o, s:o}", "status", rec->status,
+			"reason", json_text(rec->reason),
+			"seconds", rec->seconds, "failed", list, "console", json_text(name));
+	json_array_append_new(t->attempts, one ? one : json_object());
+	if (c->console_path) {
+		char *kept = xasprintf("%s.%d", c->console_path, n);
+
+		if (rename(c->console_path, kept) < 0)	/* the record names it: say it is gone */
+			json_object_set_new(json_array_get(t->attempts, json_array_size(t->attempts) - 1),
+					    "console", json_null());
+		free(kept);
+	}
+	json_decref(failed);
+	day_boot_free(rec);
+	free(name);
+}
+
+/* The last boot's record with the earlier boots and the tests that flaked. */
+static void tries_record(struct boot_tries *t, struct day_boot *rec)
+{
+	json_t *flaky = json_array(), *v;
+	const char *k;
+
+	if (!json_array_size(t->attempts)) {
+		json_decref(flaky);
+		return;
+	}
+	leaf_tests(t->failed, rec->tests, 1);
+	leaf_tests(t->passed, rec->tests, 0);
+	json_object_foreach(t->failed, k, v)
+		if (json_object_get(t->passed, k))
+			json_array_append_new(flaky, json_text(k));
+	rec->attempts = json_incref(t->attempts);
+	rec->flaky = flaky;
+}
+
+/*
+ * Boot until the guest's tests pass or attempts boots were made; res
+ * holds the last boot.  A boot that ends otherwise (a panic, a hang)
+ * is not tried again: the kernel, not a test, is broken.
+ */
+static int boot_tries_run(struct boot_result *res, struct boot_tries *t,
+			  const struct boot_opts *opts, const struct boot_config_run *c)
+{
+	int attempts = c->attempts, n, error = 0;
+
+	if (!attempts && (error = boot_attempts_load(&attempts, c->wsdir)) < 0)
+		return error;
+	for (n = 1;; n++) {
+		if ((error = boot_run(res, opts)) < 0 || n >= attempts ||
+		    res->verdict.status != BOOT_TESTS_FAILED)
+			return error;
+		tries_keep(t, res, c, n);
+		boot_result_release(res);
+	}
+}
+
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c)
 {
 	struct boot_opts opts = { 0 };
 	struct boot_result local, *res = c->res ? c->res : &local;
+	struct boot_tries tries = { json_array(), json_object(), json_object() };
 	struct boot_ws_paths paths;
 	int error;
 
@@ -915,13 +1061,18 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 		boot_opts_use_config(&opts, c->config);
 	if ((error = record_kernel(&opts.kernel, c->build, c->date ? c->date : "the day",
 				   &paths)) == 0) {
-		if ((error = boot_run(res, &opts)) == 0) {
+		memset(res, 0, sizeof(*res));
+		if ((error = boot_tries_run(res, &tries, &opts, c)) == 0) {
 			record_boot(slot, res, c->console_name);
+			tries_record(&tries, *slot);
 			*passed = res->verdict.status == BOOT_PASSED;
 		}
 		if (res == &local)
 			boot_result_release(res);
 	}
+	json_decref(tries.attempts);
+	json_decref(tries.failed);
+	json_decref(tries.passed);
 	boot_ws_paths_release(&paths);
 	return error;
 }

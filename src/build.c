@@ -335,7 +335,8 @@ static git_tree *read_state_tree(git_repository *repo, const char *state_path)
 	git_tree *tree = NULL;
 	git_oid id;
 
-	if (file_read(&b, state_path) == 0 &&
+	/* A cache of one line: never a link's target, a FIFO's wait or a device's stream. */
+	if (safefs_read_file(&b, state_path, 4096) == 0 &&
 	    git_oid_fromstrn(&id, str_rtrim(b.ptr), GIT_OID_HEXSZ) == 0 &&
 	    strlen(b.ptr) == GIT_OID_HEXSZ)
 		git_tree_lookup(&tree, repo, &id);
@@ -1428,7 +1429,7 @@ static int run_make_watched(struct build_ctx *b, const char *target, int jobs)
 	int rc;
 
 	b->last_objects = -1;
-	if (file_read(&text, counts) == 0 && text.len) {
+	if (safefs_read_file(&text, counts, 4096) == 0 && text.len) {
 		long v = strtol(text.ptr, &end, 10);
 
 		if (v >= 0 && (*end == '\n' || !*end))
@@ -1556,7 +1557,7 @@ static int make_config(struct build_ctx *b)
 	size_t i;
 	int rc = 0;
 
-	if (!path_exists(config) || file_read(&old, keyfile) < 0 ||
+	if (!path_exists(config) || safefs_read_file(&old, keyfile, 4096) < 0 ||
 	    strcmp(str_rtrim(old.ptr), key)) {
 		tide_error_clear();
 		unlink(keyfile);

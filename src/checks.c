@@ -21,6 +21,7 @@
 #include "error.h"
 #include "history.h"
 #include "mailmap.h"
+#include "nextfiles.h"
 #include "settings.h"
 #include "text.h"
 #include "util.h"
@@ -113,8 +114,9 @@ void checks_commit_info(struct checks_ctx *c, struct day_finding *f, git_commit 
 		return;
 	free(f->subject);
 	free(f->author);
-	f->subject = commit_summary_utf8(commit);
-	f->author = commit_author_utf8(commit, c->mm);
+	/* a tree's text in day.json, the dashboard and the mails: cut as merge.log's */
+	f->subject = nextfiles_cut_owned(commit_summary_utf8(commit), NEXTFILES_SUBJECT_MAX);
+	f->author = nextfiles_cut_owned(commit_author_utf8(commit, c->mm), NEXTFILES_AUTHOR_MAX);
 }
 
 static const char *tree_name(const struct checks_ctx *c, int owner)
@@ -248,6 +250,8 @@ static void fixes_target(struct checks_ctx *c, struct graph_reach **mainline,
 	*target_subject = commit_summary_utf8((git_commit *)obj);
 	if (t->subject && !fixes_subject_matches(t->subject, *target_subject))
 		t->problems |= FIXES_SUBJECT_MISMATCH;
+	/* matched whole, recorded cut as merge.log's */
+	*target_subject = nextfiles_cut_owned(*target_subject, NEXTFILES_SUBJECT_MAX);
 done:
 	git_object_free(obj);
 }
@@ -665,6 +669,13 @@ static void sort_findings(struct checks_ctx *c)
 
 /* ---- the day against its base ---- */
 
+/*
+ * Files changed above which the day gets no diffstat (its lines read
+ * every blob): a linux-next day changes about 15,000; a tree adding a
+ * million files made the checks take minutes after its merge's budget.
+ */
+#define STATS_FILES_MAX 200000
+
 static void mainline_stats(struct checks_ctx *c)
 {
 	git_commit *bc = NULL, *dc = NULL;
@@ -681,6 +692,7 @@ static void mainline_stats(struct checks_ctx *c)
 	if (git_commit_lookup(&bc, c->repo, &c->base) < 0 || git_commit_tree(&bt, bc) < 0 ||
 	    git_commit_lookup(&dc, c->repo, &c->day) < 0 || git_commit_tree(&dt, dc) < 0 ||
 	    git_diff_tree_to_tree(&diff, c->repo, bt, dt, NULL) < 0 ||
+	    git_diff_num_deltas(diff) > STATS_FILES_MAX ||
 	    git_diff_find_similar(diff, NULL) < 0 || git_diff_get_stats(&stats, diff) < 0) {
 		git_error_clear();	/* the count stands without the diffstat */
 		goto done;

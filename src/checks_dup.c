@@ -19,6 +19,7 @@
 #include "checks_int.h"
 #include "error.h"
 #include "history.h"
+#include "nextfiles.h"
 #include "text.h"
 #include "util.h"
 
@@ -133,10 +134,17 @@ static void cache_release(struct pid_cache *pc)
  * day take 10 s.
  */
 #define PID_BLOB_MAX (8u << 20)	/* larger files are hashed by id, not diffed */
+/*
+ * Files of one commit diffed by lines; the others are hashed by id, as a
+ * big file is: a tree's commit adding a million files took the run's
+ * checks over ten minutes (a diff a file), after its merge had its budget.
+ */
+#define PID_FILES_DIFFED 10000
 
 struct pid_hash {
 	unsigned char sum[GIT_OID_RAWSZ];
 	int any;
+	size_t files;
 };
 
 static void pid_add(struct pid_hash *h, const unsigned char *md)
@@ -194,9 +202,11 @@ static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
 	EVP_DigestUpdate(ctx, path, strlen(path) + 1);
 	EVP_DigestUpdate(ctx, &am, sizeof(am));
 	EVP_DigestUpdate(ctx, &bm, sizeof(bm));
-	if (blob_text(repo, &ao, &ab) < 0 || blob_text(repo, &bo, &bb) < 0)
+	if (++h->files <= PID_FILES_DIFFED &&
+	    (blob_text(repo, &ao, &ab) < 0 || blob_text(repo, &bo, &bb) < 0))
 		goto done;
-	if ((ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||
+	if (h->files > PID_FILES_DIFFED ||
+	    (ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||
 	    (ab && git_blob_is_binary(ab)) || (bb && git_blob_is_binary(bb)) ||
 	    am == GIT_FILEMODE_COMMIT || bm == GIT_FILEMODE_COMMIT) {
 		EVP_DigestUpdate(ctx, ao.id, GIT_OID_RAWSZ);
@@ -426,7 +436,8 @@ static void add_duplicate(struct checks_ctx *c, const struct pid_entry *x,
 	git_commit_free(commit);
 	commit = NULL;
 	if (git_commit_lookup(&commit, c->repo, other) == 0)
-		f->other_subject = commit_summary_utf8(commit);
+		f->other_subject = nextfiles_cut_owned(commit_summary_utf8(commit),
+						       NEXTFILES_SUBJECT_MAX);
 	git_commit_free(commit);
 	git_error_clear();
 }

@@ -96,6 +96,8 @@ static const struct field boot_fields[] = {
 	O(qemu_command, F_ARRAY, 0),
 	O(qemu_version, F_STR, 0),
 	O(initramfs_sha256, F_STR, 0),
+	O(attempts, F_ARRAY, 0),
+	O(flaky, F_ARRAY, 0),
 };
 #undef O
 
@@ -119,9 +121,46 @@ static const struct field bisect_fields[] = {
 	S(bound, F_INT, F_ALWAYS),
 	S(seconds, F_REAL, F_ALWAYS),
 	S(steps, F_ARRAY, F_ALWAYS),
+	S(revert, F_OBJECT, 0),
 };
 #undef S
 
+#define M(name, type, flags) { #name, type, offsetof(struct day_moved, name), flags, NULL }
+static const struct field moved_fields[] = {
+	M(since, F_STR, 0),
+	M(from, F_STR, 0),
+	M(ahead, F_INT, F_ALWAYS),
+	M(behind, F_INT, F_ALWAYS),
+	M(rewound, F_BOOL, F_ALWAYS),
+	M(dropped, F_INT, 0),
+	M(rebased, F_INT, 0),
+	M(added, F_INT, 0),
+};
+#undef M
+
+#define R(name, type, flags) { #name, type, offsetof(struct regression, name), flags, NULL }
+static const struct field regression_fields[] = {
+	R(id, F_STR, F_ALWAYS),
+	R(key, F_STR, F_ALWAYS),
+	R(kind, F_STR, F_ALWAYS),
+	R(config, F_STR, F_ALWAYS),
+	R(arch, F_STR, F_ALWAYS),
+	R(test, F_STR, F_ALWAYS),
+	R(detail, F_STR, 0),
+	R(state, F_STR, F_ALWAYS),
+	R(first_bad, F_STR, F_ALWAYS),
+	R(last_good, F_STR, F_ALWAYS),
+	R(last_bad, F_STR, F_ALWAYS),
+	R(fixed, F_STR, F_ALWAYS),
+	R(first_tag, F_STR, 0),
+	R(last_good_tag, F_STR, 0),
+	R(base_tag, F_STR, 0),
+	R(bad_days, F_INT, F_ALWAYS),
+	R(score, F_REAL, F_ALWAYS),
+	R(culprit, F_OBJECT, 0),
+	R(mails, F_OBJECT, 0),
+};
+#undef R
 #define N(name, type, flags) { #name, type, offsetof(struct day_finding, name), flags, NULL }
 static const struct field finding_fields[] = {
 	N(kind, F_STR, F_ALWAYS),
@@ -169,6 +208,12 @@ static const struct kind boot_kind = {
 };
 static const struct kind bisect_kind = {
 	"bisect", sizeof(struct day_bisect), bisect_fields, ARRAY_SIZE(bisect_fields)
+};
+static const struct kind moved_kind = {
+	"moved", sizeof(struct day_moved), moved_fields, ARRAY_SIZE(moved_fields)
+};
+static const struct kind regression_kind = {
+	"regression", sizeof(struct regression), regression_fields, ARRAY_SIZE(regression_fields)
 };
 static const struct kind checks_kind = {
 	"checks", sizeof(struct day_checks), checks_fields, ARRAY_SIZE(checks_fields)
@@ -423,6 +468,9 @@ static void rec_set_has(const struct kind *k, void *rec, const char *key)
 }
 
 void day_build_set_has(struct day_build *b, const char *key) { rec_set_has(&build_kind, b, key); }
+void day_moved_set_has(struct day_moved *m, const char *key) { rec_set_has(&moved_kind, m, key); }
+void regression_set_has(struct regression *r, const char *key) { rec_set_has(&regression_kind, r, key); }
+int day_moved_has(const struct day_moved *m, const char *key) { return rec_has(&moved_kind, m, key); }
 int day_build_has(const struct day_build *b, const char *key) { return rec_has(&build_kind, b, key); }
 int day_boot_has(const struct day_boot *b, const char *key) { return rec_has(&boot_kind, b, key); }
 int day_bisect_has(const struct day_bisect *b, const char *key) { return rec_has(&bisect_kind, b, key); }
@@ -436,6 +484,10 @@ struct day_bisect *day_bisect_full(void) { return rec_new(&bisect_kind, 1); }
 void day_build_free(struct day_build *b) { rec_free(&build_kind, b); }
 void day_boot_free(struct day_boot *b) { rec_free(&boot_kind, b); }
 void day_bisect_free(struct day_bisect *b) { rec_free(&bisect_kind, b); }
+struct day_moved *day_moved_new(void) { return rec_new(&moved_kind, 1); }
+struct regression *regression_new(void) { return rec_new(&regression_kind, 1); }
+void day_moved_free(struct day_moved *m) { rec_free(&moved_kind, m); }
+void regression_free(struct regression *r) { rec_free(&regression_kind, r); }
 
 struct day_build *day_build_failed(const char *status, const char *failure)
 {
@@ -450,6 +502,8 @@ struct day_boot *day_boot_failed(const char *status, const char *failure)
 json_t *day_build_to_json(const struct day_build *b) { return rec_to_json(&build_kind, b); }
 json_t *day_boot_to_json(const struct day_boot *b) { return rec_to_json(&boot_kind, b); }
 json_t *day_bisect_to_json(const struct day_bisect *b) { return rec_to_json(&bisect_kind, b); }
+json_t *day_moved_to_json(const struct day_moved *m) { return rec_to_json(&moved_kind, m); }
+json_t *regression_to_json(const struct regression *r) { return rec_to_json(&regression_kind, r); }
 
 int day_build_from_json(struct day_build **out, const json_t *json, const char *what)
 {
@@ -464,6 +518,16 @@ int day_boot_from_json(struct day_boot **out, const json_t *json, const char *wh
 int day_bisect_from_json(struct day_bisect **out, const json_t *json, const char *what)
 {
 	return rec_from_json((void **)out, &bisect_kind, json, what);
+}
+
+int day_moved_from_json(struct day_moved **out, const json_t *json, const char *what)
+{
+	return rec_from_json((void **)out, &moved_kind, json, what);
+}
+
+int regression_from_json(struct regression **out, const json_t *json, const char *what)
+{
+	return rec_from_json((void **)out, &regression_kind, json, what);
 }
 
 static void *rec_dup(const struct kind *k, const void *rec)
@@ -482,6 +546,8 @@ static void *rec_dup(const struct kind *k, const void *rec)
 struct day_build *day_build_dup(const struct day_build *b) { return rec_dup(&build_kind, b); }
 struct day_boot *day_boot_dup(const struct day_boot *b) { return rec_dup(&boot_kind, b); }
 struct day_bisect *day_bisect_dup(const struct day_bisect *b) { return rec_dup(&bisect_kind, b); }
+struct day_moved *day_moved_dup(const struct day_moved *m) { return rec_dup(&moved_kind, m); }
+struct regression *regression_dup(const struct regression *r) { return rec_dup(&regression_kind, r); }
 
 struct day_checks *day_checks_new(void) { return rec_new(&checks_kind, 1); }
 void day_checks_free(struct day_checks *c) { rec_free(&checks_kind, c); }

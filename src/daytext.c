@@ -99,6 +99,13 @@ char *day_boot_text(const struct day_boot *rec, const char *config)
 		if (json_is_false(json_object_get(t, "ok")))
 			buf_printf(&b, "        not ok: %s\n",
 				   json_string_value(json_object_get(t, "name")) ?: "?");
+	/* Retried because tests failed: how many boots, and what failed on one only. */
+	if (json_array_size(rec->attempts))
+		buf_printf(&b, "        %zu boots: the tests failed on the first %zu\n",
+			   json_array_size(rec->attempts) + 1, json_array_size(rec->attempts));
+	json_array_foreach(rec->flaky, i, t)
+		buf_printf(&b, "        flaky: %s (failed on one boot, passed on another)\n",
+			   json_string_value(t) ?: "?");
 	return buf_detach(&b);
 }
 
@@ -130,6 +137,14 @@ char *day_bisect_text(const struct day_bisect *rec)
 		buf_printf(&b, " with %s", rec->conflicts_with ? rec->conflicts_with : "?");
 	if (json_array_size(rec->dropped))
 		buf_printf(&b, " (dropped)");
+	if (rec->revert) {
+		const json_t *c = json_object_get(rec->revert, "confirmed");
+
+		buf_printf(&b, json_is_true(c) ? ", confirmed by %s" : json_is_false(c) ?
+			   ", not confirmed by %s (the day still fails)" : ", %s untested",
+			   !strcmp(jstr(rec->revert, "how", ""), "tree-left-out") ?
+			   "leaving its tree out" : "revert");
+	}
 	/* Records before "steps_done" counted every step as a build. */
 	if (day_bisect_has(rec, "steps_done"))
 		buf_printf(&b, " (%lld steps, %lld builds, %.0fs)", rec->steps_done, rec->builds,

@@ -60,6 +60,13 @@ struct graph_walk {
 	size_t max_commits;
 	/* 0, or stop once this many commits changing each path were found */
 	size_t max_per_path;
+	/*
+	 * graph_walk_lines() only: for each path, the lines to trace in the
+	 * tip's version of the file (lineblame.h), and per path what became
+	 * of them (enum graph_lines_status), set by the walk.
+	 */
+	const struct line_ranges *lines;
+	unsigned char *status;
 };
 
 typedef int (*graph_touch_cb)(const git_oid *commit, int owner, const unsigned char *changed,
@@ -67,6 +74,36 @@ typedef int (*graph_touch_cb)(const git_oid *commit, int owner, const unsigned c
 
 int graph_walk_touching(git_repository *repo, const struct graph_walk *w, graph_touch_cb cb,
 			void *payload);
+
+/*
+ * The commits of tip's history, not in the bottoms', that changed the
+ * given lines of each path, as `git log -L START,END:PATH tip --not
+ * bottoms` lists them, one such walk per path: a commit is passed to cb
+ * (changed[i] for each path i whose lines it changed, newest first) when
+ * its diff against its parent touches the lines; the lines then go on
+ * as they were in the parent.  At a merge, the first parent whose
+ * version leaves the lines as they are takes them all and the merge is
+ * not listed; when none does, the merge changed them (it is listed) and
+ * each parent gets its part.  Unlike git, renames are not followed (the
+ * commit that added the file at its path is the last one listed), and
+ * where one side removed the conflicting lines (a point, lineblame.h)
+ * the commit that removed them is listed, and the lines it removed are
+ * traced on.  Bounded like graph_walk_touching(); w->status says per path
+ * whether the lines were traced to their end.
+ */
+/* Text compared per line walk, at most (a file rewritten by every commit of a long side). */
+#define GRAPH_LINES_DIFF_BUDGET ((size_t)16 << 20)
+
+enum graph_lines_status {
+	GRAPH_LINES_DONE,	/* every line traced to a merge base or to the commit that made it */
+	GRAPH_LINES_CUT,	/* the walk stopped (max_commits, max_per_path) first */
+	GRAPH_LINES_BUDGET,	/* the walk stopped: its budget of text to diff was spent */
+	GRAPH_LINES_UNREADABLE,	/* a version is binary, too large or missing */
+};
+
+struct line_ranges;
+int graph_walk_lines(git_repository *repo, const struct graph_walk *w, graph_touch_cb cb,
+		     void *payload);
 
 /*
  * The merge bases of one and two (count 0: no common history), as
@@ -79,6 +116,20 @@ int graph_merge_bases(git_oidarray *out, git_repository *repo, const git_oid *on
 /* The merge bases of one and the set twos (git merge-base ONE TWO...). */
 int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oid *one,
 			   const git_oid *twos, size_t ntwos);
+
+/*
+ * Read and check repo's commit-graph now (it is read once per process):
+ * the merge stage's processes, forked after this, share it instead of
+ * each reading and hashing it again.
+ */
+void graph_warm(git_repository *repo);
+/*
+ * Parse commit (and what it needs below it outside the commit-graph) and
+ * keep its generation number for this process, as a walk would: the
+ * day's merges, made in the merge stage's processes, are then known to
+ * every later one.
+ */
+void graph_remember(git_repository *repo, const git_oid *commit);
 
 /*
  * The commits of tips' histories that none of hides' histories has (git

@@ -12,14 +12,26 @@
  *
  * Ids are "<origin>:<tag>" for the day's checkout and built from it for
  * the rest; issue ids do not name the day, so the same breakage on two
- * days is one issue with two incidents.
+ * days is one issue with two incidents.  A regression (kcidb_opts) is
+ * the issue "<origin>:regression:<id>", its version counting what was
+ * learnt since it appeared (a culprit, a fix).
  */
 struct day;
+
+struct regress_list;
 
 struct kcidb_opts {
 	const char *origin;	/* the CI system's name, ^[a-z0-9_]+$ */
 	const char *url_base;	/* URL where DIR/days/ is published, or NULL */
 	const char *project;	/* the checkout's tree_name; NULL: the day's "project" */
+	/*
+	 * DIR/regressions.json (src/regress.h), or NULL: a failure that is
+	 * part of a regression is that regression's issue (one across its
+	 * days), with an incident on each day's failing build or test, and
+	 * one saying it is not present on the day it was fixed.
+	 */
+	const struct regress_list *regressions;
+	const char *lore;	/* archive URL for an issue's report_url (its first mail); NULL: lore.kernel.org/r */
 };
 
 /* KCIDB's origin pattern: one or more of a-z, 0-9 and '_'. */

@@ -76,6 +76,7 @@ void mail_msg_release(struct mail_msg *m)
 	free(m->subject);
 	free(m->body);
 	free(m->message_id);
+	free(m->in_reply_to);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -240,6 +241,10 @@ void mail_format(struct buf *out, const struct mail_msg *m, int crlf)
 	put_list(out, "Cc", m->cc, m->ncc, eol);
 	put_header(out, "Subject", m->subject, eol);
 	put_header(out, "Message-ID", m->message_id, eol);
+	if (m->in_reply_to) {
+		put_header(out, "In-Reply-To", m->in_reply_to, eol);
+		put_header(out, "References", m->in_reply_to, eol);
+	}
 	put_header(out, "MIME-Version", "1.0", eol);
 	put_header(out, "Content-Type", "text/plain; charset=UTF-8", eol);
 	put_header(out, "Content-Transfer-Encoding", qp ? "quoted-printable" : "8bit", eol);

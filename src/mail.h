@@ -22,6 +22,7 @@ struct mail_msg {
 	char *subject;
 	char *body;		/* LF line endings */
 	char *message_id;	/* "<...>" */
+	char *in_reply_to;	/* "<...>" of the mail this one answers (and References), or NULL */
 	time_t date;
 };
 

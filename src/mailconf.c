@@ -24,6 +24,7 @@ void mailconf_release(struct mailconf *c)
 	mail_server_release(&c->server);
 	free(c->from);
 	free(c->announce);
+	free(c->regressions);
 	free(c->credentials);
 	memset(c, 0, sizeof(*c));
 }
@@ -94,6 +95,8 @@ static int parse_line(struct mailconf *c, char *line, const char *path, int line
 		c->server.timeout = seconds;
 	} else if (!strcmp(key, "announce"))
 		set_str(&c->announce, value);
+	else if (!strcmp(key, "regressions"))
+		set_str(&c->regressions, value);
 	else if (!strcmp(key, "cainfo"))
 		set_str(&c->server.cainfo, value);
 	else

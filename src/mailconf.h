@@ -11,7 +11,7 @@
  * DIR/mail.conf, the mail settings of `tide report --mail`
  * (man/tide-report.1, MAIL CONFIGURATION): key=value lines, '#' comments
  *   smtp=URL  from=ADDRESS  credentials=FILE  starttls=yes  cainfo=FILE
- *   announce=ADDRESS  max-per-day=N  timeout=SECONDS
+ *   announce=ADDRESS  regressions=ADDRESS  max-per-day=N  timeout=SECONDS
  * and DIR/days/DATE/reports/mail.json, what was mailed that day:
  *   {"sent": {tree: message-id}, "failed": {tree: why}, "announce": message-id}
  */
@@ -25,6 +25,7 @@ struct mailconf {
 	struct mail_server server;	/* smtp=, starttls=, timeout=, cainfo=, credentials' user */
 	char *from;			/* NULL: MAILCONF_FROM */
 	char *announce;			/* the list the announcement goes to, or NULL */
+	char *regressions;		/* the list regression mails go to (else announce), or NULL */
 	long max_per_day;
 	char *credentials;		/* credentials=, made absolute against wsdir */
 };

@@ -20,9 +20,12 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include "lineblame.h"
 #include "merge.h"
+#include "attr.h"
 #include "error.h"
 #include "graph.h"
+#include "treepaths.h"
 #include "util.h"
 #include "xmerge.h"
 
@@ -91,6 +94,8 @@ struct mctx {
 	int depth;			/* > 0 while building a virtual base */
 	size_t big_file, budget;	/* content limits (merge_opts) */
 	int marker_size;
+	int marker_fixed;		/* the caller chose the size: no attribute lookup */
+	const git_oid *attr_commit;	/* conflict-marker-size from here (attr.h) */
 	struct merge_result *res;
 	size_t conflicts_alloc;
 	struct override *ov;
@@ -285,7 +290,9 @@ static const char *lost_write_reason(const char *dir, int write_errno)
 
 	if (write_errno)
 		return strerror(write_errno);
-	if (statvfs(dir, &st) == 0 && st.f_bavail == 0)
+	/* libgit2 can lose a write to a full disk without an error: next to nothing left is that */
+	if (statvfs(dir, &st) == 0 && ((uint64_t)st.f_bavail * st.f_frsize < (1u << 20) ||
+				       (st.f_files && st.f_favail < 64)))
 		return strerror(ENOSPC);
 	return "the object is missing after it was written";
 }
@@ -331,7 +338,7 @@ static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
 	buf_release(&raw);
 	if (error < 0)
 		return tide_error_git(TIDE_ERROR, "cannot write tree '%s'",
-				      buf_cstr(&m->path));
+				      m->path.len ? buf_cstr(&m->path) : "/");
 	if (errno && (error = merge_object_written(m->repo, out, errno, "a merged tree")) < 0)
 		return error;
 	m->res->trees_written++;
@@ -345,7 +352,7 @@ static int tree_load(struct mctx *m, const struct ent *e, git_tree **out)
 		return 0;
 	if (git_tree_lookup(out, m->repo, &e->oid) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot read tree '%s'",
-				      buf_cstr(&m->path));
+				      m->path.len ? buf_cstr(&m->path) : "/");
 	m->res->trees_read++;
 	return 0;
 }
@@ -459,8 +466,7 @@ static void overrides_free(struct override *ov, size_t n)
 static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
 {
 	if (git_blob_lookup(out, m->repo, oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'",
-				      buf_cstr(&m->path));
+		return tide_error_git(TIDE_ERROR, "cannot read blob %s", git_oid_tostr_s(oid));
 	return 0;
 }
 
@@ -514,6 +520,26 @@ static void text_from_blob(struct xmerge_text *in, const git_blob *blob, const c
 	in->label = label;
 }
 
+/*
+ * The conflict marker size of path: the caller's (merge_opts.marker_size),
+ * else its conflict-marker-size attribute (git's ll_merge_marker_size(),
+ * src/attr.h) in attr_commit's .gitattributes.
+ */
+static int path_marker_size(struct mctx *m, const char *path)
+{
+	if (m->marker_fixed)
+		return m->marker_size;
+	return attr_marker_size(m->repo, m->attr_commit, path);
+}
+
+/* The merge driver of path (attr.h): text where the caller chose a marker size. */
+static enum attr_merge path_merge_driver(struct mctx *m, const char *path)
+{
+	if (m->marker_fixed)
+		return ATTR_MERGE_TEXT;
+	return attr_merge_driver(m->repo, m->attr_commit, path);
+}
+
 /* The outcome of merging the contents of one path. */
 struct content {
 	git_oid oid;
@@ -546,12 +572,12 @@ static int binary_result(struct mctx *m, const git_oid *base, const git_oid *our
 
 /* The line merge proper (xmerge.h), within the content budget. */
 static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3],
-		      const char *olabel, const char *tlabel, struct content *out)
+		      const char *olabel, const char *tlabel, int do_union, struct content *out)
 {
 	struct xmerge_opts xo = XMERGE_OPTS_INIT;
 	struct xmerge_text in[3];
 	struct buf text = BUF_INIT;
-	int n, error = 0;
+	int n, size, error = 0;
 
 	text_from_blob(&in[0], blobs[0], NULL);
 	text_from_blob(&in[1], blobs[1], olabel);
@@ -559,9 +585,19 @@ static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3]
 	if (xmerge_cost(&in[0], &in[1], &in[2]) > m->budget)
 		return 1;
 	xo.marker_size = m->marker_size + 2 * m->depth;
+	xo.favor = do_union ? 3 : 0;	/* git's union driver: both sides, clean */
 	if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
 		error = tide_error_wrap(n, "cannot merge '%s'", path);
 		goto done;
+	}
+	/* Only a conflict pays the attribute lookup: its markers are the path's size. */
+	if (n > 0 && (size = path_marker_size(m, path)) != m->marker_size) {
+		buf_clear(&text);
+		xo.marker_size = size + 2 * m->depth;
+		if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
+			error = tide_error_wrap(n, "cannot merge '%s'", path);
+			goto done;
+		}
 	}
 	out->clean = n == 0;
 	out->nhunks = n;
@@ -583,6 +619,7 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
 	const git_oid *oids[3] = { base, ours, theirs };
+	enum attr_merge driver = ATTR_MERGE_TEXT;
 	int error = 0, big = 0, i;
 
 	memset(out, 0, sizeof(*out));
@@ -597,11 +634,15 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 	}
 	m->res->blobs_merged++;
 	error = blobs_too_big(m, path, oids, &big);
+	/* -merge or merge=binary: a conflict keeping ours, as for binary content */
+	if (error == 0 && !big && (driver = path_merge_driver(m, path)) == ATTR_MERGE_BINARY)
+		big = 1;
 	for (i = 0; i < 3 && error == 0 && !big; i++)
 		if (oids[i] && (error = content_load(m, path, oids[i], &blobs[i])) == 0)
 			big = blob_is_binary(blobs[i]);
 	if (error == 0 && !big)
-		big = (error = merge_text(m, path, blobs, olabel, tlabel, out)) > 0;
+		big = (error = merge_text(m, path, blobs, olabel, tlabel,
+					  driver == ATTR_MERGE_UNION, out)) > 0;
 	if (big)
 		error = binary_result(m, base, ours, out);
 	for (i = 0; i < 3; i++)
@@ -2175,6 +2216,20 @@ static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renam
 	return 0;
 }
 
+/* Each text conflict's marker size, for rerere and reports (merge.h). */
+static void note_marker_sizes(struct mctx *m)
+{
+	struct merge_conflict *c;
+	size_t i;
+
+	for (i = 0; i < m->res->nconflicts; i++) {
+		c = &m->res->conflicts[i];
+		if (c->nhunks && (c->kind == MERGE_CONFLICT_CONTENT ||
+				  c->kind == MERGE_CONFLICT_ADD_ADD))
+			c->marker_size = path_marker_size(m, c->path);
+	}
+}
+
 static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 			     const git_tree *base, const git_tree *ours,
 			     const git_tree *theirs, const struct merge_opts *opts,
@@ -2189,18 +2244,22 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	m.repo = repo;
 	m.res = out;
 	m.depth = depth;
+	m.attr_commit = opts ? opts->attr_commit : NULL;
 	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
 	m.big_file = opts && opts->big_file_threshold ? opts->big_file_threshold
 						      : default_big_file;
 	m.budget = opts && opts->content_budget ? opts->content_budget : default_budget;
-	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : 7;
+	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : ATTR_MARKER_SIZE;
+	m.marker_fixed = opts && opts->marker_size > 0;
 	if (git_repository_odb(&m.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	root_ent(&roots[0], base);
 	root_ent(&roots[1], ours);
 	root_ent(&roots[2], theirs);
 	error = merge_roots(&m, roots, opts ? opts->find_renames : 1);
+	if (error == 0 && depth == 0)
+		note_marker_sizes(&m);
 	overrides_free(m.ov, m.nov);
 	for (size_t i = 0; i < m.ngone; i++)
 		conflict_release(&m.gone[i]);
@@ -2285,7 +2344,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			int depth)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1, NULL, 0, 0, 0 };
+				 "Temporary merge branch 2", 1, NULL, 0, 0, 0, NULL };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
@@ -2297,6 +2356,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 		vo.content_budget = opts->content_budget;
 		vo.marker_size = opts->marker_size;
 	}
+	vo.attr_commit = opts ? opts->attr_commit : NULL;
 	for (i = 0; i < bases->count && error == 0; i++)
 		if (git_commit_lookup(&commits[i], repo, &bases->ids[i]) < 0)
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
@@ -2404,8 +2464,14 @@ int merge_commits(struct merge_result *out, git_repository *repo,
 		  const git_commit *ours, const git_commit *theirs,
 		  const struct merge_opts *opts)
 {
-	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs),
-				opts, 0);
+	struct merge_opts o = MERGE_OPTS_INIT;
+
+	if (opts)
+		o = *opts;
+	/* Attributes as `git merge` in a checkout of ours reads them. */
+	if (!o.attr_commit)
+		o.attr_commit = git_commit_id(ours);
+	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs), &o, 0);
 }
 
 /* --- objects in memory, one pack --- */
@@ -2602,44 +2668,51 @@ int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid
 	       default_budget;
 }
 
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload)
+struct hunk_sink {
+	void (*add)(void *payload, size_t i, const char *hunk);
+	void *payload;
+	size_t i;
+	struct buf text;
+};
+
+static void hunk_region(void *payload, const char *region, size_t len)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
+	struct hunk_sink *h = payload;
+
+	buf_clear(&h->text);
+	buf_put(&h->text, region, len);
+	h->add(h->payload, h->i, buf_cstr(&h->text));
+}
+
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id,
+			  const char *const *paths, const int *marker_sizes, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload)
+{
+	struct tree_paths *tp = tree_paths_new(paths, n);
+	struct tree_path_entry *e = xcalloc(n ? n : 1, sizeof(*e));
+	struct hunk_sink h = { add, payload, 0, BUF_INIT };
 	git_blob *blob = NULL;
-	struct buf hunk = BUF_INIT;
-	const char *p, *end;
 	size_t size;
-	int in = 0;
 
-	/* a blob over the limits was never merged by lines: no markers of ours */
-	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
-	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
-	    merge_diff_over_limits(repo, git_tree_entry_id(entry), NULL, &size, &size) ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
+	if (tree_paths_read(e, tp, repo, tree_id) < 0)
 		goto done;
-	p = git_blob_rawcontent(blob);
-	end = p + git_blob_rawsize(blob);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
-			in = 1;
-		if (in)
-			buf_put(&hunk, p, len);
-		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
-			add(payload, buf_cstr(&hunk));
-			buf_clear(&hunk);
-			in = 0;
-		}
-		p += len;
+	for (h.i = 0; h.i < n; h.i++) {
+		if (!e[h.i].mode || e[h.i].mode == GIT_FILEMODE_TREE ||
+		    e[h.i].mode == GIT_FILEMODE_COMMIT)
+			continue;	/* not a file: no text to conflict in */
+		/* a blob over the limits was never merged by lines: no markers of ours */
+		if (merge_diff_over_limits(repo, &e[h.i].id, NULL, &size, &size) ||
+		    git_blob_lookup(&blob, repo, &e[h.i].id) < 0)
+			continue;
+		conflict_regions(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+				 marker_sizes ? marker_sizes[h.i] : 0, hunk_region, &h);
+		git_blob_free(blob);
+		blob = NULL;
 	}
 done:
-	buf_release(&hunk);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
+	buf_release(&h.text);
+	free(e);
+	tree_paths_free(tp);
+	tide_error_clear();
 	git_error_clear();
 }

@@ -147,7 +147,9 @@ static void conflict_id(char *id, const struct day_conflict *c)
 
 	for (i = 0; i < c->nhunks; i++)
 		buf_puts(&all, c->hunks[i]);
-	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len) <= 0) {
+	/* The hunks carry their markers: their length is the file's conflict-marker-size. */
+	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len,
+			     rerere_marker_size_of(buf_cstr(&all), all.len)) <= 0) {
 		/* No text conflict (modify/delete ...): identify it by path and kind. */
 		buf_printf(&all, "%s\n%s\n", c->path, c->kind ? c->kind : "");
 		rerere_sha1_hex(id, all.ptr, all.len);
@@ -183,10 +185,16 @@ static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c
 		      "kind", json_text(c->kind), "conflict_id", id, "hunks", hunks,
 		      "ours_commits", commits_json(c->ours, c->nours),
 		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
-	if ((res = find_resolution(dt, c->path)))
+	if (c->blame)
+		json_object_set_new(f, "blame", json_text(c->blame));
+	if ((res = find_resolution(dt, c->path))) {
 		json_object_set_new(f, "resolution", json_pack("{s:o, s:o, s:o}",
 			"path", json_text(res->path), "id", json_text(res->id),
 			"diff", json_text(res->diff)));
+		if (res->combined)
+			json_object_set_new(json_object_get(f, "resolution"), "combined",
+					    json_text(res->combined));
+	}
 	return f;
 }
 
@@ -418,6 +426,27 @@ static void hunks_section(struct buf *out, const json_t *f, int named)
 		buf_puts(out, "  (no text hunks: the file itself conflicts)\n\n");
 }
 
+/* What the commit lists cannot say, per file (day.json's "blame"). */
+static void blame_notes(struct buf *out, const json_t *files)
+{
+	size_t i, n = json_array_size(files), notes = 0;
+	json_t *f;
+
+	json_array_foreach(files, i, f) {
+		const char *note = json_string_value(json_object_get(f, "blame"));
+
+		if (!note)
+			continue;
+		if (n > 1)
+			buf_printf(out, "Note on %s: %s.\n", jstr(f, "path"), note);
+		else
+			buf_printf(out, "Note: %s.\n", note);
+		notes++;
+	}
+	if (notes)
+		buf_putc(out, '\n');
+}
+
 /*
  * One block for every file whose conflict is with the same trees, as
  * linux-next's mails list them: the paths, the commits of both sides
@@ -444,6 +473,7 @@ static void group_section(struct buf *out, const json_t *r, const json_t *files,
 	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
 	commit_lines(out, theirs);
 	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
+	blame_notes(out, files);
 	json_array_foreach(files, i, f)
 		hunks_section(out, f, n > 1);
 	json_decref(ours);
@@ -504,12 +534,11 @@ static void handling_section(struct buf *out, const json_t *r)
 			   "is now fixed as far as %s is concerned, but any non trivial\n"
 			   "conflicts should be mentioned to your upstream maintainer when your\n"
 			   "tree is submitted for merging.\n\n", jstr(r, "project"));
-		json_array_foreach(json_object_get(r, "files"), i, f) {
-			if (!(res = json_object_get(f, "resolution")))
-				continue;
-			buf_printf(out, "%s: resolved from recorded resolution %s\n\n%s\n",
-				   jstr(f, "path"), jstr(res, "id"), jstr(res, "diff"));
-		}
+		json_array_foreach(json_object_get(r, "files"), i, f)
+			if ((res = json_object_get(f, "resolution")))
+				buf_printf(out, "%s: resolved from recorded resolution %s\n",
+					   jstr(f, "path"), jstr(res, "id"));
+		buf_putc(out, '\n');
 	} else if (!strcmp(how, "previous")) {
 		buf_printf(out, "No recorded resolution applies, so I used the version from %s\n"
 			   "of the %s tree for today.\n\n", jstr(r, "version_from"), jstr(r, "tree"));
@@ -603,6 +632,26 @@ static void config_sections(struct buf *out, const json_t *r)
 		buf_printf(out, "The %s tree is in today's tree as it is.\n", jstr(r, "tree"));
 }
 
+/*
+ * After the signature, as linux-next's mails carry it: how the merge
+ * resolved each file, as git shows the merge commit (`diff --cc`).  A
+ * file whose result is one side's version has none (git shows none).
+ */
+static void resolution_diffs(struct buf *out, const json_t *r)
+{
+	const json_t *f;
+	size_t i;
+
+	if (strcmp(jstr(r, "handled"), "recorded"))
+		return;
+	json_array_foreach(json_object_get(r, "files"), i, f) {
+		const char *cc = jstr(json_object_get(f, "resolution"), "combined");
+
+		if (*cc)
+			buf_printf(out, "\n%s", cc);
+	}
+}
+
 void report_text(struct buf *out, const json_t *r)
 {
 	buf_printf(out, "Hi all,\n\n");
@@ -615,6 +664,7 @@ void report_text(struct buf *out, const json_t *r)
 	while (out->len > 1 && out->ptr[out->len - 1] == '\n' && out->ptr[out->len - 2] == '\n')
 		buf_truncate(out, out->len - 1);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
+	resolution_diffs(out, r);
 }
 
 static int write_one(const char *dir, const char *tree, const json_t *r)

@@ -34,6 +34,8 @@ struct run_opts {
 	 * appended to DIR/tide.log.
 	 */
 	struct event_sink events;
+	/* What each tree's merge may add to the run's memory (DIR/config merge-memory); 0: the default. */
+	size_t merge_memory;
 	/*
 	 * DIR/config: its kcidb-submit= (with kcidb-origin=, kcidb-url=,
 	 * kcidb-token-file=, kcidb-timeout=, checked by the caller) sends
@@ -42,7 +44,7 @@ struct run_opts {
 	const struct settings *settings;
 };
 
-#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT, NULL }
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT, 0, NULL }
 
 struct run_summary {
 	char date[11];
@@ -50,13 +52,19 @@ struct run_summary {
 	/* The trees by outcome, day_counts() of the day recorded: what tide log says. */
 	struct day_counts counts;
 	int stage_failed;	/* build or boot reported a failure */
+	/* The check at the door (fsck_history()): what it read, and its time. */
+	size_t door_commits, door_trees;
+	double door_seconds;
 	/*
 	 * The stages after the day is recorded, which never change it:
+	 * DIR/regressions.json updated (what changed, or why it was not),
 	 * DIR/dashboard written again (why it is not whole, or NULL), and
 	 * the day's KCIDB submission (kcidb_asked: opts' settings had
 	 * kcidb-submit=).
 	 */
-	char *dashboard_warning;
+	char *regressions_changes, *regressions_warning;
+	char *dashboard_warning, *dashboard_regressions_warning;
+	char *kcidb_regressions_warning;	/* the document went without them: why */
 	int kcidb_asked;
 	struct kcidb_submission kcidb;
 };

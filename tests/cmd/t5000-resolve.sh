@@ -138,7 +138,7 @@ test_expect_success 'day 3 replays the recorded resolution with no human step' '
 	git --git-dir=ws/repo.git show next-20261203:f >f3 &&
 	grep -q "^three-fixed$" f3 && ! grep -q "<<<<<<<" f3 &&
 	grep -q "resolved from recorded resolution $(cat id)" ws/days/2026-12-03/reports/gpio.txt &&
-	grep -q "^+three-fixed$" ws/days/2026-12-03/reports/gpio.txt &&
+	grep -q "^++three-fixed$" ws/days/2026-12-03/reports/gpio.txt &&
 	grep -q "Resolved .f. using previous resolution" ws/days/2026-12-03/merge.log
 '
 

@@ -164,4 +164,112 @@ test_expect_success 'the announcement: counts against the base, the configuratio
 	test_cmp expect parts
 '
 
+# Day 3: fixes and gpio now both change line 3 too, a new conflict that
+# a resolution recorded by git rerere resolves.  The mail says how, with
+# the merge's combined diff after the signature, as git shows the same
+# merge made by git (its index line, hunks and all).
+test_expect_success 'setup: day 3 resolves a new conflict with a resolution recorded by git' '
+	sed -i "s/^3$/three-fixes/" fixes/f && git -C fixes commit -q -am "fixes: three" -m "$sob" &&
+	sed -i "s/^3$/three-gpio/" gpio/f && git -C gpio commit -q -am "gpio: three" -m "$sob" &&
+	git clone -q fixes plain && git -C plain config rerere.enabled true &&
+	git -C plain fetch -q ../gpio master &&
+	test_expect_code 1 git -C plain merge -q --no-edit FETCH_HEAD >/dev/null 2>&1 &&
+	printf "1\ntwo-both\nthree-gpio\n" >plain/f &&
+	git -C plain add f && git -C plain commit -q --no-edit &&
+	mkdir -p ws/rr-cache && cp -r plain/.git/rr-cache/* ws/rr-cache/ &&
+	run_day 2026-12-03 &&
+	git -C ws/repo.git show next-20261203:f >f3 &&
+	printf "1\ntwo-both\nthree-gpio\n" >expect && test_cmp expect f3
+'
+
+test_expect_success 'the conflict mail of a recorded resolution: git diff --cc of the merge' '
+	cat >expect <<-\EOF &&
+	From: tide <tide@localhost>
+	To: gpio@ex.org,
+	TABfixes@ex.org
+	Cc: "Tide Test" <test@tide.invalid>
+	Subject: linux-next: manual merge of the gpio tree with the fixes tree
+	Message-ID: <next-20261203.gpio.tide@localhost>
+	MIME-Version: 1.0
+	Content-Type: text/plain; charset=UTF-8
+	Content-Transfer-Encoding: 8bit
+
+	Hi all,
+
+	Today'"'"'s linux-next merge of the gpio tree got a conflict in:
+
+	  f
+
+	between commits:
+
+	  FIXES3 ("fixes: three")
+	  253ebda500a0 ("fixes: two")
+
+	from the fixes tree and commits:
+
+	  GPIO3 ("gpio: three")
+	  da05e0d79f8f ("gpio: two")
+
+	from the gpio tree.
+
+	The conflict (content, rerere id RRID):
+
+	  <<<<<<< next-20261203
+	  two-fixes
+	  three-fixes
+	  =======
+	  two-gpio
+	  three-gpio
+	  >>>>>>> gpio/master
+
+	I fixed it up (see below) and can carry the fix as necessary. This
+	is now fixed as far as linux-next is concerned, but any non trivial
+	conflicts should be mentioned to your upstream maintainer when your
+	tree is submitted for merging.
+
+	f: resolved from recorded resolution RRID
+
+	-- 
+	Cheers,
+	tide (next-20261203)
+
+	EOF
+	git -C plain diff-tree --cc --no-commit-id HEAD -- f >>expect &&
+	echo >>expect &&
+	rrid=$(ls ws/rr-cache) &&
+	sed -i -e "s/^TAB/\t/" -e "s/FIXES3/$(git -C fixes rev-parse --short=12 HEAD)/" \
+		-e "s/GPIO3/$(git -C gpio rev-parse --short=12 HEAD)/" \
+		-e "s/rerere id RRID/rerere id $(echo $rrid | cut -c1-12)/" \
+		-e "s/resolution RRID/resolution $rrid/" expect &&
+	tide -C ws -f trees.conf report 2026-12-03 --mail --dry-run | sed "/^Date: /d" >actual &&
+	test_cmp expect actual
+'
+
+# Day 4: both trees add a 12000-line file "big", each its own way, and a
+# resolution recorded by git rewrites every line: the combined diff (3
+# lines per line, over 256 KiB) is cut at a line end and says so.
+test_expect_success 'a combined diff over 256 KiB is cut, saying how much was left out' '
+	seq 1 12000 | sed "s/$/ fixes/" >fixes/big && git -C fixes add big &&
+	git -C fixes commit -q -m "fixes: add big" -m "$sob" &&
+	seq 1 12000 | sed "s/$/ gpio/" >gpio/big && git -C gpio add big &&
+	git -C gpio commit -q -m "gpio: add big" -m "$sob" &&
+	git -C plain pull -q --no-rebase --no-edit ../fixes master &&
+	git -C plain fetch -q ../gpio master &&
+	test_expect_code 1 git -C plain merge -q --no-edit FETCH_HEAD >/dev/null 2>&1 &&
+	seq 1 12000 | sed "s/$/ both/" >plain/big &&
+	git -C plain add big && git -C plain commit -q --no-edit &&
+	cp -r plain/.git/rr-cache/* ws/rr-cache/ &&
+	run_day 2026-12-04 &&
+	git -C ws/repo.git show next-20261204:big >big4 && test_cmp plain/big big4 &&
+	tide -C ws -f trees.conf report 2026-12-04 --mail --dry-run >mail &&
+	git -C plain diff-tree --cc --no-commit-id HEAD -- big >full &&
+	test $(wc -c <full) -gt 262144 &&
+	sed -n "/^diff --cc big$/,/ more bytes of the combined diff left out)$/p" mail >cut &&
+	n=$(tail -n 1 cut | sed -n "s/^(\([0-9]*\) more bytes of the combined diff left out)$/\1/p") &&
+	test -n "$n" &&
+	head -n -1 cut >kept &&
+	test $(($(wc -c <kept) + n)) = $(wc -c <full) &&
+	head -c $(wc -c <kept) full | cmp - kept
+'
+
 test_done

@@ -1,6 +1,7 @@
 /* Unit tests of the commit-graph upkeep and the attribution walk (src/graph.c). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -310,6 +311,38 @@ TEST(graph__truncated_file_is_rebuilt)
 	repo_close();
 }
 
+/*
+ * The file as untrusted input: a link to /dev/zero or a FIFO in its place
+ * is neither hashed (it was read whole first: 14.5 GB) nor waited on; it
+ * is removed and the graph written again.
+ */
+TEST(graph__link_or_fifo_is_rebuilt_unread)
+{
+	struct day d;
+	char *path;
+	const char *why = NULL;
+	double start;
+
+	repo_open();
+	make_day(&d);
+	CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+	path = graph_file();
+	REQUIRE(unlink(path) == 0 && symlink("/dev/zero", path) == 0);
+	start = time_now();
+	CHECK_INT(refresh(&why), GRAPH_REBUILT);
+	CHECK_STR(why, "not a regular file");
+	CHECK(time_now() - start < 10);
+	REQUIRE(unlink(path) == 0 && mkfifo(path, 0644) == 0);
+	start = time_now();
+	CHECK_INT(refresh(&why), GRAPH_REBUILT);
+	CHECK_STR(why, "not a regular file");
+	CHECK(time_now() - start < 10);
+	CHECK_INT(refresh(NULL), GRAPH_UP_TO_DATE);
+	CHECK_INT(git_verifies(), 0);
+	free(path);
+	repo_close();
+}
+
 TEST(graph__foreign_file_is_rebuilt)
 {
 	struct day d;
@@ -535,7 +568,8 @@ TEST(reach__is_the_history_of_a_commit_inside_and_outside_the_graph)
 }
 
 TESTS(graph__written_once_and_verified_by_git, graph__merge_bases_as_libgit2_finds_them, graph__moved_refs_write_it_again,
-      graph__truncated_file_is_rebuilt, graph__foreign_file_is_rebuilt,
+      graph__truncated_file_is_rebuilt,
+      graph__link_or_fifo_is_rebuilt_unread, graph__foreign_file_is_rebuilt,
       walk__skips_merges_that_did_not_touch_the_paths, walk__reads_parents_from_the_graph,
       walk__two_merge_bases_hide_the_shared_commits,
       range__lists_what_the_hides_lack_with_and_without_the_graph,

@@ -54,6 +54,8 @@ static struct day *make_day(const char *date, const char *h, const char *handled
 			r->path = xstrdup("drivers/gpio/Kconfig");
 			r->id = xstrdup("abc123");
 			r->diff = xstrdup("-A\n+AB\n");
+			r->combined = xstrdup("diff --cc drivers/gpio/Kconfig\n@@@ -1,1 -1,1 +1,1 @@@\n"
+					      "- A\n -B\n++AB\n");
 		}
 		if (!strcmp(handled, "previous"))
 			t->handling.version_from = xstrdup("next-20261202");
@@ -104,7 +106,7 @@ TEST(report__json_names_both_sides_and_the_conflict_id)
 	CHECK_STR(json_string_value(json_object_get(r, "handled")), "dropped");
 	CHECK(json_is_true(json_object_get(r, "new")));
 	f = json_array_get(json_object_get(r, "files"), 0);
-	rerere_normalize(NULL, id, hunk, strlen(hunk));
+	rerere_normalize(NULL, id, hunk, strlen(hunk), 7);
 	CHECK_STR(json_string_value(json_object_get(f, "conflict_id")), id);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(f, "ours_commits"), 0), "subject")),
 		  "gpio: fix A");
@@ -125,7 +127,10 @@ TEST(report__text_follows_linux_next_mails)
 			       "  0123456789ab (\"gpio: fix A\")\n\nfrom the fixes tree and commit:\n\n"
 			       "  fedcba987654 (\"gpio: add B\")\n\nfrom the gpio tree.\n") != NULL);
 	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123") != NULL);
-	CHECK(strstr(text.ptr, "+AB\n") != NULL);
+	/* the combined diff after the signature, the unified one not at all */
+	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123\n\n-- \nCheers,\n"
+			       "tide (next-20261203)\n\ndiff --cc drivers/gpio/Kconfig\n") != NULL);
+	CHECK(strstr(text.ptr, "\n++AB\n") != NULL && !strstr(text.ptr, "\n+AB\n"));
 	CHECK(strstr(text.ptr, "  <<<<<<< next-20261203\n  A\n") != NULL);
 	json_decref(r);
 	day_free(d);
@@ -234,7 +239,7 @@ TEST(report__configurations_follow_the_conflict)
 	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
 	CHECK_INT(json_array_size(json_object_get(r, "configs")), 2);
 	report_text(&text, r);
-	CHECK(strstr(text.ptr, "+AB\n\nAfter merging the gpio tree, today's linux-next build (x86_64 smoke)\n"
+	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123\n\nAfter merging the gpio tree, today's linux-next build (x86_64 smoke)\n"
 			       "produced this warning:\n\n"
 			       "gpio.c:3: warning: unused x\n\n"
 			       "After merging the gpio tree, today's linux-next build (x86_64 up)\n"

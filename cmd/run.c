@@ -11,6 +11,7 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/event.h"
+#include "../src/kcidb.h"
 #include "../src/run.h"
 #include "../src/settings.h"
 #include "../src/workspace.h"
@@ -116,6 +117,7 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail("--configs");
 	opts.events.fn = cmd_on_event;
 	opts.events.data = &p;
+	opts.settings = ctx->settings;
 	/* DIR/config's build settings are checked before the day starts. */
 	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
@@ -124,8 +126,10 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return status;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	cmd_progress_end(&p);
-	if (error < 0)
+	if (error < 0) {
+		run_summary_release(&sum);
 		return cmd_fail(NULL);
+	}
 	printf("%s: %zu of %zu trees merged", sum.tag, c->merged, c->trees);
 	if (c->conflicts + c->not_merged)
 		printf(", %zu left out", c->conflicts + c->not_merged);
@@ -143,11 +147,20 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		status = EXIT_PROBLEMS;
 	}
 	print_changes(ctx, sum.date);
-	cmd_regressions_after_run(ctx, sum.date);
-	cmd_dashboard_regenerate(ctx);
-	/* A KCIDB server that fails is a problem to see, the day stays as it is. */
+	/* The day is recorded whatever happened after: warnings and problems, never a failure. */
+	if (sum.regressions_warning)
+		cmd_error("warning: regressions not updated: %s", sum.regressions_warning);
+	else if (sum.regressions_changes)
+		printf("\nRegressions:\n%s", sum.regressions_changes);
+	if (sum.dashboard_warning)
+		cmd_error("warning: %s", sum.dashboard_warning);
+	if (sum.dashboard_regressions_warning)
+		cmd_error("warning: regressions left out: %s", sum.dashboard_regressions_warning);
+	if (sum.kcidb_regressions_warning)
+		cmd_error("warning: regressions left out: %s", sum.kcidb_regressions_warning);
 	fflush(stdout);
-	if (cmd_kcidb_after_run(ctx, sum.date) != EXIT_OK)
+	if (sum.kcidb_asked && cmd_kcidb_tell(&sum.kcidb, "run") != EXIT_OK)
 		status = EXIT_PROBLEMS;
+	run_summary_release(&sum);
 	return status;
 }

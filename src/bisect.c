@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include "error.h"
 #include "graph.h"
 #include "history.h"
+#include "proc.h"
 #include "merge.h"
 #include "merge_step.h"
 #include "rerere.h"
@@ -2323,24 +2323,44 @@ done:
 
 /* ---- the --cmd check ---- */
 
-static void run_child(const struct bisect_cmd *bc, const char *hex)
+/*
+ * sh -c CMD in the checkout with TIDE_BISECT_COMMIT set, its output
+ * appended to the log (or nowhere): 0 with *code its exit status, or an
+ * error (it could not be started, or a signal ended it).
+ */
+static int run_cmd(int *code, const struct bisect_cmd *bc, const char *hex)
 {
-	int fd;
+	char *var = xasprintf("TIDE_BISECT_COMMIT=%s", hex);
+	char *set[] = { var, NULL }, *argv[] = { "sh", "-c", (char *)bc->cmd, NULL };
+	char **env = proc_env(set, NULL);
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc_result res = { 0 };
+	int error = 0, fd = -1;
 
-	if (chdir(bc->srcdir) < 0)
-		_exit(126);
-	fd = open(bc->log_path ? bc->log_path : "/dev/null",
-		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
+	if (bc->log_path && (fd = open(bc->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+				       O_NOFOLLOW, 0666)) < 0) {
+		error = tide_error_errno(TIDE_EIO, "cannot open the log '%s'", bc->log_path);
+		goto done;
 	}
-	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	o.argv = argv;
+	o.program = "/bin/sh";
+	o.env = env;
+	o.cwd = bc->srcdir;
+	o.out = o.err = fd >= 0 ? PROC_FD : PROC_NULL;
+	o.out_fd = o.err_fd = fd;
+	if ((error = proc_run(&res, &o)) < 0)
+		goto done;
+	if (res.signal)
+		error = tide_error_set(TIDE_ERROR, "--cmd '%s' was killed by signal %d", bc->cmd,
+				       res.signal);
+	*code = res.status;
+done:
 	if (fd >= 0)
-		dup2(fd, 0);
-	setenv("TIDE_BISECT_COMMIT", hex, 1);
-	execl("/bin/sh", "sh", "-c", bc->cmd, (char *)NULL);
-	_exit(127);
+		close(fd);
+	proc_result_release(&res);
+	free(env);
+	free(var);
+	return error;
 }
 
 int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
@@ -2349,8 +2369,7 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	const struct bisect_cmd *bc = data;
 	struct build_checkout_stats st = { 0 };
 	char hex[GIT_OID_HEXSZ + 1];
-	pid_t pid;
-	int status, err, code;
+	int err, code = 0;
 	double t;
 
 	git_oid_tostr(hex, sizeof(hex), commit);
@@ -2368,18 +2387,8 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	build_checkout_stats_release(&st);
 	if (err < 0)
 		return err;
-	pid = fork();
-	if (pid < 0)
-		return tide_error_errno(TIDE_ERROR, "fork");
-	if (pid == 0)
-		run_child(bc, hex);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return tide_error_errno(TIDE_ERROR, "waitpid");
-	if (WIFSIGNALED(status))
-		return tide_error_set(TIDE_ERROR, "--cmd '%s' was killed by signal %d",
-				      bc->cmd, WTERMSIG(status));
-	code = WEXITSTATUS(status);
+	if ((err = run_cmd(&code, bc, hex)) < 0)
+		return err;
 	if (code == 126 || code == 127)
 		return tide_error_set(TIDE_EINVAL, "--cmd '%s': command not found or not "
 				      "executable (exit %d)", bc->cmd, code);

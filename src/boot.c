@@ -1,13 +1,10 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -16,6 +13,7 @@
 #include "cpio.h"
 #include "day.h"
 #include "error.h"
+#include "proc.h"
 #include "settings.h"
 #include "text.h"
 #include "safefs.h"
@@ -209,106 +207,44 @@ struct qemu_run {
 	double seconds;
 };
 
-static void child_exec(char *const argv[], int out_fd, int err_fd)
+/* from's text appended to into (moved when into is empty: a console can be 32 MB). */
+static void buf_take(struct buf *into, struct buf *from)
 {
-	int null = open("/dev/null", O_RDONLY);
-
-	/* Own process group, so a timeout kills QEMU and anything it forked;
-	 * and no QEMU outliving a killed tide. */
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (null >= 0)
-		dup2(null, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(err_fd, STDERR_FILENO);
-	execvp(argv[0], argv);
-	dprintf(err_fd, "cannot run '%s': %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-/* Read what is there; returns 0 at EOF. */
-static int drain(int fd, struct buf *into, int log_fd)
-{
-	char chunk[8192];
-	ssize_t n = read(fd, chunk, sizeof(chunk));
-
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN;
-	if (n == 0)
-		return 0;
-	if (into->len < CONSOLE_MAX)
-		buf_put(into, chunk, (size_t)n);
-	if (log_fd >= 0 && write(log_fd, chunk, (size_t)n) < 0)
-		return 1;	/* a full disk must not stop the boot */
-	return 1;
-}
-
-static void pump(struct qemu_run *q, int out_fd, int err_fd, double deadline)
-{
-	struct pollfd fds[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
-	int open_fds = 2;
-
-	while (open_fds) {
-		double left = deadline - time_now();
-		int i;
-
-		if (left <= 0) {
-			q->timed_out = 1;
-			return;
-		}
-		if (poll(fds, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
-			return;
-		for (i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			if (!drain(fds[i].fd, i ? q->err : q->console, i ? -1 : q->log_fd)) {
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
-		if (q->stop_on && memmem(q->console->ptr ? q->console->ptr : "",
-					 q->console->len, q->stop_on, strlen(q->stop_on))) {
-			q->stopped = 1;
-			return;
-		}
+	if (!into->len) {
+		buf_release(into);
+		*into = *from;
+		*from = (struct buf)BUF_INIT;
+	} else {
+		buf_put(into, from->ptr ? from->ptr : "", from->len);
 	}
 }
 
 static int qemu_run(struct qemu_run *q, char *const argv[])
 {
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = 0;
-	double start = time_now();
-	pid_t pid;
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc_result res;
 
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		tide_error_errno(TIDE_ERROR, "pipe");
-		goto fail;
-	}
-	if ((pid = fork()) < 0) {
-		tide_error_errno(TIDE_ERROR, "fork");
-		goto fail;
-	}
-	if (pid == 0)
-		child_exec(argv, out[1], err[1]);
-	setpgid(pid, pid);
-	close(out[1]);
-	close(err[1]);
-	pump(q, out[0], err[0], start + q->timeout);
-	if (q->timed_out || q->stopped)
-		kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	q->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	q->seconds = time_now() - start;
-	close(out[0]);
-	close(err[0]);
+	o.argv = argv;
+	o.out = o.err = PROC_CAPTURE;
+	o.tee_fd = q->log_fd;
+	o.capture_max = CONSOLE_MAX;
+	o.timeout = q->timeout;
+	o.stop_on = q->stop_on;
+	/* Its own group, so a timeout kills QEMU and anything it forked; no QEMU outliving a killed tide. */
+	o.own_group = 1;
+	o.death_signal = SIGKILL;
+	if (proc_run(&res, &o) < 0)
+		return TIDE_ERROR;
+	buf_take(q->console, &res.out);
+	buf_take(q->err, &res.err);
+	if (res.failed_start)
+		buf_printf(q->err, "%s\n", res.failed_start);
+	q->timed_out = res.timed_out;
+	q->stopped = res.stopped;
+	q->exit_status = res.status;
+	q->seconds = res.seconds;
+	proc_result_release(&res);
 	return 0;
-fail:
-	if (out[0] >= 0) {
-		close(out[0]);
-		close(out[1]);
-	}
-	return TIDE_ERROR;
 }
 
 static void argv_push(char ***argv, size_t *n, size_t *alloc, const char *s)
@@ -637,7 +573,7 @@ static void record_qemu(struct boot_result *res, const char *qemu, char **argv)
 	res->qemu_command = json_array();
 	for (i = 0; argv[i]; i++)
 		json_array_append_new(res->qemu_command, json_text(argv[i]));
-	res->qemu_version = tool_first_line(version_argv);
+	res->qemu_version = proc_first_line(version_argv);
 	if (res->initramfs && file_sha256_hex(hex, res->initramfs) == 0)
 		res->initramfs_sha256 = xstrdup(hex);
 	tide_error_clear();
@@ -1139,4 +1075,30 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 	json_decref(tries.passed);
 	boot_ws_paths_release(&paths);
 	return error;
+}
+
+void boot_day_records(struct boot_day_records *out, struct day *day, const struct build_config *c,
+		      int first)
+{
+	struct day_config *dc;
+
+	memset(out, 0, sizeof(*out));
+	out->own = !c || (day->build && day->build->config ? !strcmp(day->build->config, c->name)
+							   : first);
+	if (out->own) {
+		out->build = day->build;
+		out->slot = &day->boot;
+		out->console_name = xstrdup("console.log");
+		return;
+	}
+	dc = day_config_get(day, c->name);
+	out->build = dc->build;
+	out->slot = &dc->boot;
+	out->console_name = xasprintf("console.%s.log", c->name);
+}
+
+void boot_day_records_release(struct boot_day_records *r)
+{
+	free(r->console_name);
+	memset(r, 0, sizeof(*r));
 }

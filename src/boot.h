@@ -162,6 +162,25 @@ void boot_record_day(struct day *day, const struct boot_result *res);
 struct day_boot;
 struct day_build;
 
+/*
+ * Which records a boot of configuration c of day goes with, the one rule
+ * for tide run and tide boot: the day's own "build" and "boot" (console
+ * "console.log") for the configuration the day built first (its build's
+ * "config"; a build that names none is trees.conf's first, first), else
+ * c's entry under "configs" (created when missing; "console.NAME.log").
+ * c NULL is the day's own build as before configurations were declared.
+ */
+struct boot_day_records {
+	int own;			/* the day's own build and boot */
+	const struct day_build *build;	/* NULL: nothing built for c */
+	struct day_boot **slot;		/* where its boot record goes */
+	char *console_name;		/* the console log's name in the day directory */
+};
+
+void boot_day_records(struct boot_day_records *out, struct day *day, const struct build_config *c,
+		      int first);
+void boot_day_records_release(struct boot_day_records *r);
+
 /* A configuration of the day (trees.conf's), for boot_workspace_config(). */
 struct boot_config_run {
 	const struct build_config *config;	/* its arch, QEMU machine and CPU; NULL: the host's */

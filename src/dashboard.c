@@ -1667,3 +1667,11 @@ void dashboard_result_release(struct dashboard_result *res)
 	free(res->regressions_unreadable);
 	res->regressions_unreadable = NULL;
 }
+
+char *dashboard_unreadable_text(const struct dashboard_result *res)
+{
+	if (!res->unreadable)
+		return NULL;
+	return xasprintf("%zu day record%s could not be read, marked unreadable (%s)",
+			 res->unreadable, res->unreadable == 1 ? "" : "s", res->first_unreadable);
+}

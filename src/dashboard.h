@@ -36,6 +36,11 @@ struct dashboard_result {
  */
 int dashboard_write(struct dashboard_result *out, const char *wsdir, const char *out_dir);
 void dashboard_result_release(struct dashboard_result *res);
+/*
+ * "N day records could not be read, marked unreadable (PATH: why)", or
+ * NULL when every record was read.  The caller frees it.
+ */
+char *dashboard_unreadable_text(const struct dashboard_result *res);
 
 /* s as HTML text or attribute value: & < > " ' escaped, control bytes U+FFFD. */
 void html_escape(struct buf *out, const char *s);

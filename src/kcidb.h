@@ -93,4 +93,39 @@ int kcidb_spool_send(struct kcidb_sent *out, const char *spool_dir, const char *
 		     const struct kcidb_server *srv);
 void kcidb_sent_release(struct kcidb_sent *s);
 
+/* The origin when neither an option nor DIR/config's kcidb-origin= names one. */
+#define KCIDB_DEFAULT_ORIGIN "tide"
+/* Seconds for a submission when DIR/config's kcidb-timeout= is not set. */
+#define KCIDB_DEFAULT_TIMEOUT 60
+
+/* Where a day's submission stopped, if it did. */
+enum kcidb_submit_step {
+	KCIDB_SUBMIT_OK,
+	KCIDB_SUBMIT_DOCUMENT,	/* the day could not be loaded or made a document */
+	KCIDB_SUBMIT_SPOOL,	/* the token could not be read or the document spooled */
+	KCIDB_SUBMIT_SEND,	/* the server failed: sent says how far it got */
+};
+
+/* How one submission of a day (tide run, tide kcidb --submit) went. */
+struct kcidb_submission {
+	enum kcidb_submit_step failed;
+	int code;		/* the failure's TIDE_E* code, or 0 */
+	char *why;		/* the failure's message, or NULL */
+	struct kcidb_sent sent;	/* filled once the spool was sent (failed OK or SEND) */
+	char *spool, *rejected_dir;	/* DIR/kcidb-spool, DIR/kcidb-rejected */
+};
+
+struct workspace;
+
+/*
+ * Spool doc (a day's document) as NAME.json, then send the whole spool
+ * (src/kcidb_submit.c): older documents a failed submission left go
+ * first.  token_file (or NULL) holds the bearer token.  What happened is
+ * in out, and in DIR/tide.log: each rejected document and the counts.
+ * Returns out->code.
+ */
+int kcidb_submit_day(struct kcidb_submission *out, struct workspace *ws, const char *name,
+		     const json_t *doc, const char *url, const char *token_file, long timeout);
+void kcidb_submission_release(struct kcidb_submission *s);
+
 #endif

@@ -16,6 +16,7 @@
 #include "conf.h"
 #include "day.h"
 #include "error.h"
+#include "proc.h"
 #include "reproducer.h"
 #include "rerere.h"
 #include "safefs.h"
@@ -320,7 +321,7 @@ static char *probe(const char *tool)
 {
 	char *argv[] = { (char *)tool, "--version", NULL };
 
-	return tool_first_line(argv);
+	return proc_first_line(argv);
 }
 
 /* From the build and boot records when they have it, else asked now (and said so). */

@@ -31,6 +31,7 @@
 #include "build_matrix.h"
 #include "buildconf.h"
 #include "checks.h"
+#include "dashboard.h"
 #include "day.h"
 #include "event.h"
 #include "error.h"
@@ -38,10 +39,13 @@
 #include "fsck.h"
 #include "graph.h"
 #include "history.h"
+#include "kcidb.h"
 #include "merge_day.h"
 #include "nextfiles.h"
 #include "report.h"
+#include "regress.h"
 #include "rerere.h"
+#include "settings.h"
 #include "reproducer.h"
 #include "run.h"
 #include "text.h"
@@ -500,65 +504,53 @@ static int run_stage_build(struct run *r)
 static void run_boot_config(struct run *r, size_t i)
 {
 	const struct build_config *c = &r->conf->configs[i];
-	struct day_boot **slot;
-	const struct day_build *build;
+	struct boot_day_records rec;
 	struct boot_config_run in = { 0 };
-	char *name, *console, *label;
+	char *console, *label;
 	int passed = 0;
 
 	if (i > 0 && !c->boot)
 		return;		/* a configuration only built has no boot record */
-	if (i == 0) {
-		slot = &r->day->boot;
-		build = r->day->build;
-		name = xstrdup("console.log");
-		label = xstrdup("");
-	} else {
-		struct day_config *dc = day_config_get(r->day, c->name);
-
-		slot = &dc->boot;
-		build = dc->build;
-		name = xasprintf("console.%s.log", c->name);
-		label = xasprintf(" %s", c->name);
-	}
-	if (!c->boot || !build || !build->kernel) {
-		day_boot_free(*slot);
-		*slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
-						       : "no kernel: the build failed");
+	boot_day_records(&rec, r->day, c, i == 0);
+	label = rec.own ? xstrdup("") : xasprintf(" %s", c->name);
+	if (!c->boot || !rec.build || !rec.build->kernel) {
+		day_boot_free(*rec.slot);
+		*rec.slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
+							  : "no kernel: the build failed");
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_INFO, NULL, "boot%s skipped: %s", label,
-			    (*slot)->failure);
+			    (*rec.slot)->failure);
 		goto done;
 	}
-	console = path_join(r->tmp_dir, name);
+	console = path_join(r->tmp_dir, rec.console_name);
 	in.config = c;
 	in.wsdir = r->ws->dir;
 	in.outdir = build_config_outdir(r->ws->dir, c);
-	in.build = build;
+	in.build = rec.build;
 	in.date = r->day->date;
 	in.smp = c->smp;
 	in.console_path = console;
-	in.console_name = name;
-	if (i == 0)
+	in.console_name = rec.console_name;
+	if (rec.own)
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
 	else
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s (%s)",
 			    r->sum->tag, c->name);
-	if (boot_workspace_config(slot, &passed, &in) < 0) {
+	if (boot_workspace_config(rec.slot, &passed, &in) < 0) {
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot%s: %s", label,
 			    tide_error_last());
-		day_boot_free(*slot);
-		*slot = day_boot_failed("error", tide_error_last());
+		day_boot_free(*rec.slot);
+		*rec.slot = day_boot_failed("error", tide_error_last());
 		tide_error_clear();
 	} else {
 		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL,
-			    "boot%s %s in %.1f s", label, (*slot)->status, (*slot)->seconds);
+			    "boot%s %s in %.1f s", label, (*rec.slot)->status, (*rec.slot)->seconds);
 	}
 	r->sum->stage_failed |= !passed;
 	free((char *)in.outdir);
 	free(console);
 done:
 	free(label);
-	free(name);
+	boot_day_records_release(&rec);
 }
 
 /*
@@ -803,6 +795,95 @@ done:
 	return error;
 }
 
+/* ---- after the install: stages that read the recorded day ---- */
+
+/* DIR/dashboard written again; whatever happens, a warning in the summary. */
+static void run_stage_dashboard(struct run *r)
+{
+	struct dashboard_result res;
+	char *out = workspace_dashboard(r->ws->dir);
+
+	if (dashboard_write(&res, r->ws->dir, out) < 0) {
+		r->sum->dashboard_warning = xstrdup(tide_error_last());
+	} else {
+		r->sum->dashboard_warning = dashboard_unreadable_text(&res);
+		if (res.regressions_unreadable)
+			r->sum->dashboard_regressions_warning = xstrdup(res.regressions_unreadable);
+	}
+	tide_error_clear();
+	dashboard_result_release(&res);
+	free(out);
+}
+
+/*
+ * The recorded day to DIR/config's kcidb-submit= server: how it went is
+ * in the summary (a failing server is the day's problem, not its end).
+ */
+static void run_stage_kcidb(struct run *r)
+{
+	const struct settings *s = r->opts->settings;
+	const char *url = s ? settings_get(s, "kcidb-submit") : NULL;
+	const char *timeout;
+	struct kcidb_opts o = { 0 };
+	struct regress_list *regs = NULL;
+	struct day *d = NULL;
+	json_t *doc = NULL;
+
+	if (!url)
+		return;
+	r->sum->kcidb_asked = 1;
+	if (regress_load(&regs, r->ws->dir) < 0)
+		r->sum->kcidb_regressions_warning = xstrdup(tide_error_last());
+	tide_error_clear();
+	o.regressions = regs;
+	if (!(o.origin = settings_get(s, "kcidb-origin")))
+		o.origin = KCIDB_DEFAULT_ORIGIN;
+	o.url_base = settings_get(s, "kcidb-url");
+	timeout = settings_get(s, "kcidb-timeout");
+	if (day_open(&d, r->days_dir, r->sum->date) < 0 || kcidb_day(&doc, d, &o) < 0) {
+		r->sum->kcidb.failed = KCIDB_SUBMIT_DOCUMENT;
+		r->sum->kcidb.code = tide_error_code();
+		r->sum->kcidb.why = xstrdup(tide_error_last());
+	} else {
+		kcidb_submit_day(&r->sum->kcidb, r->ws, d->tag ? d->tag : d->date, doc, url,
+				 settings_get(s, "kcidb-token-file"),
+				 timeout ? strtol(timeout, NULL, 10) : KCIDB_DEFAULT_TIMEOUT);
+	}
+	tide_error_clear();
+	json_decref(doc);
+	day_free(d);
+	regress_list_free(regs);
+}
+
+/* DIR/regressions.json brought up to the recorded day, before the dashboard shows it. */
+static void run_stage_regressions(struct run *r)
+{
+	struct regress_settings s;
+	struct regress_list *l = NULL;
+	struct buf changes = BUF_INIT;
+
+	if (regress_settings_load(&s, r->ws->dir) < 0 || regress_load(&l, r->ws->dir) < 0 ||
+	    regress_update(l, r->ws->dir, r->sum->date, &s, &changes) < 0 ||
+	    regress_save(l, r->ws->dir) < 0)
+		r->sum->regressions_warning = xstrdup(tide_error_last());
+	else if (changes.len)
+		r->sum->regressions_changes = buf_detach(&changes);
+	tide_error_clear();
+	buf_release(&changes);
+	regress_list_free(l);
+}
+
+void run_summary_release(struct run_summary *sum)
+{
+	free(sum->regressions_changes);
+	free(sum->regressions_warning);
+	free(sum->dashboard_warning);
+	free(sum->dashboard_regressions_warning);
+	free(sum->kcidb_regressions_warning);
+	kcidb_submission_release(&sum->kcidb);
+	memset(sum, 0, sizeof(*sum));
+}
+
 /* ---- the day ---- */
 
 static void log_start(struct run *r)
@@ -900,6 +981,11 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */
 		event_emitf(&r.sink, EVENT_RECORD, EVENT_WARNING, NULL, "cannot keep the trees checked: %s", tide_error_last());
 		tide_error_clear();
+	}
+	if (!error) {
+		run_stage_regressions(&r);
+		run_stage_dashboard(&r);
+		run_stage_kcidb(&r);
 	}
 done:
 	if (error < 0)

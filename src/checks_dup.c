@@ -182,6 +182,66 @@ static int blob_text(git_repository *repo, const git_oid *id, git_blob **out)
 	return 0;
 }
 
+/*
+ * One side of a change involving a gitlink (a submodule's commit, mode
+ * 160000): the commit is in another repository, never looked up here.
+ * A gitlink is the line git's diff shows for it ("Subproject commit
+ * <id>"); a blob turned into a gitlink or back, by its id.
+ */
+static void gitlink_side(EVP_MD_CTX *ctx, char origin, unsigned mode, const git_oid *id)
+{
+	static const char line[] = "Subprojectcommit";	/* white space removed, as hash_no_space() */
+
+	if (!mode)
+		return;
+	if (mode != GIT_FILEMODE_COMMIT) {
+		EVP_DigestUpdate(ctx, id->id, GIT_OID_RAWSZ);
+		return;
+	}
+	EVP_DigestUpdate(ctx, &origin, 1);
+	EVP_DigestUpdate(ctx, line, sizeof(line) - 1);
+	EVP_DigestUpdate(ctx, git_oid_tostr_s(id), GIT_OID_HEXSZ);
+}
+
+/* A file's diff's lines, each its origin and its text without white space. */
+static int blobs_hash(EVP_MD_CTX *ctx, git_repository *repo, const char *path,
+		      const git_oid *ao, const git_oid *bo)
+{
+	git_blob *ab = NULL, *bb = NULL;
+	git_patch *patch = NULL;
+	size_t hk, ln;
+	int error = -1;
+
+	if (blob_text(repo, ao, &ab) < 0 || blob_text(repo, bo, &bb) < 0)
+		goto done;
+	if ((ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||
+	    (ab && git_blob_is_binary(ab)) || (bb && git_blob_is_binary(bb))) {
+		EVP_DigestUpdate(ctx, ao->id, GIT_OID_RAWSZ);
+		EVP_DigestUpdate(ctx, bo->id, GIT_OID_RAWSZ);
+		error = 0;
+		goto done;
+	}
+	if (git_patch_from_blobs(&patch, ab, path, bb, path, NULL) < 0)
+		goto done;
+	for (hk = 0; hk < git_patch_num_hunks(patch); hk++)
+		for (ln = 0; ln < (size_t)git_patch_num_lines_in_hunk(patch, hk); ln++) {
+			const git_diff_line *l = NULL;
+			char origin;
+
+			if (git_patch_get_line_in_hunk(&l, patch, hk, ln) < 0)
+				goto done;
+			origin = l->origin;
+			EVP_DigestUpdate(ctx, &origin, 1);
+			hash_no_space(ctx, l->content, l->content_len);
+		}
+	error = 0;
+done:
+	git_patch_free(patch);
+	git_blob_free(ab);
+	git_blob_free(bb);
+	return error;
+}
+
 /* One file's hash: its paths and modes, then its diff's lines. */
 static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
 		     const git_tree_entry *a, const git_tree_entry *b)
@@ -190,10 +250,7 @@ static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0, am = a ? git_tree_entry_filemode(a) : 0, bm = b ? git_tree_entry_filemode(b) : 0;
 	git_oid zero, ao, bo;
-	git_blob *ab = NULL, *bb = NULL;
-	git_patch *patch = NULL;
-	size_t hk, ln;
-	int error = -1;
+	int error = 0;
 
 	memset(&zero, 0, sizeof(zero));
 	git_oid_cpy(&ao, a ? git_tree_entry_id(a) : &zero);
@@ -202,37 +259,19 @@ static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
 	EVP_DigestUpdate(ctx, path, strlen(path) + 1);
 	EVP_DigestUpdate(ctx, &am, sizeof(am));
 	EVP_DigestUpdate(ctx, &bm, sizeof(bm));
-	if (++h->files <= PID_FILES_DIFFED &&
-	    (blob_text(repo, &ao, &ab) < 0 || blob_text(repo, &bo, &bb) < 0))
-		goto done;
-	if (h->files > PID_FILES_DIFFED ||
-	    (ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||
-	    (ab && git_blob_is_binary(ab)) || (bb && git_blob_is_binary(bb)) ||
-	    am == GIT_FILEMODE_COMMIT || bm == GIT_FILEMODE_COMMIT) {
+	if (am == GIT_FILEMODE_COMMIT || bm == GIT_FILEMODE_COMMIT) {
+		gitlink_side(ctx, '-', am, &ao);
+		gitlink_side(ctx, '+', bm, &bo);
+	} else if (++h->files > PID_FILES_DIFFED) {
 		EVP_DigestUpdate(ctx, ao.id, GIT_OID_RAWSZ);
 		EVP_DigestUpdate(ctx, bo.id, GIT_OID_RAWSZ);
 	} else {
-		if (git_patch_from_blobs(&patch, ab, path, bb, path, NULL) < 0)
-			goto done;
-		for (hk = 0; hk < git_patch_num_hunks(patch); hk++)
-			for (ln = 0; ln < (size_t)git_patch_num_lines_in_hunk(patch, hk); ln++) {
-				const git_diff_line *l = NULL;
-				char origin;
-
-				if (git_patch_get_line_in_hunk(&l, patch, hk, ln) < 0)
-					goto done;
-				origin = l->origin;
-				EVP_DigestUpdate(ctx, &origin, 1);
-				hash_no_space(ctx, l->content, l->content_len);
-			}
+		error = blobs_hash(ctx, repo, path, &ao, &bo);
 	}
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	pid_add(h, md);
-	error = 0;
-done:
-	git_patch_free(patch);
-	git_blob_free(ab);
-	git_blob_free(bb);
+	if (!error) {
+		EVP_DigestFinal_ex(ctx, md, &mdlen);
+		pid_add(h, md);
+	}
 	EVP_MD_CTX_free(ctx);
 	return error;
 }
@@ -523,8 +562,8 @@ int checks_duplicates(struct checks_ctx *c)
 	}
 	if (!error)
 		pair_up(c, v, n, &window);
-	if (!error)
-		cache_save(&pc, c->o->patch_ids);
+	/* what was made before a failure is kept: the next day need not make it again */
+	cache_save(&pc, c->o->patch_ids);
 	free(v);
 	graph_commits_release(&window);
 	cache_release(&pc);

@@ -667,6 +667,57 @@ TEST(checks__a_finding_is_carried_while_its_commit_is_in_the_day)
 	repo_close();
 }
 
+static long long mainline_count(const struct day *d, const char *key)
+{
+	return json_integer_value(json_object_get(d->checks->mainline, key));
+}
+
+/* d's commit made a merge of base and its tree's tip whose tree has specs applied. */
+static struct day *day_on_tip(struct day *d, const git_oid *base, const char *const *specs)
+{
+	git_oid tip, merge;
+
+	if (git_oid_fromstr(&tip, d->trees[0].sha) < 0)
+		abort();
+	merge = commit_by("Merge", specs, base, &tip, &carl, NULL, NULL);
+	free(d->commit);
+	d->commit = hex(&merge);
+	return d;
+}
+
+/*
+ * The diffstat against the base is yesterday's when the base and the
+ * tree are yesterday's (a count planted in yesterday's record shows it
+ * is not made again), and is made when either changed.
+ */
+TEST(checks__the_diffstat_of_an_unchanged_day_is_yesterdays)
+{
+	const char *f1[] = { "f=1", NULL }, *g1[] = { "g=1\n2\n", NULL }, *g2[] = { "g=2", NULL };
+	const char *names[] = { "gpio" };
+	git_oid base, tips[1];
+	struct day *d1, *d2, *d3;
+
+	repo_open();
+	base = commit("mainline: first", f1, NULL);
+	tips[0] = commit("gpio: g\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g1, &base);
+	/* make_day()'s merges keep the base's tree: the day's commit has the tip's */
+	d1 = day_on_tip(make_day("2026-12-01", &base, names, tips, 1), &base, g1);
+	check(d1, NULL);
+	CHECK_INT(mainline_count(d1, "files"), 1);
+	CHECK_INT(mainline_count(d1, "insertions"), 2);
+	json_object_set_new(d1->checks->mainline, "insertions", json_integer(77));
+	d2 = day_on_tip(make_day("2026-12-02", &base, names, tips, 1), &base, g1);
+	check(d2, d1);
+	CHECK_INT(mainline_count(d2, "commits"), 1);
+	CHECK_INT(mainline_count(d2, "insertions"), 77);
+	tips[0] = commit("gpio: g2\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g2, &tips[0]);
+	d3 = day_on_tip(make_day("2026-12-03", &base, names, tips, 1), &base, g2);
+	check(d3, d2);
+	CHECK_INT(mainline_count(d3, "insertions"), 1);
+	day_free(d1), day_free(d2), day_free(d3);
+	repo_close();
+}
+
 TEST(checks__stale_trees_and_fetches_failing_day_after_day)
 {
 	const char *f1[] = { "f=1", NULL }, *g1[] = { "g=1", NULL }, *n1[] = { "n=1", NULL };
@@ -764,5 +815,6 @@ TESTS(fixes__a_good_tag_has_no_problem, fixes__malformed_lines_have_their_proble
       checks__a_gitlink_is_its_commit_id_never_read,
       checks__empty_commits_and_trees_of_merges_only,
       checks__a_finding_is_carried_while_its_commit_is_in_the_day,
+      checks__the_diffstat_of_an_unchanged_day_is_yesterdays,
       checks__stale_trees_and_fetches_failing_day_after_day,
       checkmail__one_mail_per_kind_and_tree_and_only_once)

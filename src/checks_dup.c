@@ -37,13 +37,54 @@
 #define PID_REC 60
 #define PID_CACHE_MAX (8 + (size_t)PID_REC * 2000000)	/* a day and its window are far less */
 
+/*
+ * Trees read for patch-ids, by id (one slot each): consecutive mainline
+ * commits share their root and their busy directories, which libgit2
+ * does not keep (only small trees stay in its cache), and reading them
+ * again was most of a first night's checks on git.git.
+ */
+#define TREE_SLOTS 256
+
+struct tree_cache {
+	git_tree *t[TREE_SLOTS];
+};
+
 struct pid_cache {
 	struct buf file;		/* as read; records from offset 8 */
 	size_t nold;
 	unsigned char *today;		/* records used today, unsorted */
 	size_t ntoday, alloc;
 	size_t computed;
+	struct tree_cache trees;
 };
+
+/* The tree id names, a reference of the caller's own (git_tree_free() it). */
+static int tree_get(git_tree **out, struct tree_cache *tc, git_repository *repo, const git_oid *id)
+{
+	git_tree **slot;
+	size_t h;
+
+	memcpy(&h, id->id, sizeof(h));
+	slot = &tc->t[h % TREE_SLOTS];
+	if (!*slot || !git_oid_equal(git_tree_id(*slot), id)) {
+		git_tree *t = NULL;
+
+		if (git_tree_lookup(&t, repo, id) < 0)
+			return -1;
+		git_tree_free(*slot);
+		*slot = t;
+	}
+	return git_object_dup((git_object **)out, (git_object *)*slot);
+}
+
+static void tree_cache_release(struct tree_cache *tc)
+{
+	size_t i;
+
+	for (i = 0; i < TREE_SLOTS; i++)
+		git_tree_free(tc->t[i]);
+	memset(tc, 0, sizeof(*tc));
+}
 
 static void cache_load(struct pid_cache *pc, const char *path)
 {
@@ -135,6 +176,7 @@ static void cache_release(struct pid_cache *pc)
 {
 	buf_release(&pc->file);
 	free(pc->today);
+	tree_cache_release(&pc->trees);
 }
 
 /*
@@ -164,6 +206,7 @@ struct pid_hash {
 	unsigned char paths[GIT_OID_RAWSZ];	/* the paths key */
 	int any, paths_only;
 	size_t files;
+	struct tree_cache *trees;
 };
 
 static void sum_add(unsigned char *sum, const unsigned char *md)
@@ -352,8 +395,8 @@ static int tree_changes(struct pid_hash *h, git_repository *repo, const git_oid 
 	size_t i = 0, j = 0, na, nb;
 	int error = -1;
 
-	if (depth > 4096 || (a && git_tree_lookup(&ta, repo, a) < 0) ||
-	    (b && git_tree_lookup(&tb, repo, b) < 0))
+	if (depth > 4096 || (a && tree_get(&ta, h->trees, repo, a) < 0) ||
+	    (b && tree_get(&tb, h->trees, repo, b) < 0))
 		goto done;
 	na = ta ? git_tree_entrycount(ta) : 0;
 	nb = tb ? git_tree_entrycount(tb) : 0;
@@ -378,8 +421,9 @@ done:
  * The patch-id and paths key of a commit against its first parent; zero
  * when it changes nothing.  paths_only: the patch-id is left unknown.
  */
-static int compute_pid(struct checks_ctx *c, const struct graph_commit *gc, const git_oid *parents,
-		       int paths_only, git_oid *pid, git_oid *pkey)
+static int compute_pid(struct checks_ctx *c, struct tree_cache *trees,
+		       const struct graph_commit *gc, const git_oid *parents, int paths_only,
+		       git_oid *pid, git_oid *pkey)
 {
 	struct pid_hash h;
 	struct buf path = BUF_INIT;
@@ -392,6 +436,7 @@ static int compute_pid(struct checks_ctx *c, const struct graph_commit *gc, cons
 	memset(pid, 0, sizeof(*pid));
 	memset(pkey, 0, sizeof(*pkey));
 	h.paths_only = paths_only;
+	h.trees = trees;
 	if (gc->nparents) {
 		if (oidmap_get(&c->index, &parents[gc->parents], &at))
 			pt = &c->all.v[at].tree;
@@ -443,12 +488,12 @@ static int patch_key(struct checks_ctx *c, struct pid_cache *pc, const struct gr
 	int error, cached = cache_find(pc, &gc->id, pid, pkey);
 
 	if (!cached) {
-		if ((error = compute_pid(c, gc, parents, want != NULL, pid, pkey)) < 0)
+		if ((error = compute_pid(c, &pc->trees, gc, parents, want != NULL, pid, pkey)) < 0)
 			return error;
 		pc->computed++;
 	}
 	if (pid_is_unknown(pid) && (!want || keyset_has(want, pkey))) {
-		if ((error = compute_pid(c, gc, parents, 0, pid, pkey)) < 0)
+		if ((error = compute_pid(c, &pc->trees, gc, parents, 0, pid, pkey)) < 0)
 			return error;
 		pc->computed += cached;
 	}

@@ -122,6 +122,14 @@ struct merge_result {
 	 */
 	char **changed;
 	size_t nchanged;
+	/*
+	 * What the merge could not do as asked and did as git does instead
+	 * (rename detection past merge.renameLimit keeps exact and same-name
+	 * renames only), one sentence each, for the caller to report with
+	 * the tree's name.  The result is still the merge git makes.
+	 */
+	char **warnings;
+	size_t nwarnings;
 };
 
 /* Merge two commits; several merge bases are merged recursively first. */

@@ -1164,6 +1164,10 @@ static int drop_merge(struct merge_day *md, const struct tree *t, struct day_tre
 static int merge_tip(struct merge_day *md, const struct tree *t, struct day_tree *dt, const git_oid *tip,
 		     const struct merge_step *step)
 {
+	/* the merge went on as git's does (a rename limit reached): say so */
+	for (size_t i = 0; i < step->res.nwarnings; i++)
+		event_emitf(&md->events, EVENT_MERGE, EVENT_WARNING, t->name, "%s: %s", t->name,
+			    step->res.warnings[i]);
 	dt->merge_base = history_oid_hex(&step->bases.ids[0]);
 	if (step->res.nconflicts)
 		return handle_conflict(md, t, dt, step, tip);

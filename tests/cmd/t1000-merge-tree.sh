@@ -47,6 +47,19 @@ test_expect_success '--name-only lists conflicted paths once' '
 	test "$(sed -n 3p out)" = ""
 '
 
+test_expect_success '--stdin: each merge as alone, after a status line, then a NUL' '
+	(cd r && tide merge-tree left clean) >one &&
+	(cd r && test_must_fail tide merge-tree left right) >two &&
+	{ echo 1 && cat one && printf "\\0" && echo 0 && cat two && printf "\\0"; } >expect &&
+	printf "left clean\n\nleft  right\n" | (cd r && tide merge-tree --stdin) >actual &&
+	cmp expect actual &&
+	printf "left\n" | (cd r && test_must_fail --status=3 tide merge-tree --stdin) 2>err &&
+	grep -q "tide: --stdin: want OURS THEIRS" err &&
+	printf "left nosuch\n" | (cd r && test_must_fail --status=3 tide merge-tree --stdin) 2>err &&
+	grep -q "nosuch" err &&
+	(cd r && test_must_fail --status=2 tide merge-tree --stdin left)
+'
+
 test_expect_success 'revisions are any revision syntax, from a subdirectory' '
 	(cd r/d && tide merge-tree "left^{commit}" clean~0) >out &&
 	(cd r && git merge-tree --write-tree left clean) >exp &&

@@ -233,13 +233,15 @@ sys.stdout.write(m.get_content_type() + " " + m["Content-Transfer-Encoding"] + "
 sys.stdout.buffer.write(m.get_payload(decode=True))' "$1"
 }
 
-test_expect_success 'a 200 KB commit subject with bare CRs: lines within 998 octets, no bare CR, the body intact' '
+# The subject is cut in the record (256 bytes), the conflicting line is not:
+# the hunk brings a 200 KB line with bare CRs into the mail.
+test_expect_success 'a 200 KB commit subject and conflicting line with bare CRs: lines within 998 octets, no bare CR, the body intact' '
 	python3 -c "import sys; sys.stdout.write(\"gpio: long\rsubject \" + \"y\" * 200000 + \"\rend\n\nSigned-off-by: Tide Test <test@tide.invalid>\n\")" >subject &&
-	sed -i "s/^1$/one-gpio/" gpio/f &&
+	python3 -c "import sys; t = open(\"gpio/f\").read().replace(\"1\\n\", \"one-gpio \" + \"z\" * 200000 + \"\\rend\\n\", 1); open(\"gpio/f\", \"w\").write(t)" &&
 	git -C gpio commit -q --cleanup=verbatim -a -F ../subject &&
 	sed -i "s/^1$/one-fixes/" fixes/f && git -C fixes commit -s -qam "f: fix one" &&
 	run_day 2026-12-04 &&
-	grep -q "yyyyy" ws/days/2026-12-04/reports/gpio.txt &&
+	grep -q "zzzzz" ws/days/2026-12-04/reports/gpio.txt &&
 	printf "smtp=smtp://127.0.0.1:%s\nfrom=Tide <next@tide.example>\ncredentials=smtp-creds\ntimeout=5\n" "$PORT" >ws/mail.conf &&
 	before=$(ls mail/*.eml | wc -l) &&
 	tide -C ws -f trees.conf report 2026-12-04 --mail --all --tree gpio >out &&

@@ -676,6 +676,46 @@ static void sort_findings(struct checks_ctx *c)
  */
 #define STATS_FILES_MAX 200000
 
+static const char *const stats_keys[] = { "files", "insertions", "deletions" };
+
+/*
+ * Yesterday's diffstat when yesterday had the same base and the same
+ * tree: the same two trees, not diffed again (a day with no new commit
+ * spent most of its checks there).  Values read from the record are
+ * used only when they are counts.
+ */
+static int stats_from_prev(struct checks_ctx *c)
+{
+	const json_t *m = c->prev && c->prev->checks ? c->prev->checks->mainline : NULL;
+	git_commit *pc = NULL, *dc = NULL;
+	git_oid id;
+	size_t i;
+	int same;
+
+	if (!m || !c->prev->base_commit || !c->prev->commit ||
+	    git_oid_fromstr(&id, c->prev->base_commit) < 0 || !git_oid_equal(&id, &c->base) ||
+	    git_oid_fromstr(&id, c->prev->commit) < 0)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(stats_keys); i++) {
+		const json_t *v = json_object_get(m, stats_keys[i]);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return 0;
+	}
+	same = git_commit_lookup(&pc, c->repo, &id) == 0 &&
+	       git_commit_lookup(&dc, c->repo, &c->day) == 0 &&
+	       git_oid_equal(git_commit_tree_id(pc), git_commit_tree_id(dc));
+	git_error_clear();
+	git_commit_free(pc);
+	git_commit_free(dc);
+	if (!same)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(stats_keys); i++)
+		json_object_set_new(c->out->mainline, stats_keys[i],
+				    json_integer(json_integer_value(json_object_get(m, stats_keys[i]))));
+	return 1;
+}
+
 static void mainline_stats(struct checks_ctx *c)
 {
 	git_commit *bc = NULL, *dc = NULL;
@@ -687,7 +727,7 @@ static void mainline_stats(struct checks_ctx *c)
 	for (i = 0; i < c->all.n; i++)
 		commits += c->all.v[i].nparents <= 1;
 	c->out->mainline = json_pack("{s:I}", "commits", (json_int_t)commits);
-	if (c->o->no_diffstat)
+	if (c->o->no_diffstat || stats_from_prev(c))
 		return;
 	if (git_commit_lookup(&bc, c->repo, &c->base) < 0 || git_commit_tree(&bt, bc) < 0 ||
 	    git_commit_lookup(&dc, c->repo, &c->day) < 0 || git_commit_tree(&dt, dc) < 0 ||

@@ -4,11 +4,20 @@
  * mainline.  Every commit of the day is looked at each day (a duplicate
  * appears when mainline or another tree takes the patch, not only when
  * the commit is new), so patch-ids are kept in a cache beside the
- * objects, DIR/repo.git/tide-patch-ids: "tidepid1", then 40-byte records
- * (commit id, patch-id; a zero patch-id for a commit that changes
- * nothing) in commit order.  A damaged file is an empty cache: it costs
- * time, never a wrong answer.  The file is rewritten with the records
- * used today, so it holds the day's commits and the mainline window.
+ * objects, DIR/repo.git/tide-patch-ids: "tidepid2", then 60-byte records
+ * (commit id, patch-id, paths key; zero ids for a commit that changes
+ * nothing; a patch-id of all 0xff bytes when only the paths key was
+ * made) in commit order, at most PID_CACHE_MAX bytes.  A damaged file is
+ * an empty cache: it costs time, never a wrong answer.  The file is
+ * rewritten with the records used today, so it holds the day's commits
+ * and the mainline window.
+ *
+ * The paths key sums the paths and modes of the files a commit changes
+ * (the patch-id's first part, no blob read): two commits with one
+ * patch-id have one paths key, so a mainline commit's patch-id is made
+ * only when its paths key is a day commit's, as git cherry does.  Most
+ * mainline commits touch other files than the trees' commits: their key
+ * costs a walk of the trees that differ, never a diff of their blobs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +29,25 @@
 #include "error.h"
 #include "history.h"
 #include "nextfiles.h"
+#include "safefs.h"
 #include "text.h"
 #include "util.h"
 
-#define PID_MAGIC "tidepid1"
-#define PID_REC 40
+#define PID_MAGIC "tidepid2"
+#define PID_REC 60
+#define PID_CACHE_MAX (8 + (size_t)PID_REC * 2000000)	/* a day and its window are far less */
+
+/*
+ * Trees read for patch-ids, by id (one slot each): consecutive mainline
+ * commits share their root and their busy directories, which libgit2
+ * does not keep (only small trees stay in its cache), and reading them
+ * again was most of a first night's checks on git.git.
+ */
+#define TREE_SLOTS 256
+
+struct tree_cache {
+	git_tree *t[TREE_SLOTS];
+};
 
 struct pid_cache {
 	struct buf file;		/* as read; records from offset 8 */
@@ -32,14 +55,43 @@ struct pid_cache {
 	unsigned char *today;		/* records used today, unsorted */
 	size_t ntoday, alloc;
 	size_t computed;
+	struct tree_cache trees;
 };
+
+/* The tree id names, a reference of the caller's own (git_tree_free() it). */
+static int tree_get(git_tree **out, struct tree_cache *tc, git_repository *repo, const git_oid *id)
+{
+	git_tree **slot;
+	size_t h;
+
+	memcpy(&h, id->id, sizeof(h));
+	slot = &tc->t[h % TREE_SLOTS];
+	if (!*slot || !git_oid_equal(git_tree_id(*slot), id)) {
+		git_tree *t = NULL;
+
+		if (git_tree_lookup(&t, repo, id) < 0)
+			return -1;
+		git_tree_free(*slot);
+		*slot = t;
+	}
+	return git_object_dup((git_object **)out, (git_object *)*slot);
+}
+
+static void tree_cache_release(struct tree_cache *tc)
+{
+	size_t i;
+
+	for (i = 0; i < TREE_SLOTS; i++)
+		git_tree_free(tc->t[i]);
+	memset(tc, 0, sizeof(*tc));
+}
 
 static void cache_load(struct pid_cache *pc, const char *path)
 {
 	const unsigned char *r;
 	size_t i;
 
-	if (!path || file_read(&pc->file, path) < 0) {
+	if (!path || safefs_read_file(&pc->file, path, PID_CACHE_MAX) < 0) {
 		tide_error_clear();
 		return;
 	}
@@ -56,7 +108,8 @@ bad:
 	pc->nold = 0;
 }
 
-static int cache_find(const struct pid_cache *pc, const git_oid *commit, git_oid *pid)
+static int cache_find(const struct pid_cache *pc, const git_oid *commit, git_oid *pid,
+		      git_oid *pkey)
 {
 	const unsigned char *r;
 	size_t lo = 0, hi = pc->nold;
@@ -70,6 +123,7 @@ static int cache_find(const struct pid_cache *pc, const git_oid *commit, git_oid
 
 		if (!cmp) {
 			git_oid_fromraw(pid, r + mid * PID_REC + GIT_OID_RAWSZ);
+			git_oid_fromraw(pkey, r + mid * PID_REC + 2 * GIT_OID_RAWSZ);
 			return 1;
 		}
 		if (cmp < 0)
@@ -80,11 +134,16 @@ static int cache_find(const struct pid_cache *pc, const git_oid *commit, git_oid
 	return 0;
 }
 
-static void cache_use(struct pid_cache *pc, const git_oid *commit, const git_oid *pid)
+static void cache_use(struct pid_cache *pc, const git_oid *commit, const git_oid *pid,
+		      const git_oid *pkey)
 {
+	unsigned char *r;
+
 	array_grow(&pc->today, &pc->alloc, (pc->ntoday + 1) * PID_REC, 1);
-	memcpy(pc->today + pc->ntoday * PID_REC, commit->id, GIT_OID_RAWSZ);
-	memcpy(pc->today + pc->ntoday * PID_REC + GIT_OID_RAWSZ, pid->id, GIT_OID_RAWSZ);
+	r = pc->today + pc->ntoday * PID_REC;
+	memcpy(r, commit->id, GIT_OID_RAWSZ);
+	memcpy(r + GIT_OID_RAWSZ, pid->id, GIT_OID_RAWSZ);
+	memcpy(r + 2 * GIT_OID_RAWSZ, pkey->id, GIT_OID_RAWSZ);
 	pc->ntoday++;
 }
 
@@ -117,6 +176,7 @@ static void cache_release(struct pid_cache *pc)
 {
 	buf_release(&pc->file);
 	free(pc->today);
+	tree_cache_release(&pc->trees);
 }
 
 /*
@@ -142,22 +202,37 @@ static void cache_release(struct pid_cache *pc)
 #define PID_FILES_DIFFED 10000
 
 struct pid_hash {
-	unsigned char sum[GIT_OID_RAWSZ];
-	int any;
+	unsigned char sum[GIT_OID_RAWSZ];	/* the patch-id */
+	unsigned char paths[GIT_OID_RAWSZ];	/* the paths key */
+	int any, paths_only;
 	size_t files;
+	struct tree_cache *trees;
 };
 
-static void pid_add(struct pid_hash *h, const unsigned char *md)
+static void sum_add(unsigned char *sum, const unsigned char *md)
 {
 	unsigned carry = 0;
 	size_t i;
 
 	for (i = 0; i < GIT_OID_RAWSZ; i++) {
-		carry += h->sum[i] + md[i];
-		h->sum[i] = (unsigned char)carry;
+		carry += sum[i] + md[i];
+		sum[i] = (unsigned char)carry;
 		carry >>= 8;
 	}
-	h->any = 1;
+}
+
+/* A patch-id not made (the paths key only): all 0xff. */
+static void pid_unknown(git_oid *pid)
+{
+	memset(pid->id, 0xff, GIT_OID_RAWSZ);
+}
+
+static int pid_is_unknown(const git_oid *pid)
+{
+	git_oid u;
+
+	pid_unknown(&u);
+	return git_oid_equal(pid, &u);
 }
 
 static void hash_no_space(EVP_MD_CTX *ctx, const char *s, size_t len)
@@ -182,18 +257,75 @@ static int blob_text(git_repository *repo, const git_oid *id, git_blob **out)
 	return 0;
 }
 
-/* One file's hash: its paths and modes, then its diff's lines. */
-static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
-		     const git_tree_entry *a, const git_tree_entry *b)
+/*
+ * One side of a change involving a gitlink (a submodule's commit, mode
+ * 160000): the commit is in another repository, never looked up here.
+ * A gitlink is the line git's diff shows for it ("Subproject commit
+ * <id>"); a blob turned into a gitlink or back, by its id.
+ */
+static void gitlink_side(EVP_MD_CTX *ctx, char origin, unsigned mode, const git_oid *id)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, am = a ? git_tree_entry_filemode(a) : 0, bm = b ? git_tree_entry_filemode(b) : 0;
-	git_oid zero, ao, bo;
+	static const char line[] = "Subprojectcommit";	/* white space removed, as hash_no_space() */
+
+	if (!mode)
+		return;
+	if (mode != GIT_FILEMODE_COMMIT) {
+		EVP_DigestUpdate(ctx, id->id, GIT_OID_RAWSZ);
+		return;
+	}
+	EVP_DigestUpdate(ctx, &origin, 1);
+	EVP_DigestUpdate(ctx, line, sizeof(line) - 1);
+	EVP_DigestUpdate(ctx, git_oid_tostr_s(id), GIT_OID_HEXSZ);
+}
+
+/* A file's diff's lines, each its origin and its text without white space. */
+static int blobs_hash(EVP_MD_CTX *ctx, git_repository *repo, const char *path,
+		      const git_oid *ao, const git_oid *bo)
+{
 	git_blob *ab = NULL, *bb = NULL;
 	git_patch *patch = NULL;
 	size_t hk, ln;
 	int error = -1;
+
+	if (blob_text(repo, ao, &ab) < 0 || blob_text(repo, bo, &bb) < 0)
+		goto done;
+	if ((ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||
+	    (ab && git_blob_is_binary(ab)) || (bb && git_blob_is_binary(bb))) {
+		EVP_DigestUpdate(ctx, ao->id, GIT_OID_RAWSZ);
+		EVP_DigestUpdate(ctx, bo->id, GIT_OID_RAWSZ);
+		error = 0;
+		goto done;
+	}
+	if (git_patch_from_blobs(&patch, ab, path, bb, path, NULL) < 0)
+		goto done;
+	for (hk = 0; hk < git_patch_num_hunks(patch); hk++)
+		for (ln = 0; ln < (size_t)git_patch_num_lines_in_hunk(patch, hk); ln++) {
+			const git_diff_line *l = NULL;
+			char origin;
+
+			if (git_patch_get_line_in_hunk(&l, patch, hk, ln) < 0)
+				goto done;
+			origin = l->origin;
+			EVP_DigestUpdate(ctx, &origin, 1);
+			hash_no_space(ctx, l->content, l->content_len);
+		}
+	error = 0;
+done:
+	git_patch_free(patch);
+	git_blob_free(ab);
+	git_blob_free(bb);
+	return error;
+}
+
+/* One file's hash: its paths and modes, then its diff's lines. */
+static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
+		     const git_tree_entry *a, const git_tree_entry *b)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new(), *pctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, am = a ? git_tree_entry_filemode(a) : 0, bm = b ? git_tree_entry_filemode(b) : 0;
+	git_oid zero, ao, bo;
+	int error = 0;
 
 	memset(&zero, 0, sizeof(zero));
 	git_oid_cpy(&ao, a ? git_tree_entry_id(a) : &zero);
@@ -202,38 +334,31 @@ static int file_hash(struct pid_hash *h, git_repository *repo, const char *path,
 	EVP_DigestUpdate(ctx, path, strlen(path) + 1);
 	EVP_DigestUpdate(ctx, &am, sizeof(am));
 	EVP_DigestUpdate(ctx, &bm, sizeof(bm));
-	if (++h->files <= PID_FILES_DIFFED &&
-	    (blob_text(repo, &ao, &ab) < 0 || blob_text(repo, &bo, &bb) < 0))
+	/* the paths key: the same digest of the path and modes alone */
+	if (!EVP_MD_CTX_copy_ex(pctx, ctx) || !EVP_DigestFinal_ex(pctx, md, &mdlen)) {
+		error = -1;
 		goto done;
-	if (h->files > PID_FILES_DIFFED ||
-	    (ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||
-	    (ab && git_blob_is_binary(ab)) || (bb && git_blob_is_binary(bb)) ||
-	    am == GIT_FILEMODE_COMMIT || bm == GIT_FILEMODE_COMMIT) {
+	}
+	sum_add(h->paths, md);
+	h->any = 1;
+	if (h->paths_only)
+		goto done;
+	if (am == GIT_FILEMODE_COMMIT || bm == GIT_FILEMODE_COMMIT) {
+		gitlink_side(ctx, '-', am, &ao);
+		gitlink_side(ctx, '+', bm, &bo);
+	} else if (++h->files > PID_FILES_DIFFED) {
 		EVP_DigestUpdate(ctx, ao.id, GIT_OID_RAWSZ);
 		EVP_DigestUpdate(ctx, bo.id, GIT_OID_RAWSZ);
 	} else {
-		if (git_patch_from_blobs(&patch, ab, path, bb, path, NULL) < 0)
-			goto done;
-		for (hk = 0; hk < git_patch_num_hunks(patch); hk++)
-			for (ln = 0; ln < (size_t)git_patch_num_lines_in_hunk(patch, hk); ln++) {
-				const git_diff_line *l = NULL;
-				char origin;
-
-				if (git_patch_get_line_in_hunk(&l, patch, hk, ln) < 0)
-					goto done;
-				origin = l->origin;
-				EVP_DigestUpdate(ctx, &origin, 1);
-				hash_no_space(ctx, l->content, l->content_len);
-			}
+		error = blobs_hash(ctx, repo, path, &ao, &bo);
 	}
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	pid_add(h, md);
-	error = 0;
+	if (!error) {
+		EVP_DigestFinal_ex(ctx, md, &mdlen);
+		sum_add(h->sum, md);
+	}
 done:
-	git_patch_free(patch);
-	git_blob_free(ab);
-	git_blob_free(bb);
 	EVP_MD_CTX_free(ctx);
+	EVP_MD_CTX_free(pctx);
 	return error;
 }
 
@@ -270,8 +395,8 @@ static int tree_changes(struct pid_hash *h, git_repository *repo, const git_oid 
 	size_t i = 0, j = 0, na, nb;
 	int error = -1;
 
-	if (depth > 4096 || (a && git_tree_lookup(&ta, repo, a) < 0) ||
-	    (b && git_tree_lookup(&tb, repo, b) < 0))
+	if (depth > 4096 || (a && tree_get(&ta, h->trees, repo, a) < 0) ||
+	    (b && tree_get(&tb, h->trees, repo, b) < 0))
 		goto done;
 	na = ta ? git_tree_entrycount(ta) : 0;
 	nb = tb ? git_tree_entrycount(tb) : 0;
@@ -292,9 +417,13 @@ done:
 	return error;
 }
 
-/* The patch-id of a commit against its first parent; zero when it changes nothing. */
-static int compute_pid(struct checks_ctx *c, const struct graph_commit *gc, const git_oid *parents,
-		       git_oid *pid)
+/*
+ * The patch-id and paths key of a commit against its first parent; zero
+ * when it changes nothing.  paths_only: the patch-id is left unknown.
+ */
+static int compute_pid(struct checks_ctx *c, struct tree_cache *trees,
+		       const struct graph_commit *gc, const git_oid *parents, int paths_only,
+		       git_oid *pid, git_oid *pkey)
 {
 	struct pid_hash h;
 	struct buf path = BUF_INIT;
@@ -305,6 +434,9 @@ static int compute_pid(struct checks_ctx *c, const struct graph_commit *gc, cons
 
 	memset(&h, 0, sizeof(h));
 	memset(pid, 0, sizeof(*pid));
+	memset(pkey, 0, sizeof(*pkey));
+	h.paths_only = paths_only;
+	h.trees = trees;
 	if (gc->nparents) {
 		if (oidmap_get(&c->index, &parents[gc->parents], &at))
 			pt = &c->all.v[at].tree;
@@ -318,25 +450,63 @@ static int compute_pid(struct checks_ctx *c, const struct graph_commit *gc, cons
 	if (error < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot make the patch-id of %s",
 				       git_oid_tostr_s(&gc->id));
+	else if (h.any && paths_only)
+		pid_unknown(pid);
 	else if (h.any)
 		git_oid_fromraw(pid, h.sum);
+	if (!error && h.any)
+		git_oid_fromraw(pkey, h.paths);
 	buf_release(&path);
 	git_commit_free(p);
 	return error;
 }
 
-static int patch_id(struct checks_ctx *c, struct pid_cache *pc, const struct graph_commit *gc,
-		    const git_oid *parents, git_oid *pid)
-{
-	int error;
+/* Paths keys, sorted: those of the day's commits. */
+struct keyset {
+	git_oid *v;
+	size_t n, alloc;
+};
 
-	if (!cache_find(pc, &gc->id, pid)) {
-		if ((error = compute_pid(c, gc, parents, pid)) < 0)
+static int oid_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static int keyset_has(const struct keyset *k, const git_oid *key)
+{
+	return k->n && bsearch(key, k->v, k->n, sizeof(*k->v), oid_cmp);
+}
+
+/*
+ * A commit's paths key and patch-id, from the cache or made.  want NULL:
+ * the patch-id always; else only when the paths key is in want (the
+ * patch-id is left unknown, pid_is_unknown(), otherwise).
+ */
+static int patch_key(struct checks_ctx *c, struct pid_cache *pc, const struct graph_commit *gc,
+		     const git_oid *parents, const struct keyset *want, git_oid *pid, git_oid *pkey)
+{
+	int error, cached = cache_find(pc, &gc->id, pid, pkey);
+
+	if (!cached) {
+		if ((error = compute_pid(c, &pc->trees, gc, parents, want != NULL, pid, pkey)) < 0)
 			return error;
 		pc->computed++;
 	}
-	cache_use(pc, &gc->id, pid);
+	if (pid_is_unknown(pid) && (!want || keyset_has(want, pkey))) {
+		if ((error = compute_pid(c, &pc->trees, gc, parents, 0, pid, pkey)) < 0)
+			return error;
+		pc->computed += cached;
+	}
+	cache_use(pc, &gc->id, pid, pkey);
 	return 0;
+}
+
+static int patch_id(struct checks_ctx *c, struct pid_cache *pc, const struct graph_commit *gc,
+		    const git_oid *parents, git_oid *pid)
+{
+	git_oid pkey;
+
+	return patch_key(c, pc, gc, parents, NULL, pid, &pkey);
 }
 
 /* ---- the mainline window ---- */
@@ -495,8 +665,9 @@ int checks_duplicates(struct checks_ctx *c)
 	struct pid_cache pc;
 	struct graph_commits window = { 0 };
 	struct pid_entry *v = NULL;
-	size_t n = 0, alloc = 0, i;
-	git_oid pid;
+	struct keyset keys = { 0 };
+	size_t n = 0, alloc = 0, i, cached;
+	git_oid pid, pkey;
 	int error = 0;
 
 	memset(&pc, 0, sizeof(pc));
@@ -504,27 +675,37 @@ int checks_duplicates(struct checks_ctx *c)
 	for (i = 0; i < c->all.n && !error; i++) {
 		if (c->owner[i] < 0 || c->all.v[i].nparents > 1)
 			continue;
-		if ((error = patch_id(c, &pc, &c->all.v[i], c->all.parents, &pid)) < 0 ||
+		if ((error = patch_key(c, &pc, &c->all.v[i], c->all.parents, NULL, &pid, &pkey)) < 0 ||
 		    git_oid_is_zero(&pid))
 			continue;
 		array_grow(&v, &alloc, n + 1, sizeof(*v));
 		v[n++] = (struct pid_entry){ pid, i, 0 };
+		array_grow(&keys.v, &keys.alloc, keys.n + 1, sizeof(*keys.v));
+		keys.v[keys.n++] = pkey;
 	}
+	if (keys.n)
+		qsort(keys.v, keys.n, sizeof(*keys.v), oid_cmp);
 	if (!error && n)
 		error = mainline_window(c, &window);
+	/* a mainline commit's patch-id only when a day commit changes the same paths */
 	for (i = 0; i < window.n && !error; i++) {
 		if (window.v[i].nparents > 1)
 			continue;
-		if ((error = patch_id(c, &pc, &window.v[i], window.parents, &pid)) < 0 ||
-		    git_oid_is_zero(&pid))
+		if ((error = patch_key(c, &pc, &window.v[i], window.parents, &keys, &pid, &pkey)) < 0 ||
+		    git_oid_is_zero(&pid) || pid_is_unknown(&pid))
 			continue;
 		array_grow(&v, &alloc, n + 1, sizeof(*v));
 		v[n++] = (struct pid_entry){ pid, i, 1 };
 	}
 	if (!error)
 		pair_up(c, v, n, &window);
-	if (!error)
-		cache_save(&pc, c->o->patch_ids);
+	cached = pc.ntoday - pc.computed;
+	event_emitf(c->o->events, EVENT_CHECK, EVENT_INFO, NULL,
+		    "checks: %zu mainline commits compared, patch-ids of %zu commits: %zu made, %zu from the cache",
+		    window.n, pc.ntoday, pc.computed, cached);
+	/* what was made before a failure is kept: the next day need not make it again */
+	cache_save(&pc, c->o->patch_ids);
+	free(keys.v);
 	free(v);
 	graph_commits_release(&window);
 	cache_release(&pc);

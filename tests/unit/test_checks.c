@@ -249,7 +249,7 @@ static const struct who carl = { "Carl Committer", "carl@ex.org" };
 
 /*
  * A commit on p1 (and p2) with "path=content" specs applied (content
- * "-" removes), authored and committed as given (NULL: Ann both), a
+ * "-" removes, "gitlink:HEX" is a submodule's commit), authored and committed as given (NULL: Ann both), a
  * minute after the one before; encoding names the message's charset.
  */
 static git_oid commit_by(const char *msg, const char *const *specs, const git_oid *p1,
@@ -286,8 +286,14 @@ static git_oid commit_by(const char *msg, const char *const *specs, const git_oi
 		memset(&e, 0, sizeof(e));
 		e.mode = GIT_FILEMODE_BLOB;
 		e.path = path;
-		if (git_blob_create_from_buffer(&e.id, repo, eq + 1, strlen(eq + 1)) < 0 ||
-		    git_index_add(idx, &e) < 0)
+		if (!strncmp(eq + 1, "gitlink:", 8)) {
+			e.mode = GIT_FILEMODE_COMMIT;
+			if (git_oid_fromstr(&e.id, eq + 9) < 0)
+				abort();
+		} else if (git_blob_create_from_buffer(&e.id, repo, eq + 1, strlen(eq + 1)) < 0) {
+			abort();
+		}
+		if (git_index_add(idx, &e) < 0)
 			abort();
 		free(path);
 	}
@@ -574,6 +580,41 @@ TEST(checks__patch_ids_see_the_change_not_where_it_lands)
 	repo_close();
 }
 
+/*
+ * A gitlink (mode 160000) names a commit of another repository, absent
+ * here: its change is the line "Subproject commit <id>", as git's diff
+ * shows it, never an object to read.
+ */
+TEST(checks__a_gitlink_is_its_commit_id_never_read)
+{
+	const char *f1[] = { "f=1", NULL },
+		   *s1[] = { "sub=gitlink:16033998da4b273aebd92c84b1e1b12e4aaf7009", NULL },
+		   *s2[] = { "sub=gitlink:4125f78222749cb8fc91115abec3ac83e5dfb194", NULL },
+		   *s3[] = { "sub=-", "sub2=gitlink:4125f78222749cb8fc91115abec3ac83e5dfb194", NULL };
+	const char *names[] = { "gpio", "net", "spi", "usb" };
+	git_oid base, tips[4];
+	struct day *d;
+	char *text;
+
+	repo_open();
+	base = commit("mainline: first\n\nSigned-off-by: Ann Author <ann@ex.org>\n", f1, NULL);
+	tips[0] = commit("gpio: sub\n\nSigned-off-by: Ann Author <ann@ex.org>\n", s1, &base);
+	tips[1] = commit("net: the same sub\n\nSigned-off-by: Ann Author <ann@ex.org>\n", s1, &base);
+	tips[2] = commit("spi: another sub\n\nSigned-off-by: Ann Author <ann@ex.org>\n", s2, &base);
+	/* the submodule moved on, then moved to another path: other changes */
+	tips[3] = commit("usb: sub\n\nSigned-off-by: Ann Author <ann@ex.org>\n", s1, &base);
+	tips[3] = commit("usb: sub moved on\n\nSigned-off-by: Ann Author <ann@ex.org>\n", s2, &tips[3]);
+	tips[3] = commit("usb: sub2\n\nSigned-off-by: Ann Author <ann@ex.org>\n", s3, &tips[3]);
+	d = check(make_day("2026-12-01", &base, names, tips, 4), NULL);
+	text = findings_text(d);
+	CHECK_STR(text, "duplicate net net: the same sub gpio:gpio: sub since 2026-12-01\n"
+			"duplicate usb usb: sub net:net: the same sub since 2026-12-01\n"
+			"duplicate usb usb: sub gpio:gpio: sub since 2026-12-01\n");
+	free(text);
+	day_free(d);
+	repo_close();
+}
+
 TEST(checks__empty_commits_and_trees_of_merges_only)
 {
 	const char *f1[] = { "f=1", NULL }, *f2[] = { "f=2", NULL }, *g1[] = { "g=1", NULL };
@@ -622,6 +663,57 @@ TEST(checks__a_finding_is_carried_while_its_commit_is_in_the_day)
 	text = findings_text(d3);
 	CHECK_STR(text, "");
 	free(text);
+	day_free(d1), day_free(d2), day_free(d3);
+	repo_close();
+}
+
+static long long mainline_count(const struct day *d, const char *key)
+{
+	return json_integer_value(json_object_get(d->checks->mainline, key));
+}
+
+/* d's commit made a merge of base and its tree's tip whose tree has specs applied. */
+static struct day *day_on_tip(struct day *d, const git_oid *base, const char *const *specs)
+{
+	git_oid tip, merge;
+
+	if (git_oid_fromstr(&tip, d->trees[0].sha) < 0)
+		abort();
+	merge = commit_by("Merge", specs, base, &tip, &carl, NULL, NULL);
+	free(d->commit);
+	d->commit = hex(&merge);
+	return d;
+}
+
+/*
+ * The diffstat against the base is yesterday's when the base and the
+ * tree are yesterday's (a count planted in yesterday's record shows it
+ * is not made again), and is made when either changed.
+ */
+TEST(checks__the_diffstat_of_an_unchanged_day_is_yesterdays)
+{
+	const char *f1[] = { "f=1", NULL }, *g1[] = { "g=1\n2\n", NULL }, *g2[] = { "g=2", NULL };
+	const char *names[] = { "gpio" };
+	git_oid base, tips[1];
+	struct day *d1, *d2, *d3;
+
+	repo_open();
+	base = commit("mainline: first", f1, NULL);
+	tips[0] = commit("gpio: g\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g1, &base);
+	/* make_day()'s merges keep the base's tree: the day's commit has the tip's */
+	d1 = day_on_tip(make_day("2026-12-01", &base, names, tips, 1), &base, g1);
+	check(d1, NULL);
+	CHECK_INT(mainline_count(d1, "files"), 1);
+	CHECK_INT(mainline_count(d1, "insertions"), 2);
+	json_object_set_new(d1->checks->mainline, "insertions", json_integer(77));
+	d2 = day_on_tip(make_day("2026-12-02", &base, names, tips, 1), &base, g1);
+	check(d2, d1);
+	CHECK_INT(mainline_count(d2, "commits"), 1);
+	CHECK_INT(mainline_count(d2, "insertions"), 77);
+	tips[0] = commit("gpio: g2\n\nSigned-off-by: Ann Author <ann@ex.org>\n", g2, &tips[0]);
+	d3 = day_on_tip(make_day("2026-12-03", &base, names, tips, 1), &base, g2);
+	check(d3, d2);
+	CHECK_INT(mainline_count(d3, "insertions"), 1);
 	day_free(d1), day_free(d2), day_free(d3);
 	repo_close();
 }
@@ -720,7 +812,9 @@ TESTS(fixes__a_good_tag_has_no_problem, fixes__malformed_lines_have_their_proble
       checks__signoffs_of_author_and_committer, checks__the_bases_mailmap_names_the_author,
       checks__duplicates_across_trees_and_with_mainline,
       checks__patch_ids_see_the_change_not_where_it_lands,
+      checks__a_gitlink_is_its_commit_id_never_read,
       checks__empty_commits_and_trees_of_merges_only,
       checks__a_finding_is_carried_while_its_commit_is_in_the_day,
+      checks__the_diffstat_of_an_unchanged_day_is_yesterdays,
       checks__stale_trees_and_fetches_failing_day_after_day,
       checkmail__one_mail_per_kind_and_tree_and_only_once)

@@ -278,6 +278,26 @@ static void gitlink_side(EVP_MD_CTX *ctx, char origin, unsigned mode, const git_
 	EVP_DigestUpdate(ctx, git_oid_tostr_s(id), GIT_OID_HEXSZ);
 }
 
+/*
+ * Whether the blob id is over PID_BLOB_MAX, read from its header: a 2 GB
+ * file from a tree is hashed by id without being inflated.
+ */
+static int blob_too_big(git_repository *repo, const git_oid *id)
+{
+	git_odb *odb = NULL;
+	git_object_t type;
+	size_t size = 0;
+	int big = 0;
+
+	if (git_oid_is_zero(id) || git_repository_odb(&odb, repo) < 0)
+		goto done;
+	big = git_odb_read_header(&size, &type, odb, id) == 0 && size > PID_BLOB_MAX;
+done:
+	git_error_clear();
+	git_odb_free(odb);
+	return big;
+}
+
 /* A file's diff's lines, each its origin and its text without white space. */
 static int blobs_hash(EVP_MD_CTX *ctx, git_repository *repo, const char *path,
 		      const git_oid *ao, const git_oid *bo)
@@ -287,6 +307,12 @@ static int blobs_hash(EVP_MD_CTX *ctx, git_repository *repo, const char *path,
 	size_t hk, ln;
 	int error = -1;
 
+	if (blob_too_big(repo, ao) || blob_too_big(repo, bo)) {
+		EVP_DigestUpdate(ctx, ao->id, GIT_OID_RAWSZ);
+		EVP_DigestUpdate(ctx, bo->id, GIT_OID_RAWSZ);
+		error = 0;
+		goto done;
+	}
 	if (blob_text(repo, ao, &ab) < 0 || blob_text(repo, bo, &bb) < 0)
 		goto done;
 	if ((ab && git_blob_rawsize(ab) > PID_BLOB_MAX) || (bb && git_blob_rawsize(bb) > PID_BLOB_MAX) ||

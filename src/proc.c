@@ -359,7 +359,10 @@ static int pump_wait(struct pump *u)
 		if (must_stop(u))
 			return 1;
 		maybe_tick(u);
+		/* a short pause: the child's end is seen when it comes, not at the deadline */
 		ms = wait_ms(u);
+		if (ms > 10)
+			ms = 10;
 		if (ms > 0) {
 			struct timespec pause = { ms / 1000, (long)(ms % 1000) * 1000000L };
 

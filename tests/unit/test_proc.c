@@ -350,6 +350,26 @@ TEST(proc__a_death_signal_ends_it_with_its_parent)
 	CHECK_INT(outlives_its_parent(0), 1);
 }
 
+/*
+ * A child that closes its streams and exits a little later is reaped when
+ * it ends: the wait for it once its streams ended slept until the
+ * deadline (every tool version a reproducer probes took its whole 10 s).
+ */
+TEST(proc__the_end_is_seen_when_it_comes_not_at_the_deadline)
+{
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc_result res;
+
+	o.out = o.err = PROC_CAPTURE;
+	o.timeout = 120;
+	REQUIRE(run_sh(&res, &o, "echo out; exec >/dev/null 2>&1; sleep 0.3; exit 4") == 0);
+	CHECK_STR(buf_cstr(&res.out), "out\n");
+	CHECK_INT(proc_code(&res), 4);
+	CHECK(!res.timed_out);
+	CHECK(res.seconds < 60);
+	proc_result_release(&res);
+}
+
 TEST(proc__first_line)
 {
 	char *ok[] = { "printf", "one\ntwo\n", NULL };
@@ -365,6 +385,7 @@ TEST(proc__first_line)
 }
 
 TESTS(proc__captures_both_streams_and_the_status, proc__a_signal_is_128_plus_n,
+      proc__the_end_is_seen_when_it_comes_not_at_the_deadline,
       proc__a_program_that_cannot_start_says_why, proc__cwd_nice_and_the_output_to_a_file,
       proc__a_timeout_kills_the_whole_group, proc__stop_on_ends_it_once_the_text_shows,
       proc__capture_is_bounded_the_copy_is_whole, proc__env_sets_and_drops,

@@ -1904,27 +1904,6 @@ void bisect_result_release(struct bisect_result *res)
 
 /* ---- day against day ---- */
 
-/* The patch id of a commit against its first parent (whitespace-insensitive, like git patch-id). */
-static int patch_id(git_repository *repo, const git_oid *id, git_oid *out)
-{
-	git_commit *cm = NULL, *parent = NULL;
-	git_tree *t = NULL, *pt = NULL;
-	git_diff *diff = NULL;
-	int err = 0;
-
-	if (git_commit_lookup(&cm, repo, id) < 0 || git_commit_tree(&t, cm) < 0 ||
-	    (git_commit_parentcount(cm) > 0 &&
-	     (git_commit_parent(&parent, cm, 0) < 0 || git_commit_tree(&pt, parent) < 0)) ||
-	    git_diff_tree_to_tree(&diff, repo, pt, t, NULL) < 0 ||
-	    git_diff_patchid(out, diff, NULL) < 0)
-		err = tide_error_git(TIDE_ERROR, "bisect: cannot compute a patch id");
-	git_diff_free(diff);
-	git_tree_free(pt);
-	git_tree_free(t);
-	git_commit_free(parent);
-	git_commit_free(cm);
-	return err;
-}
 
 struct item {
 	const char *name;	/* borrowed from a day's record */
@@ -2030,7 +2009,7 @@ static int patch_id_set(git_repository *repo, const git_oid *list, size_t n, jso
 	int err;
 
 	for (i = 0; i < n; i++) {
-		if ((err = patch_id(repo, &list[i], &pids[i])) < 0)
+		if ((err = history_patch_id(&pids[i], repo, &list[i])) < 0)
 			return err;
 		json_object_set_new(set, git_oid_tostr(hex, sizeof(hex), &pids[i]), json_true());
 	}

@@ -7,6 +7,7 @@
 #include "changes.h"
 #include "day.h"
 #include "error.h"
+#include "history.h"
 #include "util.h"
 
 static void sentence_end(struct buf *out)
@@ -19,27 +20,6 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* The patch id of a commit against its first parent (as git patch-id). */
-static int patch_id(git_oid *out, git_repository *repo, const git_oid *id)
-{
-	git_commit *cm = NULL, *parent = NULL;
-	git_tree *t = NULL, *pt = NULL;
-	git_diff *diff = NULL;
-	int err = 0;
-
-	if (git_commit_lookup(&cm, repo, id) < 0 || git_commit_tree(&t, cm) < 0 ||
-	    (git_commit_parentcount(cm) > 0 &&
-	     (git_commit_parent(&parent, cm, 0) < 0 || git_commit_tree(&pt, parent) < 0)) ||
-	    git_diff_tree_to_tree(&diff, repo, pt, t, NULL) < 0 ||
-	    git_diff_patchid(out, diff, NULL) < 0)
-		err = tide_error_git(TIDE_ERROR, "cannot compute the patch id of a commit");
-	git_diff_free(diff);
-	git_tree_free(pt);
-	git_tree_free(t);
-	git_commit_free(parent);
-	git_commit_free(cm);
-	return err;
-}
 
 /*
  * The patch ids (hex -> true) of the commits reachable from tip and from
@@ -71,7 +51,7 @@ static int own_patches(json_t *set, git_repository *repo, const char *tip,
 			err = tide_error_git(TIDE_ERROR, "cannot read a commit of %.12s", tip);
 			break;
 		}
-		if (git_commit_parentcount(cm) <= 1 && (err = patch_id(&pid, repo, &id)) == 0)
+		if (git_commit_parentcount(cm) <= 1 && (err = history_patch_id(&pid, repo, &id)) == 0)
 			json_object_set_new(set, git_oid_tostr(hex, sizeof(hex), &pid), json_true());
 		git_commit_free(cm);
 	}

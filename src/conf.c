@@ -235,7 +235,8 @@ static int set_base(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
-long conf_parse_seconds(const char *s)
+/* A whole number from 1 to max, nothing else: -1 when s is not one. */
+static long parse_bounded(const char *s, unsigned long max)
 {
 	char *end;
 	unsigned long v;
@@ -245,23 +246,19 @@ long conf_parse_seconds(const char *s)
 		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > (unsigned long)CONF_MAX_SECONDS)
+	if (errno || *end || v < 1 || v > max)
 		return -1;
 	return (long)v;
 }
 
+long conf_parse_seconds(const char *s)
+{
+	return parse_bounded(s, (unsigned long)CONF_MAX_SECONDS);
+}
+
 long conf_parse_count(const char *s)
 {
-	char *end;
-	unsigned long v;
-
-	if (!isdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > (unsigned long)CONF_MAX_COUNT)
-		return -1;
-	return (long)v;
+	return parse_bounded(s, (unsigned long)CONF_MAX_COUNT);
 }
 
 long long conf_parse_size(const char *s)

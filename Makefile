@@ -7,8 +7,10 @@
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each
 #                   for FUZZ_SECONDS (default 600); FUZZ_TARGETS= picks some
 #   make bench-merge, make bench-day, make bench-bisect   benchmarks against the reference tools
+#   make bench-merge-real  a real repository's topic merges as one day (BENCH_REPO=PATH)
 #   make bench-content-merge  content merges of real files against libgit2 and git
 #   make bench-build  day 1's kernel cold, from a shared Redis cache, through distcc
+#   make bench-checks the commit checks of a 400-tree day with 10,000 new commits
 
 CC ?= gcc
 CFLAGS ?= -O2 -g
@@ -46,7 +48,10 @@ CMD_OBJS = $(CMD_SRCS:%.c=$(B)/%.o)
 ALIB_OBJS = $(LIB_SRCS:%.c=$(A)/%.o)
 ACMD_OBJS = $(CMD_SRCS:%.c=$(A)/%.o)
 UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
+.DEFAULT_GOAL := all
 -include $(UNIT_BINS:=.d)
+# (the rules of those .d files must not become the default goal)
+.DEFAULT_GOAL := all
 
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang into
 # $(F); fuzz_fsck_name only once src/fsck.h exists.
@@ -207,6 +212,11 @@ bench-merge: all
 	bench/bench-merge
 	bench/bench-merge-deep
 
+# A real repository's last topic merges as one day against git's loop
+# (BENCH_REPO, default /work/data/git.git; BENCH_TOPICS, default 100).
+bench-merge-real: all
+	bench/bench-merge-real
+
 bench-day: all
 	bench/bench-day
 
@@ -216,6 +226,9 @@ bench-content-merge: all
 bench-bisect: all
 	bench/bench-bisect
 
+bench-checks: all
+	bench/bench-checks
+
 bench-build: all
 	bench/bench-build
 
@@ -224,7 +237,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-day bench-bisect bench-build bench-content-merge clean
+.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-merge-real bench-day bench-bisect bench-build bench-content-merge bench-checks clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

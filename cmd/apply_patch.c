@@ -67,6 +67,25 @@ static int peel_tree(git_oid *out, git_repository *repo, const char *rev)
 	return error;
 }
 
+/*
+ * The file read as a quilt tree's patch is (patch_parse(): mail or DEP-3
+ * headers and a message before the diff), so this plumbing and the
+ * tests comparing it with patch(1) exercise the path tide run takes.
+ */
+static int apply_text(git_oid *out, git_repository *repo, const git_oid *base,
+		      const struct buf *text, struct apply_opts *o, struct apply_result *res)
+{
+	struct patch p;
+	int error;
+
+	if ((error = patch_parse(&p, buf_cstr(text), text->len)) < 0)
+		return error;
+	o->lineno = patch_diff_lineno(&p, buf_cstr(text), text->len);
+	error = apply_to_tree(out, repo, base, p.diff, p.diff_len, o, res);
+	patch_release(&p);
+	return error;
+}
+
 int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct apply_opts o = APPLY_OPTS_INIT;
@@ -87,7 +106,7 @@ int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv)
 		return EXIT_BADINPUT;
 	}
 	if (peel_tree(&base, repo, tree) < 0 || file_read(&text, patch) < 0 ||
-	    apply_to_tree(&out, repo, &base, buf_cstr(&text), text.len, &o, &res) < 0) {
+	    apply_text(&out, repo, &base, &text, &o, &res) < 0) {
 		/* A patch that does not apply is a result, not a broken tool. */
 		status = tide_error_code() == TIDE_ECONFLICT ? EXIT_PROBLEMS : EXIT_FAILED;
 		if (cmd_fail(patch) == EXIT_BADINPUT)

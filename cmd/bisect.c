@@ -38,6 +38,33 @@ static void show_progress(void *data, const char *line)
 	fprintf(stderr, "tide: bisect: %s\n", line);
 }
 
+/* What the day did with the culprit reverted (or its tree left out). */
+static void print_revert(const json_t *rv)
+{
+	const json_t *confirmed = json_object_get(rv, "confirmed");
+	const char *how = json_string_value(json_object_get(rv, "how")) ?: "reverted";
+	const char *note = json_string_value(json_object_get(rv, "note"));
+	const char *without = !strcmp(how, "reverted") ? "with it reverted"
+		: "without its tree (the revert does not apply)";
+
+	if (!rv)
+		return;
+	if (json_is_true(confirmed))
+		printf("confirmed: the day passes %s\n", without);
+	else if (json_is_false(confirmed))
+		printf("not confirmed: the day still fails %s: something else breaks it too\n",
+		       without);
+	else
+		printf("not confirmed: the day %s cannot be tested%s%s\n", without,
+		       note ? ": " : "", note ? note : "");
+}
+
+/* Found, but reverting it does not make the day pass: not the whole answer. */
+static int revert_refuted(const struct bisect_result *r)
+{
+	return r->revert && json_is_false(json_object_get(r->revert, "confirmed"));
+}
+
 static int print_result(const struct bisect_result *r)
 {
 	switch (r->outcome) {
@@ -72,13 +99,14 @@ static int print_result(const struct bisect_result *r)
 			       r->other_tree ? r->other_tree : "(an earlier tree, not found)");
 		if (r->outcome == BISECT_UNCONFIRMED)
 			printf("not confirmed: the result did not reproduce\n");
+		print_revert(r->revert);
 	}
 	printf("steps: %zu (bound %zu), builds: %zu, runs: %zu, time: %.1fs\n", r->steps,
 	       r->bound, r->builds, r->runs, r->seconds);
 	switch (r->outcome) {
 	case BISECT_FOUND:
 	case BISECT_SEMANTIC:
-		return EXIT_OK;
+		return revert_refuted(r) ? EXIT_PROBLEMS : EXIT_OK;
 	case BISECT_NOTHING:
 		return EXIT_NOTHING;
 	case BISECT_BASE_BROKEN:
@@ -147,6 +175,7 @@ static int run(struct cmd_ctx *ctx, const char *date, const struct spec *sp,
 		goto done;
 	}
 	status = print_result(&res);
+	cmd_regressions_after_bisect(ctx, res.date);
 	bisect_result_release(&res);
 done:
 	bisect_checker_release(&ck);

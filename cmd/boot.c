@@ -106,39 +106,22 @@ static int boot_file(struct cmd_ctx *ctx, struct boot_cli *cli, const char *cons
 }
 
 /*
- * The build record and the boot record of configuration c in day, and
- * *own whether they are the day's own "build" and "boot" (console.log):
- * for the configuration the day built first (its build's "config"; a
- * build that names none is trees.conf's first, first), else its entry
- * under "configs" (console.NAME.log).
+ * The records configuration c's boot goes with (boot_day_records()); a
+ * configuration other than the day's own needs a recorded image.
  */
-static int pick_records(struct boot_config_run *in, struct day_boot ***slot, int *own,
-			struct day *day, const struct build_config *c, int first)
+static int pick_records(struct boot_day_records *r, struct day *day, const struct build_config *c,
+			int first)
 {
-	const struct day_config *dc;
-
-	*own = !c || (day->build && day->build->config ? !strcmp(day->build->config, c->name)
-						       : first);
-	if (*own) {
-		in->build = day->build;
-		*slot = &day->boot;
+	boot_day_records(r, day, c, first);
+	if (r->own || (r->build && r->build->kernel))
 		return 0;
-	}
-	/* Configurations came with recorded images: a record without one built none. */
-	if (!(dc = day_find_config(day, c->name)) || !dc->build || !dc->build->kernel) {
-		if (dc && dc->build)
-			cmd_error("no kernel built for %s: its build %s: "
-				  "run 'tide build --config %s %s' first",
-				  day->date, dc->build->status ?: "failed", c->name, day->date);
-		else
-			cmd_error("no build of configuration '%s' for %s: "
-				  "run 'tide build --config %s %s' first",
-				  c->name, day->date, c->name, day->date);
-		return EXIT_BADINPUT;
-	}
-	in->build = dc->build;
-	*slot = &day_config_get(day, c->name)->boot;
-	return 0;
+	if (r->build)
+		cmd_error("no kernel built for %s: its build %s: run 'tide build --config %s %s' first",
+			  day->date, r->build->status ?: "failed", c->name, day->date);
+	else
+		cmd_error("no build of configuration '%s' for %s: run 'tide build --config %s %s' first",
+			  c->name, day->date, c->name, day->date);
+	return EXIT_BADINPUT;
 }
 
 /*
@@ -151,31 +134,31 @@ static int boot_day(struct workspace *ws, struct boot_cli *cli, const char *date
 {
 	char *daydir = workspace_day_dir(ws->dir, date);
 	char *record = workspace_daydir_json(daydir), *outdir = build_config_outdir(ws->dir, c);
-	char *name = NULL, *console = NULL;
+	char *console = NULL;
+	struct boot_day_records rec = { 0 };
 	struct boot_config_run in = { 0 };
 	struct boot_result res = { 0 };
-	struct day_boot **slot;
 	struct day *day = NULL;
-	int status, error, passed, own;
+	int status, error, passed;
 
 	if (day_load(&day, record) < 0) {
 		status = cmd_fail(NULL);
 		goto done;
 	}
-	if ((status = pick_records(&in, &slot, &own, day, c, first)) != 0)
+	if ((status = pick_records(&rec, day, c, first)) != 0)
 		goto done;
-	name = own ? xstrdup("console.log") : xasprintf("console.%s.log", c->name);
-	console = path_join(daydir, name);
+	console = path_join(daydir, rec.console_name);
+	in.build = rec.build;
 	in.config = c;
 	in.wsdir = ws->dir;
 	in.outdir = outdir;
 	in.date = date;
 	in.smp = cli->opts.smp ? cli->opts.smp : c ? c->smp : 0;
 	in.console_path = console;
-	in.console_name = name;
+	in.console_name = rec.console_name;
 	in.opts = &cli->opts;
 	in.res = &res;
-	if ((error = boot_workspace_config(slot, &passed, &in)) < 0) {
+	if ((error = boot_workspace_config(rec.slot, &passed, &in)) < 0) {
 		/* The kernel or its .config missing, or another build's now. */
 		if (error != TIDE_ENOTFOUND && error != TIDE_EINVAL) {
 			status = cmd_fail("boot");
@@ -206,7 +189,7 @@ done:
 	free(daydir);
 	free(record);
 	free(outdir);
-	free(name);
+	boot_day_records_release(&rec);
 	free(console);
 	return status;
 }

@@ -118,19 +118,29 @@ int cmd_trees(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_run(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_log(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_show(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_stats(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_dashboard(struct cmd_ctx *ctx, int argc, char **argv);
-/* After a run: DIR/dashboard written again; a failure is a warning on stderr (cmd/dashboard.c). */
-int cmd_dashboard_regenerate(struct cmd_ctx *ctx);
 /*
  * DIR/config's kcidb-submit (man/tide-config.5): checked before a run
- * (EXIT_BADINPUT naming DIR/config:LINE), then the day sent after it.
- * A server that fails keeps the document in DIR/kcidb-spool/ and the
- * result is EXIT_PROBLEMS; the day itself is never changed.
+ * (EXIT_BADINPUT naming DIR/config:LINE); run_day() sends the day after
+ * it.  A server that fails keeps the document in DIR/kcidb-spool/ and
+ * the result is EXIT_PROBLEMS; the day itself is never changed.
  */
 int cmd_kcidb_check_settings(struct cmd_ctx *ctx);
-int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date);
+struct kcidb_submission;
+/* How a submission of a day went, on stdout and stderr; the exit status (next: "run", "--submit"). */
+int cmd_kcidb_tell(const struct kcidb_submission *s, const char *next);
 int cmd_reproducer(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_regressions(struct cmd_ctx *ctx, int argc, char **argv);
+/*
+ * After a run: DIR/regressions.json brought up to date through date, what
+ * changed printed as a "Regressions:" section; after a bisect of date:
+ * its culprit noted on the regressions it explains.  A failure is a
+ * warning on stderr (cmd/regressions.c).
+ */
+int cmd_regressions_after_run(struct cmd_ctx *ctx, const char *date);
+int cmd_regressions_after_bisect(struct cmd_ctx *ctx, const char *date);
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);

@@ -11,26 +11,13 @@
 
 static void warn_unreadable(const struct dashboard_result *res)
 {
-	if (res->unreadable)
-		cmd_error("warning: %zu day record%s could not be read, marked unreadable (%s)", res->unreadable,
-			  res->unreadable == 1 ? "" : "s", res->first_unreadable);
-}
+	char *text = dashboard_unreadable_text(res);
 
-int cmd_dashboard_regenerate(struct cmd_ctx *ctx)
-{
-	struct dashboard_result res;
-	char *out = workspace_dashboard(ctx->ws->dir);
-	int error = dashboard_write(&res, ctx->ws->dir, out);
-
-	/* The day is recorded whatever happens here: a warning, never a failure. */
-	if (error < 0)
-		cmd_error("warning: %s", tide_error_last());
-	else
-		warn_unreadable(&res);
-	tide_error_clear();
-	dashboard_result_release(&res);
-	free(out);
-	return error;
+	if (text)
+		cmd_error("warning: %s", text);
+	free(text);
+	if (res->regressions_unreadable)
+		cmd_error("warning: regressions left out: %s", res->regressions_unreadable);
 }
 
 int cmd_dashboard(struct cmd_ctx *ctx, int argc, char **argv)

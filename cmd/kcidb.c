@@ -11,12 +11,11 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/kcidb.h"
+#include "../src/regress.h"
 #include "../src/settings.h"
 #include "../src/text.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
-
-#define DEFAULT_ORIGIN "tide"
 
 static int write_doc(const json_t *doc, const char *out)
 {
@@ -40,94 +39,73 @@ static int write_doc(const json_t *doc, const char *out)
 }
 
 /*
- * Each document the server rejected: named on stderr and in tide.log,
- * with where it went and why.
+ * Say how a submission went: what failed on stderr (the exit status its
+ * code's), each document the server rejected with where it went and why,
+ * then the counts.  A server that failed kept the rest for the next
+ * --submit or run (next): exit 1, nothing lost; a rejected document is
+ * exit 1 for this submission only.
  */
-static void tell_rejected(struct cmd_ctx *ctx, const struct kcidb_sent *s, const char *dir)
+int cmd_kcidb_tell(const struct kcidb_submission *s, const char *next)
 {
 	size_t i;
 
-	for (i = 0; i < s->nrejected; i++) {
-		cmd_error("kcidb: %s rejected, moved to %s: %s", s->rejected[i].name, dir,
-			  s->rejected[i].why);
-		workspace_log(ctx->ws, "kcidb: %s rejected, moved to %s: %s", s->rejected[i].name,
-			      dir, s->rejected[i].why);
+	if (s->failed == KCIDB_SUBMIT_DOCUMENT || s->failed == KCIDB_SUBMIT_SPOOL) {
+		cmd_error("%s%s", s->failed == KCIDB_SUBMIT_DOCUMENT ? "kcidb: " : "", s->why);
+		return cmd_exit_for(s->code);
 	}
-}
-
-/*
- * Send the whole spool (older documents a failed submission left first)
- * and say how it went.  A server that fails keeps the rest for the next
- * --submit or run: exit 1, nothing lost.  A document the server rejects
- * is moved out of the way so the others go: exit 1 for this submission
- * only.
- */
-static int send_spool(struct cmd_ctx *ctx, const struct kcidb_server *srv, const char *next)
-{
-	char *spool = workspace_kcidb_spool(ctx->ws->dir);
-	char *rejected = workspace_kcidb_rejected(ctx->ws->dir);
-	struct kcidb_sent s;
-	int error = kcidb_spool_send(&s, spool, rejected, srv), status = EXIT_OK;
-
-	if (error < 0) {
-		workspace_log(ctx->ws, "kcidb: %s", tide_error_last());
-		cmd_fail(NULL);
+	if (s->failed)
+		cmd_error("%s", s->why);
+	for (i = 0; i < s->sent.nrejected; i++)
+		cmd_error("kcidb: %s rejected, moved to %s: %s", s->sent.rejected[i].name,
+			  s->rejected_dir, s->sent.rejected[i].why);
+	if (s->failed) {
+		cmd_error("%d document%s sent, %d kept in %s for the next %s", s->sent.sent,
+			  s->sent.sent == 1 ? "" : "s", s->sent.left, s->spool, next);
+		return EXIT_PROBLEMS;
 	}
-	tell_rejected(ctx, &s, rejected);
-	if (error < 0) {
-		cmd_error("%d document%s sent, %d kept in %s for the next %s",
-			  s.sent, s.sent == 1 ? "" : "s", s.left, spool, next);
-		status = EXIT_PROBLEMS;
-	} else {
-		printf("kcidb: %d document%s sent", s.sent, s.sent == 1 ? "" : "s");
-		if (s.nrejected)
-			printf(", %zu rejected (in %s)", s.nrejected, rejected);
-		putchar('\n');
-		status = cmd_finish_stdout(s.nrejected ? EXIT_PROBLEMS : EXIT_OK);
-	}
-	workspace_log(ctx->ws, "kcidb: %d sent, %zu rejected, %d left in the spool", s.sent,
-		      s.nrejected, s.left);
-	kcidb_sent_release(&s);
-	free(spool);
-	free(rejected);
-	return status;
+	printf("kcidb: %d document%s sent", s->sent.sent, s->sent.sent == 1 ? "" : "s");
+	if (s->sent.nrejected)
+		printf(", %zu rejected (in %s)", s->sent.nrejected, s->rejected_dir);
+	putchar('\n');
+	return cmd_finish_stdout(s->sent.nrejected ? EXIT_PROBLEMS : EXIT_OK);
 }
 
 /* Spool the document, then send the whole spool. */
 static int submit(struct cmd_ctx *ctx, const struct day *day, const json_t *doc,
-		  const char *url, const char *token_file, long timeout, const char *next)
+		  const char *url, const char *token_file, long timeout)
 {
-	struct kcidb_server srv = { .url = url, .timeout = timeout };
-	char *spool = workspace_kcidb_spool(ctx->ws->dir), *token = NULL;
-	char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	int status = EXIT_OK;
+	struct kcidb_submission s;
+	int status;
 
-	if (token_file && kcidb_token_read(&token, token_file) < 0) {
-		status = cmd_fail(NULL);
-		goto done;
-	}
-	srv.token = token;
-	if (!text || kcidb_spool_add(spool, day->tag ? day->tag : day->date, text, strlen(text)) < 0) {
-		status = text ? cmd_fail(NULL) : EXIT_FAILED;
-		goto done;
-	}
-	status = send_spool(ctx, &srv, next);
-done:
-	if (token)
-		memset(token, 0, strlen(token));
-	free(token);
-	free(text);
-	free(spool);
+	kcidb_submit_day(&s, ctx->ws, day->tag ? day->tag : day->date, doc, url, token_file,
+			 timeout);
+	status = cmd_kcidb_tell(&s, "--submit");
+	kcidb_submission_release(&s);
 	return status;
+}
+
+/*
+ * DIR/regressions.json, for the regressions' issues (src/kcidb.h); one
+ * that does not load leaves them out, and says so.
+ */
+static struct regress_list *load_regressions(struct cmd_ctx *ctx)
+{
+	struct regress_list *l = NULL;
+
+	if (regress_load(&l, ctx->ws->dir) < 0)
+		cmd_error("warning: regressions left out: %s", tide_error_last());
+	tide_error_clear();
+	return l;
 }
 
 int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct kcidb_opts o = { 0 };
 	const char *out = NULL, *submit_url = NULL, *token_file = NULL, *arg = NULL, *secs = NULL;
-	long timeout = 60;
+	long timeout = KCIDB_DEFAULT_TIMEOUT;
 	char *end;
 	struct day *day = NULL;
+	struct regress_list *regs = NULL;
 	json_t *doc = NULL;
 	char *date = NULL;
 	int status;
@@ -171,7 +149,7 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!o.origin && ctx->settings)
 		o.origin = settings_get(ctx->settings, "kcidb-origin");
 	if (!o.origin)
-		o.origin = DEFAULT_ORIGIN;
+		o.origin = KCIDB_DEFAULT_ORIGIN;
 	if (!o.url_base && ctx->settings)
 		o.url_base = settings_get(ctx->settings, "kcidb-url");
 	if (!kcidb_origin_valid(o.origin)) {
@@ -181,16 +159,18 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (arg && !(date = cmd_day_arg(arg)))
 		return cmd_fail(NULL);
+	o.regressions = regs = load_regressions(ctx);
 	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0)
 		status = cmd_fail(NULL);
 	else if (kcidb_day(&doc, day, &o) < 0)
 		status = cmd_fail(NULL);
 	else if (submit_url)
-		status = submit(ctx, day, doc, submit_url, token_file, timeout, "--submit");
+		status = submit(ctx, day, doc, submit_url, token_file, timeout);
 	else
 		status = write_doc(doc, out);
 	json_decref(doc);
 	day_free(day);
+	regress_list_free(regs);
 	free(date);
 	return status;
 }
@@ -244,31 +224,5 @@ int cmd_kcidb_check_settings(struct cmd_ctx *ctx)
 		status = EXIT_BADINPUT;
 	}
 	buf_release(&where);
-	return status;
-}
-
-int cmd_kcidb_after_run(struct cmd_ctx *ctx, const char *date)
-{
-	const char *url = ctx->settings ? settings_get(ctx->settings, "kcidb-submit") : NULL;
-	const char *timeout = NULL;
-	struct kcidb_opts o = { 0 };
-	struct day *day = NULL;
-	json_t *doc = NULL;
-	int status = EXIT_OK;
-
-	if (!url)
-		return EXIT_OK;
-	o.origin = settings_get(ctx->settings, "kcidb-origin");
-	if (!o.origin)
-		o.origin = DEFAULT_ORIGIN;
-	o.url_base = settings_get(ctx->settings, "kcidb-url");
-	timeout = settings_get(ctx->settings, "kcidb-timeout");
-	if (cmd_load_days(&day, NULL, ctx->ws, date) < 0 || kcidb_day(&doc, day, &o) < 0)
-		status = cmd_fail("kcidb");
-	else
-		status = submit(ctx, day, doc, url, settings_get(ctx->settings, "kcidb-token-file"),
-				timeout ? strtol(timeout, NULL, 10) : 60, "run");
-	json_decref(doc);
-	day_free(day);
 	return status;
 }

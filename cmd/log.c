@@ -101,8 +101,10 @@ int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 		struct day *d = NULL;
 
 		if (day_open(&d, days, dates[i]) < 0) {
-			cmd_error("%s", tide_error_last());
-			status = EXIT_FAILED;
+			/* One broken record hides no other day, as run and dashboard pass it over. */
+			printf("%s  -  unreadable\n", dates[i]);
+			cmd_error("warning: %s", tide_error_last());
+			tide_error_clear();
 		} else {
 			print_day(d);
 		}
@@ -110,5 +112,5 @@ int cmd_log(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	day_list_free(dates, n);
 	free(days);
-	return status;
+	return cmd_finish_stdout(status);
 }

@@ -33,6 +33,10 @@ static const struct cmd commands[] = {
 	{ "kcidb", cmd_kcidb, NEED_WORKSPACE, "a day's results as a KCIDB v5.3 document" },
 	/* dashboard reads the day records and writes only its own directory: no lock. */
 	{ "dashboard", cmd_dashboard, NEED_WORKSPACE, "the workspace's days as static HTML pages" },
+	/* regressions folds the days it has not seen and sends mails: it writes, so it locks. */
+	{ "regressions", cmd_regressions, NEED_WORKSPACE | TAKES_LOCK,
+	  "failures followed across days: new, still failing, fixed, flaky" },
+	{ "stats", cmd_stats, NEED_WORKSPACE, "how much of a mainline tag a day had, and what it never got" },
 	{ "reproducer", cmd_reproducer, NEED_WORKSPACE | TAKES_LOCK, "write a day's reproducer.sh and metadata.json" },
 	{ "help", cmd_help, 0, "list the commands, or show one command's usage" },
 };

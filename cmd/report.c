@@ -14,6 +14,7 @@
 #include "../src/error.h"
 #include "../src/mail.h"
 #include "../src/mailconf.h"
+#include "../src/mailday.h"
 #include "../src/report.h"
 #include "../src/text.h"
 #include "../src/util.h"
@@ -87,12 +88,6 @@ static int print_reports(const struct day *d, const struct day *prev,
 
 /* ---- mail ---- */
 
-/*
- * Recipients are trees.conf's contact= lines as written: the maintainer's
- * word.  No .mailmap rewrites them, since any tree merged into the day
- * could ship one and send another tree's conflict, hunks and all,
- * anywhere.
- */
 struct mailer {
 	struct mailconf conf;
 	struct mail_state state;
@@ -116,85 +111,64 @@ static void print_rcpts(const struct mail_msg *msg)
 	putchar('\n');
 }
 
-/* Mail one report; returns 1 if sent, 0 if skipped, <0 on failure. */
-static int mail_one(struct cmd_ctx *ctx, struct mailer *m, const json_t *r,
-		    const struct report_args *a)
+/* What happened to one mail (src/mailday.h), said; data: the exit status so far. */
+static void tell_mail(void *data, const struct mailday_event *ev)
 {
-	const char *tree = json_string_value(json_object_get(r, "tree"));
-	struct mail_msg msg;
-	struct buf text = BUF_INIT;
-	int error;
+	int *status = data;
+	struct buf head = BUF_INIT, text = BUF_INIT;
 
-	if (!a->all && !json_is_true(json_object_get(r, "new"))) {
-		printf("%s: conflict not new since the previous day, not mailed\n", tree);
-		return 0;
-	}
-	if (!a->dry_run && mail_state_sent(&m->state, tree)) {
-		printf("%s: already mailed\n", tree);
-		return 0;
-	}
-	if (!a->dry_run && mailconf_limit_reached(&m->conf, &m->state)) {
-		printf("%s: not mailed: %ld mails a day already sent (max-per-day)\n", tree,
-		       m->conf.max_per_day);
-		workspace_log(ctx->ws, "mail: %s not mailed: daily limit reached", tree);
-		return 0;
-	}
-	if ((error = report_mail(&msg, r, ctx->conf, m->conf.from)) < 0) {
-		printf("%s: not mailed: %s\n", tree, tide_error_last());
-		return 0;
-	}
-	if (a->dry_run) {
-		mail_format(&text, &msg, 0);
+	/* "TREE" for a tree's report, "WHO KIND" for a check mail. */
+	buf_puts(&head, ev->who ? ev->who : "");
+	if (ev->kind)
+		buf_printf(&head, ": %s", ev->kind);
+	switch (ev->what) {
+	case MAILDAY_NOT_NEW:
+		printf("%s: conflict not new since the previous day, not mailed\n", ev->who);
+		break;
+	case MAILDAY_ALREADY:
+		printf("%s: already mailed\n", ev->who);
+		break;
+	case MAILDAY_LIMIT:
+		printf("%s%s not mailed: %ld mails a day already sent (max-per-day)\n",
+		       buf_cstr(&head), ev->kind ? "" : ":", ev->max_per_day);
+		break;
+	case MAILDAY_NO_CONTACT:
+		printf("%s not mailed: no contact address\n", buf_cstr(&head));
+		break;
+	case MAILDAY_UNMAILABLE:
+		printf("%s: not mailed: %s\n", ev->who, ev->why);
+		break;
+	case MAILDAY_DRY_RUN:
+		mail_format(&text, ev->msg, 0);
 		printf("%s\n", text.ptr);
-		buf_release(&text);
-		mail_msg_release(&msg);
-		return 0;
+		break;
+	case MAILDAY_SENT:
+		printf("%s%s mailed", buf_cstr(&head), ev->kind ? "" : ":");
+		print_rcpts(ev->msg);
+		break;
+	case MAILDAY_FAILED:
+		cmd_error("%s: %s", buf_cstr(&head), ev->why);
+		*status = EXIT_PROBLEMS;
+		break;
+	case MAILDAY_UNSAVED:
+		cmd_error("%s", ev->why);
+		*status = cmd_exit_for(ev->code);
+		break;
 	}
-	if ((error = mail_send(&m->conf.server, &msg)) < 0) {
-		cmd_error("%s: %s", tree, tide_error_last());
-		workspace_log(ctx->ws, "mail: %s failed: %s", tree, tide_error_last());
-		mail_state_set_failed(&m->state, tree, tide_error_last());
-	} else {
-		mail_state_set_sent(&m->state, tree, msg.message_id);
-		printf("%s: mailed", tree);
-		print_rcpts(&msg);
-		workspace_log(ctx->ws, "mail: %s report sent to %s", tree, msg.to[0]);
-		error = 1;
-	}
-	mail_msg_release(&msg);
-	return error;
+	buf_release(&text);
+	buf_release(&head);
 }
 
 static int mail_reports(struct cmd_ctx *ctx, const struct day *d, const struct day *prev,
 			const struct report_args *a)
 {
-	struct mailer m = { 0 };
-	json_t *r = NULL;
-	int status = EXIT_OK, error;
-	size_t i;
+	int status = EXIT_OK;
+	struct mailday_opts o = { a->tree, a->dry_run, a->all, tell_mail, &status };
 
 	if ((status = cmd_load_conf(ctx)) != 0)
 		return status;
-	if (mailconf_load(&m.conf, ctx->ws->dir) < 0 && !a->dry_run) {
-		status = cmd_fail(NULL);
-		goto done;
-	}
-	tide_error_clear();
-	mail_state_load(&m.state, ctx->ws->dir, d->date);
-	for (i = 0; i < d->ntrees; i++) {
-		if ((a->tree && strcmp(d->trees[i].name, a->tree)) ||
-		    !report_tree_has_report(d, &d->trees[i]))
-			continue;
-		report_tree_json(&r, d, &d->trees[i], prev);
-		error = mail_one(ctx, &m, r, a);
-		json_decref(r);
-		if (error < 0)
-			status = EXIT_PROBLEMS;
-		if (error != 0 && mail_state_save(&m.state) < 0)
-			status = cmd_fail(NULL);
-	}
-done:
-	mailer_release(&m);
+	if (mailday_send(ctx->ws, ctx->conf, d, prev, &o) < 0)
+		return cmd_fail(NULL);
 	return status;
 }
 

@@ -14,6 +14,7 @@
 #include "../src/error.h"
 #include "../src/history.h"
 #include "../src/rerere.h"
+#include "../src/safefs.h"
 #include "../src/util.h"
 #include "../src/workspace.h"
 
@@ -24,7 +25,7 @@ static void print_other(const char *dir, const char *tree)
 	struct buf text = BUF_INIT;
 
 	/* Lines are "KIND<TAB>PATH". */
-	if (file_read(&text, path) == 0)
+	if (safefs_read_file(&text, path, RERERE_MAX_FILE) == 0)
 		for (p = text.ptr; (nl = strchr(p, '\n')) && (tab = memchr(p, '\t', (size_t)(nl - p)));
 		     p = nl + 1)
 			printf("%s: %.*s conflict in %.*s: not text, fix it in the tree itself\n", tree,
@@ -34,15 +35,59 @@ static void print_other(const char *dir, const char *tree)
 	free(path);
 }
 
+/* Lines of a recorded resolution's diff shown; the rest is counted. */
+#define KNOWN_DIFF_LINES 200
+
+static void print_diff(const char *diff)
+{
+	const char *p = diff, *nl;
+	size_t shown = 0, more = 0;
+
+	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		nl = strchr(p, '\n');
+		if (shown < KNOWN_DIFF_LINES) {
+			printf("    %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+			shown++;
+		} else {
+			more++;
+		}
+		if (!nl)
+			break;
+	}
+	if (more)
+		printf("    ... (%zu more lines)\n", more);
+}
+
+/* Conflicts the rr-cache already has a resolution for: what the next run does with it. */
+static void print_known(const struct rerere_worktree *wt, const char *tree)
+{
+	const struct rerere_known *k;
+	size_t i;
+
+	for (i = 0; i < wt->nknown; i++) {
+		k = &wt->known[i];
+		if (k->applies) {
+			printf("%s: %s: already resolved by recorded resolution %s, which the next "
+			       "run applies; --record %s. It changes:\n", tree, k->path, k->id,
+			       k->replaces ? "replaces it" : "adds a variant beside it");
+			print_diff(k->text);
+		} else {
+			printf("%s: %s: recorded resolution %s does not apply: %s; --record %s\n",
+			       tree, k->path, k->id, k->text,
+			       k->replaces ? "replaces it" : "adds a variant for this conflict");
+		}
+	}
+}
+
 static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 {
 	struct day *d = NULL;
 	const struct day_tree *dt;
 	char *dir = workspace_resolve_tree(ctx->ws->dir, tree);
-	char *label = NULL;
+	char *store = workspace_rr_cache(ctx->ws->dir), *label = NULL;
+	struct rerere_worktree wt = { 0, NULL, 0 };
 	const char *sha;
 	git_oid ours, theirs;
-	size_t nfiles = 0;
 	int status = EXIT_OK;
 
 	if (cmd_load_days(&d, NULL, ctx->ws, date) < 0) {
@@ -60,21 +105,24 @@ static int prepare(struct cmd_ctx *ctx, const char *tree, const char *date)
 		goto done;
 	}
 	label = dt->branch ? xasprintf("%s/%s", tree, dt->branch) : xstrdup(tree);
-	if (rerere_worktree_prepare(&nfiles, ctx->ws->repo, dir, &ours, &theirs,
+	if (rerere_worktree_prepare(&wt, ctx->ws->repo, dir, store, &ours, &theirs,
 				    d->tag ? d->tag : d->date, label) < 0) {
 		status = cmd_fail(tree);
 		goto done;
 	}
 	print_other(dir, tree);
-	if (!nfiles)
+	print_known(&wt, tree);
+	if (!wt.nfiles)
 		printf("%s: no text conflict to resolve on %s\n", tree, d->date);
 	else
 		printf("%s: %zu conflicted file%s in %s\n"
 		       "a git worktree mid-merge: fix them (build and test there), then run\n"
 		       "'tide resolve --record %s'\n",
-		       tree, nfiles, nfiles == 1 ? "" : "s", dir, tree);
+		       tree, wt.nfiles, wt.nfiles == 1 ? "" : "s", dir, tree);
 done:
+	rerere_worktree_release(&wt);
 	free(label);
+	free(store);
 	free(dir);
 	day_free(d);
 	return status;

@@ -11,7 +11,9 @@
 #include "../src/day.h"
 #include "../src/error.h"
 #include "../src/event.h"
+#include "../src/kcidb.h"
 #include "../src/run.h"
+#include "../src/settings.h"
 #include "../src/workspace.h"
 
 static int parse_args(struct run_opts *opts, const char **configs, int argc, char **argv)
@@ -59,6 +61,29 @@ static int parse_args(struct run_opts *opts, const char **configs, int argc, cha
 	return 0;
 }
 
+/*
+ * DIR/config's merge-memory (tide-config(5)): what one tree's merge may
+ * add to the run's memory.  A bad value is bad input naming its line.
+ */
+static int merge_memory_setting(struct run_opts *opts, struct cmd_ctx *ctx)
+{
+	const char *v = ctx->settings ? settings_get(ctx->settings, "merge-memory") : NULL;
+	long long n;
+	char *path;
+
+	if (!v)
+		return EXIT_OK;
+	if ((n = conf_parse_size(v)) >= (1LL << 20)) {
+		opts->merge_memory = (size_t)n;
+		return EXIT_OK;
+	}
+	path = workspace_config(ctx->ws->dir);
+	cmd_error("%s:%zu: bad merge-memory '%s' (bytes, or a number with K, M or G, "
+		  "from 1M to 64G)", path, settings_line_of(ctx->settings, "merge-memory"), v);
+	free(path);
+	return EXIT_BADINPUT;
+}
+
 /* The day's "Changes since" section (src/changes.h), after the summary line. */
 static void print_changes(struct cmd_ctx *ctx, const char *date)
 {
@@ -92,15 +117,19 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return cmd_fail("--configs");
 	opts.events.fn = cmd_on_event;
 	opts.events.data = &p;
+	opts.settings = ctx->settings;
 	/* DIR/config's build settings are checked before the day starts. */
 	if (!opts.no_build && build_farm_check(ctx->ws->dir) < 0)
 		return cmd_fail(NULL);
-	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK)
+	if ((status = cmd_kcidb_check_settings(ctx)) != EXIT_OK ||
+	    (status = merge_memory_setting(&opts, ctx)) != EXIT_OK)
 		return status;
 	error = run_day(&sum, ctx->ws, ctx->conf, &opts);
 	cmd_progress_end(&p);
-	if (error < 0)
+	if (error < 0) {
+		run_summary_release(&sum);
 		return cmd_fail(NULL);
+	}
 	printf("%s: %zu of %zu trees merged", sum.tag, c->merged, c->trees);
 	if (c->conflicts + c->not_merged)
 		printf(", %zu left out", c->conflicts + c->not_merged);
@@ -118,10 +147,20 @@ int cmd_run(struct cmd_ctx *ctx, int argc, char **argv)
 		status = EXIT_PROBLEMS;
 	}
 	print_changes(ctx, sum.date);
-	cmd_dashboard_regenerate(ctx);
-	/* A KCIDB server that fails is a problem to see, the day stays as it is. */
+	/* The day is recorded whatever happened after: warnings and problems, never a failure. */
+	if (sum.regressions_warning)
+		cmd_error("warning: regressions not updated: %s", sum.regressions_warning);
+	else if (sum.regressions_changes)
+		printf("\nRegressions:\n%s", sum.regressions_changes);
+	if (sum.dashboard_warning)
+		cmd_error("warning: %s", sum.dashboard_warning);
+	if (sum.dashboard_regressions_warning)
+		cmd_error("warning: regressions left out: %s", sum.dashboard_regressions_warning);
+	if (sum.kcidb_regressions_warning)
+		cmd_error("warning: regressions left out: %s", sum.kcidb_regressions_warning);
 	fflush(stdout);
-	if (cmd_kcidb_after_run(ctx, sum.date) != EXIT_OK)
+	if (sum.kcidb_asked && cmd_kcidb_tell(&sum.kcidb, "run") != EXIT_OK)
 		status = EXIT_PROBLEMS;
+	run_summary_release(&sum);
 	return status;
 }

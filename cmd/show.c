@@ -94,6 +94,7 @@ static void print_day(const struct day *d)
 		print_stage(day_build_text(d->configs[i].build));
 		print_stage(day_boot_text(d->configs[i].boot, d->configs[i].name));
 	}
+	print_stage(day_checks_text(d->checks));
 	bisect = day_bisect_text(d->bisect);
 	if (bisect)
 		printf("bisect  %s\n", bisect);
@@ -102,13 +103,10 @@ static void print_day(const struct day *d)
 
 static int show_json(const char *path)
 {
-	json_error_t jerr;
-	json_t *json = json_load_file(path, 0, &jerr);
+	json_t *json = NULL;
 
-	if (!json) {
-		cmd_error("%s:%d: %s", path, jerr.line, jerr.text);
-		return EXIT_FAILED;
-	}
+	if (day_json_read(&json, path) < 0)
+		return cmd_fail(NULL);
 	json_dumpf(json, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(json);

@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "opt.h"
@@ -14,10 +13,8 @@
 #include "../src/buildconf.h"
 #include "../src/day.h"
 #include "../src/error.h"
-#include "../src/merge.h"
 #include "../src/try.h"
 #include "../src/util.h"
-#include "../src/workspace.h"
 
 /* Kernel builds yield to interactive work on the machine. */
 #define TRY_NICE 10
@@ -26,17 +23,6 @@ struct try_cli {
 	const char *series, *date, *repo, *config;
 	int build, boot, json;
 	struct build_day_opts bo;
-};
-
-/* What the try found, as the report and the JSON name it. */
-struct outcome {
-	struct try_result res;
-	struct try_build build;
-	int built;
-	const char *build_skipped;	/* why not, when asked */
-	struct boot_result boot;
-	int booted;
-	json_t *problems;		/* ["apply", "conflict", "build", "warnings", "boot"] */
 };
 
 static void print_indented(const char *text, const char *indent)
@@ -52,7 +38,7 @@ static void print_indented(const char *text, const char *indent)
 }
 
 static void print_header(const struct try_series *s, const struct day *day,
-			 const struct outcome *o)
+			 const struct try_outcome *o)
 {
 	printf("tide try: %zu patch%s from '%s' on %s\n\n", s->n, s->n == 1 ? "" : "es",
 	       s->source, day->tag ? day->tag : day->date);
@@ -137,7 +123,7 @@ static void print_diag(const char *what, const struct build_diag *d)
 	printf("%s\n", d->message);
 }
 
-static void print_build(const struct outcome *o)
+static void print_build(const struct try_outcome *o)
 {
 	const struct build_result *b = &o->build.res;
 	size_t i;
@@ -162,7 +148,7 @@ static void print_build(const struct outcome *o)
 	printf("  log: %s\n", o->build.log);
 }
 
-static void print_boot(const struct outcome *o)
+static void print_boot(const struct try_outcome *o)
 {
 	const struct boot_verdict *v = &o->boot.verdict;
 
@@ -176,7 +162,7 @@ static void print_boot(const struct outcome *o)
 }
 
 static void print_report(const struct try_series *s, const struct day *day,
-			 const struct outcome *o)
+			 const struct try_outcome *o)
 {
 	size_t i;
 	json_t *p;
@@ -196,29 +182,13 @@ static void print_report(const struct try_series *s, const struct day *day,
 	putchar('\n');
 }
 
-static json_t *build_json(const struct outcome *o)
-{
-	json_t *j;
-
-	if (o->build_skipped)
-		return json_pack("{s:s, s:s}", "status", "skipped", "failure", o->build_skipped);
-	j = build_result_json(&o->build.res, "build.log");
-	json_object_set_new(j, "new_warnings", build_diags_json(&o->build.new_warnings));
-	json_object_set_new(j, "new_errors", build_diags_json(&o->build.new_errors));
-	json_object_set_new(j, "seeded", json_boolean(o->build.seeded));
-	json_object_set_new(j, "seed_seconds", json_real(o->build.seed_seconds));
-	json_object_set_new(j, "day_built_first", json_boolean(o->build.baseline_built));
-	json_object_set_new(j, "log", json_string(o->build.log));
-	return j;
-}
-
 static void print_json(const struct try_series *s, const struct day *day,
-		       const struct outcome *o)
+		       const struct try_outcome *o)
 {
 	json_t *j = try_result_json(&o->res, s, day);
 
 	if (o->built || o->build_skipped)
-		json_object_set_new(j, "build", build_json(o));
+		json_object_set_new(j, "build", try_build_json(o));
 	if (o->booted)
 		json_object_set_new(j, "boot", boot_result_json(&o->boot, "console.log"));
 	json_object_set(j, "problems", o->problems);
@@ -228,123 +198,23 @@ static void print_json(const struct try_series *s, const struct day *day,
 	json_decref(j);
 }
 
-static void note_problems(struct outcome *o)
-{
-	const struct try_result *r = &o->res;
-	size_t i;
-	int conflict = 0;
-
-	o->problems = json_array();
-	if (!r->have_tip)
-		json_array_append_new(o->problems, json_string("apply"));
-	for (i = 0; i < r->ntrees; i++)
-		conflict |= r->trees[i].status == TRY_TREE_CONFLICT;
-	if (conflict)
-		json_array_append_new(o->problems, json_string("conflict"));
-	if (o->built && (!o->build.res.ok || o->build.new_errors.n))
-		json_array_append_new(o->problems, json_string("build"));
-	if (o->built && o->build.new_warnings.n)
-		json_array_append_new(o->problems, json_string("warnings"));
-	if (o->booted && o->boot.verdict.status != BOOT_PASSED)
-		json_array_append_new(o->problems, json_string("boot"));
-}
-
-/* The try's kernel, booted with the smoke tests; caches in DIR/try. */
-static int boot_try(struct outcome *o, const char *wsdir, const struct build_config *c)
-{
-	struct boot_opts bo = { 0 };
-	char *config = xasprintf("%s/.config", o->build.outdir), *cache = try_path(wsdir, "initramfs");
-	char *kvm = try_path(wsdir, "kvm-probe"), *console = try_path(wsdir, "console.log");
-	int error;
-
-	bo.kernel = o->build.res.kernel;
-	bo.config = config;
-	bo.initramfs_dir = cache;
-	bo.kvm_cache = kvm;
-	bo.console_path = console;
-	if (c) {
-		boot_opts_use_config(&bo, c);
-		bo.smp = c->smp;
-	}
-	if ((error = boot_run(&o->boot, &bo)) == 0)
-		o->booted = 1;
-	free(config);
-	free(cache);
-	free(kvm);
-	free(console);
-	return error;
-}
-
-/* --build and --boot: only on a series that applies to the day. */
-static int build_and_boot(struct outcome *o, struct cmd_ctx *ctx, const struct try_cli *cli,
-			  const struct day *day)
-{
-	int fd = -1, error;
-
-	if (!o->res.have_tip) {
-		o->build_skipped = "the series does not apply to the day";
-		return 0;
-	}
-	if ((error = try_lock(&fd, ctx->ws->dir)) < 0)
-		return error;
-	if ((error = try_build_run(&o->build, ctx->ws->repo, ctx->ws->dir, day, &o->res.tip,
-				   &cli->bo)) == 0) {
-		o->built = 1;
-		if (cli->boot && o->build.res.ok)
-			error = boot_try(o, ctx->ws->dir, cli->bo.config);
-	}
-	close(fd);
-	return error;
-}
-
-static int load_day(struct day **out, struct workspace *ws, const char *arg)
-{
-	char *date = arg ? xstrdup(arg) : cmd_newest_day(ws), *days;
-	int error;
-
-	if (!date)
-		return tide_error_code();
-	days = workspace_days_dir(ws->dir);
-	error = day_open(out, days, date);
-	if (error == TIDE_ENOTFOUND)
-		error = tide_error_set(TIDE_ENOTFOUND, "no day %s in workspace '%s'", date, ws->dir);
-	free(days);
-	free(date);
-	return error;
-}
-
 static int try_run(struct cmd_ctx *ctx, const struct try_cli *cli)
 {
-	struct try_series s = { 0 };
-	struct outcome o;
-	struct day *day = NULL;
-	struct merge_objects *mo = NULL;
+	struct try_request rq = { cli->series, cli->repo, cli->date, cli->build, cli->boot,
+				  cli->bo };
+	struct try_outcome o;
 	int status;
 
-	memset(&o, 0, sizeof(o));
-	/* Every object a try writes stays in memory: the workspace is not changed. */
-	if (try_odb_readonly(ctx->ws->repo) < 0 || merge_objects_begin(&mo, ctx->ws->repo) < 0 ||
-	    load_day(&day, ctx->ws, cli->date) < 0 ||
-	    try_series_load(&s, ctx->ws->repo, cli->series, cli->repo) < 0 ||
-	    try_day(&o.res, ctx->ws->repo, day, &s) < 0 ||
-	    ((cli->build || cli->boot) && build_and_boot(&o, ctx, cli, day) < 0)) {
+	if (try_pipeline(&o, ctx->ws, &rq) < 0) {
 		status = cmd_fail(NULL);
-		goto done;
+	} else {
+		if (cli->json)
+			print_json(&o.series, o.day, &o);
+		else
+			print_report(&o.series, o.day, &o);
+		status = json_array_size(o.problems) ? EXIT_PROBLEMS : EXIT_OK;
 	}
-	note_problems(&o);
-	if (cli->json)
-		print_json(&s, day, &o);
-	else
-		print_report(&s, day, &o);
-	status = json_array_size(o.problems) ? EXIT_PROBLEMS : EXIT_OK;
-done:
-	json_decref(o.problems);
-	boot_result_release(&o.boot);
-	try_build_release(&o.build);
-	try_result_release(&o.res);
-	try_series_release(&s);
-	day_free(day);
-	merge_objects_free(mo);
+	try_outcome_release(&o);
 	return status;
 }
 

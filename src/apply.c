@@ -378,9 +378,152 @@ static int apply_bin(struct buf *out, const char *old, size_t len, const struct 
 	return error;
 }
 
-static int exists(git_index *idx, const char *path)
+/*
+ * The tree being patched: the base tree and, by path, what the patch
+ * changed so far.  Reading the whole tree into an index for each patch
+ * made a series cost patches x files (2,000 one-line patches read two
+ * million objects); this costs what the patch touches.
+ */
+struct ventry {
+	char *path;
+	git_oid id;
+	unsigned mode;		/* 0: removed by the patch */
+};
+
+struct view {
+	git_repository *repo;
+	git_tree *base;
+	struct ventry *v;	/* sorted by path */
+	size_t n, alloc;
+	struct ventry found;	/* what view_get() returned from the base */
+};
+
+static void view_release(struct view *w)
 {
-	return path && git_index_get_bypath(idx, path, 0) != NULL;
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->v[i].path);
+	free(w->v);
+	free(w->found.path);
+	git_tree_free(w->base);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Index of path in the changes, or where it would go (*at). */
+static int view_find(const struct view *w, const char *path, size_t *at)
+{
+	size_t lo = 0, hi = w->n, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(w->v[mid].path, path);
+		if (!c) {
+			*at = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return 0;
+}
+
+/* The file (blob, link or submodule; not a directory) at path, or NULL. */
+static const struct ventry *view_get(struct view *w, const char *path)
+{
+	git_tree_entry *e = NULL;
+	size_t at;
+
+	if (!path)
+		return NULL;
+	if (view_find(w, path, &at))
+		return w->v[at].mode ? &w->v[at] : NULL;
+	if (git_tree_entry_bypath(&e, w->base, path) < 0) {
+		git_error_clear();
+		return NULL;
+	}
+	free(w->found.path);
+	w->found.path = xstrdup(path);
+	git_oid_cpy(&w->found.id, git_tree_entry_id(e));
+	w->found.mode = (unsigned)git_tree_entry_filemode(e);
+	git_tree_entry_free(e);
+	return w->found.mode == GIT_FILEMODE_TREE ? NULL : &w->found;
+}
+
+static void view_set(struct view *w, const char *path, const git_oid *id, unsigned mode)
+{
+	size_t at;
+
+	if (!view_find(w, path, &at)) {
+		array_grow(&w->v, &w->alloc, w->n + 1, sizeof(*w->v));
+		memmove(&w->v[at + 1], &w->v[at], (w->n - at) * sizeof(*w->v));
+		w->n++;
+		w->v[at].path = xstrdup(path);
+	}
+	if (id)
+		git_oid_cpy(&w->v[at].id, id);
+	w->v[at].mode = mode;
+}
+
+/*
+ * One kind of the changes onto tree (removals, or the rest): libgit2
+ * cannot remove a file and add a directory of its name in one update,
+ * so a patch replacing a link by a directory is written in two.
+ */
+static int view_update(git_oid *out, struct view *w, git_tree *tree, int removals)
+{
+	git_tree_update *up = xcalloc(w->n, sizeof(*up));
+	git_tree_entry *e = NULL;
+	size_t i, n = 0;
+	int error = 0;
+
+	for (i = 0; i < w->n; i++) {
+		if (!w->v[i].mode != !!removals)
+			continue;
+		if (removals) {
+			/* Created and deleted again by the patch: nothing to remove. */
+			if (git_tree_entry_bypath(&e, tree, w->v[i].path) < 0) {
+				git_error_clear();
+				continue;
+			}
+			git_tree_entry_free(e);
+			up[n].action = GIT_TREE_UPDATE_REMOVE;
+		} else {
+			up[n].action = GIT_TREE_UPDATE_UPSERT;
+			git_oid_cpy(&up[n].id, &w->v[i].id);
+			up[n].filemode = (git_filemode_t)w->v[i].mode;
+		}
+		up[n++].path = w->v[i].path;
+	}
+	if (git_tree_create_updated(out, w->repo, tree, n, up) < 0)
+		error = tide_error_git(TIDE_ECONFLICT, "cannot write the patched tree");
+	free(up);
+	return error;
+}
+
+/* The base tree with the changes, written. */
+static int view_write(git_oid *out, struct view *w)
+{
+	git_tree *removed = NULL;
+	git_oid mid;
+	int error;
+
+	if ((error = view_update(&mid, w, w->base, 1)) < 0)
+		return error;
+	if (git_tree_lookup(&removed, w->repo, &mid) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read the patched tree");
+	error = view_update(out, w, removed, 0);
+	git_tree_free(removed);
+	return error;
+}
+
+static int exists(struct view *idx, const char *path)
+{
+	return view_get(idx, path) != NULL;
 }
 
 /* patch(1)'s preference among existing names: fewest components, shortest basename. */
@@ -406,7 +549,7 @@ static int better_name(const char *a, const char *b)
  * "linux.orig/f.c" name files that do not exist, so choose among the
  * names that do, as patch(1) does.
  */
-static void plain_paths(git_index *idx, const struct apply_file *f, const char **pre,
+static void plain_paths(struct view *idx, const struct apply_file *f, const char **pre,
 			const char **post)
 {
 	const char *cand[3] = { f->old_path, f->new_path, f->hint }, *best = NULL;
@@ -426,7 +569,7 @@ static void plain_paths(git_index *idx, const struct apply_file *f, const char *
 	}
 }
 
-static int read_blob(struct buf *out, git_repository *repo, const git_index_entry *e)
+static int read_blob(struct buf *out, git_repository *repo, const struct ventry *e)
 {
 	git_blob *blob = NULL;
 
@@ -437,15 +580,15 @@ static int read_blob(struct buf *out, git_repository *repo, const git_index_entr
 	return 0;
 }
 
-static unsigned new_mode(const struct apply_file *f, const git_index_entry *e)
+static unsigned new_mode(const struct apply_file *f, const struct ventry *e)
 {
 	if (f->new_mode)
 		return f->new_mode;
 	return e ? e->mode : 0100644;
 }
 
-static int check_paths(git_index *idx, const struct apply_file *f, const char *pre,
-		       const char *post, const git_index_entry *e)
+static int check_paths(struct view *idx, const struct apply_file *f, const char *pre,
+		       const char *post, const struct ventry *e)
 {
 	if (!pre && !post)
 		return tide_error_set(TIDE_EINVAL, "line %zu: file patch without a file name",
@@ -457,35 +600,125 @@ static int check_paths(git_index *idx, const struct apply_file *f, const char *p
 	return 0;
 }
 
-static int put_file(git_index *idx, git_repository *repo, const char *path, unsigned mode,
+static int put_file(struct view *idx, git_repository *repo, const char *path, unsigned mode,
 		    const struct buf *data)
 {
-	git_index_entry ent;
+	git_oid id;
 
 	if (mode != 0100644 && mode != 0100755 && mode != 0120000)
 		return tide_error_set(TIDE_EINVAL, "'%s': unsupported mode %o", path, mode);
-	memset(&ent, 0, sizeof(ent));
-	ent.mode = mode;
-	ent.path = path;
-	if (git_blob_create_from_buffer(&ent.id, repo, buf_cstr(data), data->len) < 0 ||
-	    git_index_add(idx, &ent) < 0)
+	if (git_blob_create_from_buffer(&id, repo, buf_cstr(data), data->len) < 0)
 		return tide_error_git(TIDE_ECONFLICT, "does not apply to '%s'", path);
+	view_set(idx, path, &id, mode);
 	return 0;
 }
 
-static int file_apply(git_index *idx, git_repository *repo, const struct apply_file *f,
-		      const struct apply_opts *o, struct apply_result *res)
+/*
+ * git apply's rule for symbolic links (its symlink_changes): a file may
+ * not be written below a symbolic link, whether the tree has it or this
+ * patch creates it, unless this patch removes that link.  Otherwise a
+ * patch creating "link" and a later one writing "link/f" would turn the
+ * link into a directory without a word; git apply refuses both.
+ */
+#define LINK_GOES_AWAY 1
+#define LINK_IN_RESULT 2
+
+struct link_change {
+	const char *path;
+	int what;
+};
+
+struct link_changes {
+	struct link_change *v;
+	size_t n, alloc;
+};
+
+static void link_change_add(struct link_changes *lc, const char *path, int what)
+{
+	array_grow(&lc->v, &lc->alloc, lc->n + 1, sizeof(*lc->v));
+	lc->v[lc->n].path = path;
+	lc->v[lc->n++].what = what;
+}
+
+static unsigned index_mode(struct view *idx, const char *path)
+{
+	const struct ventry *e = view_get(idx, path);
+
+	return e ? e->mode : 0;
+}
+
+/* The links the patch's git file patches remove and leave (plain diffs have no modes). */
+static void link_changes_of(struct link_changes *lc, struct view *idx,
+			    const struct apply_parsed *ps)
+{
+	const struct apply_file *f;
+	size_t i;
+
+	for (i = 0; i < ps->nfiles; i++) {
+		f = &ps->files[i];
+		if (!f->git)
+			continue;
+		if (f->old_path && (f->delete || f->rename) &&
+		    (f->old_mode ? f->old_mode : index_mode(idx, f->old_path)) == 0120000)
+			link_change_add(lc, f->old_path, LINK_GOES_AWAY);
+		/* Without a mode line a rename or a change keeps the old file's mode. */
+		if (f->new_path && !f->delete &&
+		    (f->new_mode ? f->new_mode : f->old_mode ? f->old_mode :
+		     index_mode(idx, f->old_path ? f->old_path : f->new_path)) == 0120000)
+			link_change_add(lc, f->new_path, LINK_IN_RESULT);
+	}
+}
+
+static int link_change_at(const struct link_changes *lc, const char *dir, size_t len)
+{
+	int what = 0;
+	size_t i;
+
+	for (i = 0; i < lc->n; i++)
+		if (strlen(lc->v[i].path) == len && !memcmp(lc->v[i].path, dir, len))
+			what |= lc->v[i].what;
+	return what;
+}
+
+static int check_beyond_link(struct view *idx, const struct link_changes *lc, const char *path)
+{
+	const char *slash;
+	char *dir;
+	int what, link;
+
+	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		what = link_change_at(lc, path, (size_t)(slash - path));
+		dir = xstrndup(path, (size_t)(slash - path));
+		link = (what & LINK_IN_RESULT) ||
+		       (!(what & LINK_GOES_AWAY) && index_mode(idx, dir) == 0120000);
+		free(dir);
+		if (link)
+			return tide_error_set(TIDE_EINVAL, "affected file '%s' is beyond a symbolic "
+					      "link", path);
+	}
+	return 0;
+}
+
+static int file_apply(struct view *idx, git_repository *repo, const struct apply_file *f,
+		      const struct link_changes *lc, const struct apply_opts *o,
+		      struct apply_result *res)
 {
 	struct buf old = BUF_INIT, new = BUF_INIT;
 	const char *pre = f->old_path, *post = f->new_path;
-	const git_index_entry *e;
+	struct ventry pre_entry = { NULL, { { 0 } }, 0 };
+	const struct ventry *e;
 	unsigned mode;
 	int error;
 
 	if (!f->git)
 		plain_paths(idx, f, &pre, &post);
-	e = pre ? git_index_get_bypath(idx, pre, 0) : NULL;
-	if ((error = check_paths(idx, f, pre, post, e)) < 0 ||
+	/* A copy: the view's next lookup reuses what it returned. */
+	if ((e = view_get(idx, pre)) != NULL) {
+		pre_entry = *e;
+		e = &pre_entry;
+	}
+	if ((post && (error = check_beyond_link(idx, lc, post)) < 0) ||
+	    (error = check_paths(idx, f, pre, post, e)) < 0 ||
 	    (e && (error = read_blob(&old, repo, e)) < 0))
 		goto done;
 	mode = new_mode(f, e);
@@ -500,10 +733,8 @@ static int file_apply(git_index *idx, git_repository *repo, const struct apply_f
 				       "patch that deletes it", pre);
 		goto done;
 	}
-	if (pre && (!post || (strcmp(pre, post) && !f->copy)) && git_index_remove(idx, pre, 0) < 0) {
-		error = tide_error_git(TIDE_ERROR, "cannot remove '%s'", pre);
-		goto done;
-	}
+	if (pre && (!post || (strcmp(pre, post) && !f->copy)))
+		view_set(idx, pre, NULL, 0);
 	if (post)
 		error = put_file(idx, repo, post, mode, &new);
 	res->files++;
@@ -528,18 +759,20 @@ static const char *strip_crlf(struct buf *b, const char *diff, size_t *len)
 	return buf_cstr(b);
 }
 
-static int apply_files(git_index *idx, git_repository *repo, const struct apply_parsed *ps,
+static int apply_files(struct view *idx, git_repository *repo, const struct apply_parsed *ps,
 		       const struct apply_opts *o, struct apply_result *res)
 {
+	struct link_changes lc = { NULL, 0, 0 };
 	size_t i;
-	int error;
+	int error = 0;
 
 	if (!ps->nfiles)
 		return tide_error_set(TIDE_EINVAL, "no file patches found in the diff");
-	for (i = 0; i < ps->nfiles; i++)
-		if ((error = file_apply(idx, repo, &ps->files[i], o, res)) < 0)
-			return error;
-	return 0;
+	link_changes_of(&lc, idx, ps);
+	for (i = 0; i < ps->nfiles && !error; i++)
+		error = file_apply(idx, repo, &ps->files[i], &lc, o, res);
+	free(lc.v);
+	return error;
 }
 
 int apply_to_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,
@@ -550,27 +783,25 @@ int apply_to_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,
 	struct apply_result ignored = APPLY_RESULT_INIT;
 	struct apply_parsed ps = { NULL, 0, 0 };
 	struct buf lf = BUF_INIT;
-	git_tree *tree = NULL;
-	git_index *idx = NULL;
+	struct view w;
 	int error;
 
+	memset(&w, 0, sizeof(w));
+	w.repo = repo;
 	o = o ? o : &defaults;
 	res = res ? res : &ignored;
 	diff = strip_crlf(&lf, diff, &len);
 	if ((error = apply_parse(&ps, diff, len, o)) < 0)
 		goto done;
-	if (git_tree_lookup(&tree, repo, tree_id) < 0 || git_index_new(&idx) < 0 ||
-	    git_index_read_tree(idx, tree) < 0) {
+	if (git_tree_lookup(&w.base, repo, tree_id) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot read the tree to patch");
 		goto done;
 	}
-	if ((error = apply_files(idx, repo, &ps, o, res)) < 0)
+	if ((error = apply_files(&w, repo, &ps, o, res)) < 0)
 		goto done;
-	if (git_index_write_tree_to(out, idx, repo) < 0)
-		error = tide_error_git(TIDE_ERROR, "cannot write the patched tree");
+	error = view_write(out, &w);
 done:
-	git_index_free(idx);
-	git_tree_free(tree);
+	view_release(&w);
 	apply_parsed_release(&ps);
 	apply_result_release(&ignored);
 	buf_release(&lf);

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include "error.h"
 #include "graph.h"
 #include "history.h"
+#include "proc.h"
 #include "merge.h"
 #include "merge_step.h"
 #include "rerere.h"
@@ -1065,6 +1065,45 @@ static int leave_one_out(struct bctx *c, struct bisect_result *res, const struct
 }
 
 /*
+ * The culprit fails merged on mainline alone: *v is what its parent does
+ * there.  A parent that is already in mainline is mainline, which the
+ * search takes as good, so it costs no step.
+ */
+static int parent_alone(struct bctx *c, struct bisect_result *res, const struct prefix *p,
+			const char *tree, enum bisect_verdict *v)
+{
+	struct mixslot slot = { NULL, tree, p->culprit_fixups };
+	git_commit *cm = NULL;
+	git_oid parent, id;
+	char *label, *why = NULL;
+	int err;
+
+	*v = BISECT_GOOD;
+	if (git_commit_lookup(&cm, c->repo, &p->culprit) < 0)
+		return tide_error_git(TIDE_ERROR, "bisect: cannot read the culprit");
+	if (git_commit_parentcount(cm) == 0) {
+		git_commit_free(cm);
+		return 0;
+	}
+	parent = *git_commit_parent_id(cm, 0);
+	git_commit_free(cm);
+	slot.tip = &parent;
+	label = xasprintf("%s's culprit's parent merged on mainline alone", tree);
+	step_begin(c, "semantic", label);
+	err = merge_series(c, &p->base, &slot, 1, &id, &why);
+	if (err == 0 && git_oid_equal(&id, &p->base)) {
+		c->st.begun = 0;
+		c->nsteps--;	/* nothing to test: no step */
+	} else {
+		err = err < 0 ? err : test_state(c, "semantic", label, err ? NULL : &id, why, v);
+		res->bound++;
+	}
+	free(why);
+	free(label);
+	return err;
+}
+
+/*
  * The culprit (a commit of the tree merged at chain[k]) is bad on top of
  * chain[k-1].  If it is good merged on mainline alone, the failure needs
  * an earlier tree: search the prefixes of the earlier trees that touch
@@ -1100,6 +1139,14 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 	if (err)
 		goto out;
 	if (v != BISECT_GOOD) {
+		/* Bad by itself unless the tree needs an earlier tree at all: ask its parent. */
+		if ((err = parent_alone(c, res, &p, tree, &v)) < 0)
+			goto out;
+		if (v == BISECT_GOOD) {
+			progress(c, "the culprit fails on mainline alone and its parent passes there: "
+				 "the tree's own failure, no earlier tree is searched");
+			goto out;
+		}
 		err = leave_one_out(c, res, &p, all, nall);
 		found = res->outcome == BISECT_SEMANTIC;
 		goto report;
@@ -1514,6 +1561,167 @@ done:
 	return err;
 }
 
+/* ---- the culprit confirmed by reverting it ---- */
+
+/*
+ * The day's tip with commit reverted: a three-way merge of the tip and the
+ * commit's parent over the commit.  0 with *out the state, 1 when the
+ * revert conflicts (*why says where).
+ */
+static int revert_state(struct bctx *c, const git_oid *tip, const git_oid *commit,
+			git_oid *out, char **why)
+{
+	struct merge_result mr;
+	git_commit *cm = NULL, *pc = NULL, *tc = NULL;
+	git_tree *ct = NULL, *pt = NULL, *tt = NULL;
+	char *msg = NULL;
+	int err;
+
+	memset(&mr, 0, sizeof(mr));
+	if (git_commit_lookup(&cm, c->repo, commit) < 0 || git_commit_parent(&pc, cm, 0) < 0 ||
+	    git_commit_lookup(&tc, c->repo, tip) < 0 || git_commit_tree(&ct, cm) < 0 ||
+	    git_commit_tree(&pt, pc) < 0 || git_commit_tree(&tt, tc) < 0) {
+		err = tide_error_git(TIDE_ERROR, "bisect: cannot read the culprit to revert it");
+		goto done;
+	}
+	if ((err = merge_trees(&mr, c->repo, ct, tt, pt, NULL)) < 0)
+		goto done;
+	if (mr.nconflicts) {
+		*why = xasprintf("the revert conflicts in %s", mr.conflicts[0].path);
+		err = 1;
+		goto done;
+	}
+	msg = xasprintf("Revert \"%s\"\n\nThis reverts commit %s (tide bisect).\n",
+			git_commit_summary(cm) ?: "", git_oid_tostr_s(commit));
+	err = write_commit(c, &mr.tree, tip, NULL, msg, out);
+done:
+	free(msg);
+	merge_result_clear(&mr);
+	git_tree_free(ct);
+	git_tree_free(pt);
+	git_tree_free(tt);
+	git_commit_free(cm);
+	git_commit_free(pc);
+	git_commit_free(tc);
+	return err;
+}
+
+/*
+ * The day rebuilt from its base without the tree name: every other
+ * tree's merge and fixups, in order.  1 with *why when a merge conflicts.
+ */
+static int day_without(struct bctx *c, const struct bday *d, const char *name, git_oid *out,
+		       char **why)
+{
+	git_oid *chain = NULL, *tips;
+	struct group *groups = NULL;
+	struct mixslot *slots;
+	size_t n = 0, i, ns = 0;
+	int err;
+
+	if ((err = day_chain(c, d, &chain, &groups, &n)) < 0)
+		return err;
+	tips = xcalloc(n + 1, sizeof(*tips));
+	slots = xcalloc(n + 1, sizeof(*slots));
+	for (i = 1; i <= n && !err; i++) {
+		git_commit *m = NULL;
+
+		if (!groups[i].has_merge || !groups[i].name || !strcmp(groups[i].name, name))
+			continue;
+		if (git_commit_lookup(&m, c->repo, &groups[i].merge) < 0) {
+			err = tide_error_git(TIDE_ERROR, "bisect: cannot read a merge");
+			break;
+		}
+		if (git_commit_parentcount(m) == 2) {
+			tips[ns] = *git_commit_parent_id(m, 1);
+			slots[ns].tip = &tips[ns];
+			slots[ns].name = groups[i].name;
+			slots[ns].fixups = groups[i].fixups;
+			ns++;
+		}
+		git_commit_free(m);
+	}
+	if (!err)
+		err = merge_series(c, &chain[0], slots, ns, out, why);
+	free(slots);
+	free(tips);
+	free(chain);
+	groups_free(groups, n + 1);
+	return err;
+}
+
+static void revert_record(struct bisect_result *res, const char *how, const git_oid *state,
+			  enum bisect_verdict v, const char *note)
+{
+	char hex[GIT_OID_HEXSZ + 1] = "";
+
+	if (state)
+		git_oid_tostr(hex, sizeof(hex), state);
+	json_decref(res->revert);
+	res->revert = json_pack("{s:s, s:o, s:s, s:o}", "how", how,
+				"commit", state ? json_string(hex) : json_null(),
+				"verdict", bisect_verdict_name(v),
+				"confirmed", v == BISECT_GOOD ? json_true() :
+				v == BISECT_BAD ? json_false() : json_null());
+	if (note)
+		json_object_set_new(res->revert, "note", json_text(note));
+}
+
+/*
+ * A culprit commit named, the day (d's tip) is tested once more with it
+ * reverted, or without its tree when the revert does not apply: it
+ * failed with the commit (the day did), so passing without it confirms
+ * it (KernelCI's fails-with, passes-without); failing still means the
+ * day fails for another reason too, and the culprit is not the whole
+ * answer.  The Next/ files commit and a dropped commit (it is not in
+ * the day to revert) are not reverted.
+ */
+static int revert_confirm(struct bctx *c, struct bisect_result *res, const struct bday *d)
+{
+	enum bisect_verdict v = BISECT_UNTESTED;
+	git_oid commit, state;
+	char *label, *why = NULL;
+	const char *how = "reverted";
+	int r, err = 0;
+
+	if ((res->outcome != BISECT_FOUND && res->outcome != BISECT_SEMANTIC) || !res->commit ||
+	    !res->tree || res->dropped || !strcmp(res->tree, "next-files") ||
+	    git_oid_fromstr(&commit, res->commit) < 0)
+		return 0;
+	label = xasprintf("the day with %.12s reverted", res->commit);
+	step_begin(c, "revert", label);
+	r = revert_state(c, &d->tip, &commit, &state, &why);
+	if (r == 1) {
+		progress(c, "%s: leaving the %s tree out instead", why, res->tree);
+		free(label);
+		label = xasprintf("the day without the %s tree (the revert of %.12s does not apply)",
+				  res->tree, res->commit);
+		free(why);
+		why = NULL;
+		how = "tree-left-out";
+		r = day_without(c, d, res->tree, &state, &why);
+	}
+	if (r >= 0)
+		err = test_state(c, "revert", label, r ? NULL : &state, why, &v);
+	else
+		err = r;
+	res->bound++;
+	if (!err) {
+		revert_record(res, how, r ? NULL : &state, v, why);
+		if (v == BISECT_GOOD)
+			progress(c, "confirmed: the day passes with %.12s %s", res->commit,
+				 r == 0 && !strcmp(how, "reverted") ? "reverted" : "left out with its tree");
+		else if (v == BISECT_BAD)
+			progress(c, "not confirmed: the day still fails without %.12s: something "
+				 "else breaks it too", res->commit);
+		else
+			progress(c, "not confirmed: the day without %.12s cannot be tested", res->commit);
+	}
+	free(why);
+	free(label);
+	return err;
+}
+
 /* ---- the whole bisect ---- */
 
 /* The bisect's record, filled from the result: the one place it becomes a day's "bisect". */
@@ -1541,13 +1749,15 @@ static struct day_bisect *result_record(const struct bisect_result *res, const s
 	b->bound = (long long)res->bound;
 	b->seconds = res->seconds;
 	b->steps = json_deep_copy(c->steps);
+	b->revert = res->revert ? json_deep_copy(res->revert) : NULL;
 	return b;
 }
 
 /*
  * The only writer of a day's "bisect" record: the day loaded again (a
  * build or boot may have changed it since), set and saved (atomically: a
- * reader sees the old record or the new).
+ * reader sees the old record or the new).  The day's bisect before it
+ * joins "earlier_bisects": every bisect of a day is kept.
  */
 static int record_in_day(const struct bday *d, const struct day_bisect *record)
 {
@@ -1556,8 +1766,7 @@ static int record_in_day(const struct bday *d, const struct day_bisect *record)
 
 	if ((err = day_open(&day, d->days_dir, d->date)) < 0)
 		return err;
-	day_bisect_free(day->bisect);
-	day->bisect = day_bisect_dup(record);
+	day_add_bisect(day, day_bisect_dup(record));
 	err = day_save(day, d->path);
 	day_free(day);
 	return err;
@@ -1648,6 +1857,8 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	if ((err = ctx_init(&c, repo, opts, d.date)) < 0)
 		goto done;
 	err = opts->since ? days_bisect(&c, res, &d, opts->since) : stage1(&c, res, &d);
+	if (!err)
+		err = revert_confirm(&c, res, &d);
 	res->steps = c.nsteps;
 	res->runs = c.nruns;
 	res->builds = c.nbuilds;
@@ -1686,33 +1897,13 @@ void bisect_result_release(struct bisect_result *res)
 	free(res->range_first);
 	free(res->range_last);
 	json_decref(res->dropped_list);
+	json_decref(res->revert);
 	day_bisect_free(res->record);
 	memset(res, 0, sizeof(*res));
 }
 
 /* ---- day against day ---- */
 
-/* The patch id of a commit against its first parent (whitespace-insensitive, like git patch-id). */
-static int patch_id(git_repository *repo, const git_oid *id, git_oid *out)
-{
-	git_commit *cm = NULL, *parent = NULL;
-	git_tree *t = NULL, *pt = NULL;
-	git_diff *diff = NULL;
-	int err = 0;
-
-	if (git_commit_lookup(&cm, repo, id) < 0 || git_commit_tree(&t, cm) < 0 ||
-	    (git_commit_parentcount(cm) > 0 &&
-	     (git_commit_parent(&parent, cm, 0) < 0 || git_commit_tree(&pt, parent) < 0)) ||
-	    git_diff_tree_to_tree(&diff, repo, pt, t, NULL) < 0 ||
-	    git_diff_patchid(out, diff, NULL) < 0)
-		err = tide_error_git(TIDE_ERROR, "bisect: cannot compute a patch id");
-	git_diff_free(diff);
-	git_tree_free(pt);
-	git_tree_free(t);
-	git_commit_free(parent);
-	git_commit_free(cm);
-	return err;
-}
 
 struct item {
 	const char *name;	/* borrowed from a day's record */
@@ -1818,7 +2009,7 @@ static int patch_id_set(git_repository *repo, const git_oid *list, size_t n, jso
 	int err;
 
 	for (i = 0; i < n; i++) {
-		if ((err = patch_id(repo, &list[i], &pids[i])) < 0)
+		if ((err = history_patch_id(&pids[i], repo, &list[i])) < 0)
 			return err;
 		json_object_set_new(set, git_oid_tostr(hex, sizeof(hex), &pids[i]), json_true());
 	}
@@ -2111,24 +2302,44 @@ done:
 
 /* ---- the --cmd check ---- */
 
-static void run_child(const struct bisect_cmd *bc, const char *hex)
+/*
+ * sh -c CMD in the checkout with TIDE_BISECT_COMMIT set, its output
+ * appended to the log (or nowhere): 0 with *code its exit status, or an
+ * error (it could not be started, or a signal ended it).
+ */
+static int run_cmd(int *code, const struct bisect_cmd *bc, const char *hex)
 {
-	int fd;
+	char *var = xasprintf("TIDE_BISECT_COMMIT=%s", hex);
+	char *set[] = { var, NULL }, *argv[] = { "sh", "-c", (char *)bc->cmd, NULL };
+	char **env = proc_env(set, NULL);
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc_result res = { 0 };
+	int error = 0, fd = -1;
 
-	if (chdir(bc->srcdir) < 0)
-		_exit(126);
-	fd = open(bc->log_path ? bc->log_path : "/dev/null",
-		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
+	if (bc->log_path && (fd = open(bc->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+				       O_NOFOLLOW, 0666)) < 0) {
+		error = tide_error_errno(TIDE_EIO, "cannot open the log '%s'", bc->log_path);
+		goto done;
 	}
-	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	o.argv = argv;
+	o.program = "/bin/sh";
+	o.env = env;
+	o.cwd = bc->srcdir;
+	o.out = o.err = fd >= 0 ? PROC_FD : PROC_NULL;
+	o.out_fd = o.err_fd = fd;
+	if ((error = proc_run(&res, &o)) < 0)
+		goto done;
+	if (res.signal)
+		error = tide_error_set(TIDE_ERROR, "--cmd '%s' was killed by signal %d", bc->cmd,
+				       res.signal);
+	*code = res.status;
+done:
 	if (fd >= 0)
-		dup2(fd, 0);
-	setenv("TIDE_BISECT_COMMIT", hex, 1);
-	execl("/bin/sh", "sh", "-c", bc->cmd, (char *)NULL);
-	_exit(127);
+		close(fd);
+	proc_result_release(&res);
+	free(env);
+	free(var);
+	return error;
 }
 
 int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
@@ -2137,8 +2348,7 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	const struct bisect_cmd *bc = data;
 	struct build_checkout_stats st = { 0 };
 	char hex[GIT_OID_HEXSZ + 1];
-	pid_t pid;
-	int status, err, code;
+	int err, code = 0;
 	double t;
 
 	git_oid_tostr(hex, sizeof(hex), commit);
@@ -2156,18 +2366,8 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	build_checkout_stats_release(&st);
 	if (err < 0)
 		return err;
-	pid = fork();
-	if (pid < 0)
-		return tide_error_errno(TIDE_ERROR, "fork");
-	if (pid == 0)
-		run_child(bc, hex);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return tide_error_errno(TIDE_ERROR, "waitpid");
-	if (WIFSIGNALED(status))
-		return tide_error_set(TIDE_ERROR, "--cmd '%s' was killed by signal %d",
-				      bc->cmd, WTERMSIG(status));
-	code = WEXITSTATUS(status);
+	if ((err = run_cmd(&code, bc, hex)) < 0)
+		return err;
 	if (code == 126 || code == 127)
 		return tide_error_set(TIDE_EINVAL, "--cmd '%s': command not found or not "
 				      "executable (exit %d)", bc->cmd, code);

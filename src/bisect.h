@@ -101,6 +101,8 @@ struct bisect_result {
 	json_t *dropped_list;	/* [{commit, subject}] of the dropped commits */
 	size_t bound;		/* ceil(log2 N1) + ceil(log2 N2) + endpoints + confirmations */
 	double seconds;
+	/* The culprit reverted on the day: the record's "revert" (dayrec.h), or NULL. */
+	json_t *revert;
 	struct day_bisect *record;	/* the day.json "bisect" record */
 };
 

@@ -1,13 +1,10 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -16,7 +13,10 @@
 #include "cpio.h"
 #include "day.h"
 #include "error.h"
+#include "proc.h"
+#include "settings.h"
 #include "text.h"
+#include "safefs.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -207,106 +207,44 @@ struct qemu_run {
 	double seconds;
 };
 
-static void child_exec(char *const argv[], int out_fd, int err_fd)
+/* from's text appended to into (moved when into is empty: a console can be 32 MB). */
+static void buf_take(struct buf *into, struct buf *from)
 {
-	int null = open("/dev/null", O_RDONLY);
-
-	/* Own process group, so a timeout kills QEMU and anything it forked;
-	 * and no QEMU outliving a killed tide. */
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (null >= 0)
-		dup2(null, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(err_fd, STDERR_FILENO);
-	execvp(argv[0], argv);
-	dprintf(err_fd, "cannot run '%s': %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-/* Read what is there; returns 0 at EOF. */
-static int drain(int fd, struct buf *into, int log_fd)
-{
-	char chunk[8192];
-	ssize_t n = read(fd, chunk, sizeof(chunk));
-
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN;
-	if (n == 0)
-		return 0;
-	if (into->len < CONSOLE_MAX)
-		buf_put(into, chunk, (size_t)n);
-	if (log_fd >= 0 && write(log_fd, chunk, (size_t)n) < 0)
-		return 1;	/* a full disk must not stop the boot */
-	return 1;
-}
-
-static void pump(struct qemu_run *q, int out_fd, int err_fd, double deadline)
-{
-	struct pollfd fds[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
-	int open_fds = 2;
-
-	while (open_fds) {
-		double left = deadline - time_now();
-		int i;
-
-		if (left <= 0) {
-			q->timed_out = 1;
-			return;
-		}
-		if (poll(fds, 2, (int)(left * 1000) + 1) < 0 && errno != EINTR)
-			return;
-		for (i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			if (!drain(fds[i].fd, i ? q->err : q->console, i ? -1 : q->log_fd)) {
-				fds[i].fd = -1;
-				open_fds--;
-			}
-		}
-		if (q->stop_on && memmem(q->console->ptr ? q->console->ptr : "",
-					 q->console->len, q->stop_on, strlen(q->stop_on))) {
-			q->stopped = 1;
-			return;
-		}
+	if (!into->len) {
+		buf_release(into);
+		*into = *from;
+		*from = (struct buf)BUF_INIT;
+	} else {
+		buf_put(into, from->ptr ? from->ptr : "", from->len);
 	}
 }
 
 static int qemu_run(struct qemu_run *q, char *const argv[])
 {
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status = 0;
-	double start = time_now();
-	pid_t pid;
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc_result res;
 
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		tide_error_errno(TIDE_ERROR, "pipe");
-		goto fail;
-	}
-	if ((pid = fork()) < 0) {
-		tide_error_errno(TIDE_ERROR, "fork");
-		goto fail;
-	}
-	if (pid == 0)
-		child_exec(argv, out[1], err[1]);
-	setpgid(pid, pid);
-	close(out[1]);
-	close(err[1]);
-	pump(q, out[0], err[0], start + q->timeout);
-	if (q->timed_out || q->stopped)
-		kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	q->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	q->seconds = time_now() - start;
-	close(out[0]);
-	close(err[0]);
+	o.argv = argv;
+	o.out = o.err = PROC_CAPTURE;
+	o.tee_fd = q->log_fd;
+	o.capture_max = CONSOLE_MAX;
+	o.timeout = q->timeout;
+	o.stop_on = q->stop_on;
+	/* Its own group, so a timeout kills QEMU and anything it forked; no QEMU outliving a killed tide. */
+	o.own_group = 1;
+	o.death_signal = SIGKILL;
+	if (proc_run(&res, &o) < 0)
+		return TIDE_ERROR;
+	buf_take(q->console, &res.out);
+	buf_take(q->err, &res.err);
+	if (res.failed_start)
+		buf_printf(q->err, "%s\n", res.failed_start);
+	q->timed_out = res.timed_out;
+	q->stopped = res.stopped;
+	q->exit_status = res.status;
+	q->seconds = res.seconds;
+	proc_result_release(&res);
 	return 0;
-fail:
-	if (out[0] >= 0) {
-		close(out[0]);
-		close(out[1]);
-	}
-	return TIDE_ERROR;
 }
 
 static void argv_push(char ***argv, size_t *n, size_t *alloc, const char *s)
@@ -398,7 +336,8 @@ static int read_cached_verdict(const char *path, int *usable, char **note)
 	struct buf b = BUF_INIT;
 	int found = 0;
 
-	if (path && file_read(&b, path) == 0 && b.len >= 3) {
+	/* A cache of one line: never a link's target, a FIFO's wait or a device's stream. */
+	if (path && safefs_read_file(&b, path, 4096) == 0 && b.len >= 3) {
 		found = 1;
 		*usable = !strncmp(b.ptr, "yes", 3);
 		for (char *c = b.ptr; *c; c++)
@@ -634,7 +573,7 @@ static void record_qemu(struct boot_result *res, const char *qemu, char **argv)
 	res->qemu_command = json_array();
 	for (i = 0; argv[i]; i++)
 		json_array_append_new(res->qemu_command, json_text(argv[i]));
-	res->qemu_version = tool_first_line(version_argv);
+	res->qemu_version = proc_first_line(version_argv);
 	if (res->initramfs && file_sha256_hex(hex, res->initramfs) == 0)
 		res->initramfs_sha256 = xstrdup(hex);
 	tide_error_clear();
@@ -961,10 +900,153 @@ void boot_opts_use_config(struct boot_opts *opts, const struct build_config *c)
 	opts->cpu = c->cpu;
 }
 
+int boot_attempts_load(int *out, const char *wsdir)
+{
+	char *path = workspace_config(wsdir), *end;
+	struct settings *s = NULL;
+	const char *v;
+	long n;
+	int error;
+
+	*out = BOOT_DEFAULT_ATTEMPTS;
+	if ((error = settings_load(&s, path)) == 0 && (v = settings_get(s, "boot-attempts"))) {
+		n = strtol(v, &end, 10);
+		if (*v < '0' || *v > '9' || *end || n < 1 || n > BOOT_MAX_ATTEMPTS)
+			error = tide_error_set(TIDE_EINVAL, "%s:%zu: boot-attempts '%s': a number "
+					       "of boots from 1 to %d", path,
+					       settings_line_of(s, "boot-attempts"), v,
+					       BOOT_MAX_ATTEMPTS);
+		else
+			*out = (int)n;
+	}
+	settings_free(s);
+	free(path);
+	return error;
+}
+
+/*
+ * The leaf tests of a record's "tests" (suites have cases below them: a
+ * name N is a suite when another is "N.something"), failed or passed,
+ * into set as name -> true.
+ */
+static void leaf_tests(json_t *set, const json_t *tests, int failed)
+{
+	json_t *suites = json_object();
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		char *copy, *dot;
+
+		if (!name)
+			continue;
+		copy = xstrdup(name);
+		while ((dot = strrchr(copy, '.'))) {
+			*dot = '\0';
+			json_object_set_new(suites, copy, json_true());
+		}
+		free(copy);
+	}
+	json_array_foreach(tests, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *dir = json_string_value(json_object_get(t, "directive"));
+
+		if (!name || json_object_get(suites, name) || (dir && !strncasecmp(dir, "SKIP", 4)))
+			continue;
+		if (json_is_false(json_object_get(t, "ok")) == !!failed)
+			json_object_set_new(set, name, json_true());
+	}
+	json_decref(suites);
+}
+
+/* The retries of one configuration's boot: what each boot before the last said. */
+struct boot_tries {
+	json_t *attempts;	/* the records' "attempts" */
+	json_t *failed, *passed;	/* leaf test -> true, over every boot */
+};
+
+/*
+ * A boot whose tests failed, kept before the next: its console moved to
+ * CONSOLE.N, one line of it in the attempts.
+ */
+static void tries_keep(struct boot_tries *t, const struct boot_result *res,
+		       const struct boot_config_run *c, int n)
+{
+	char *name = xasprintf("%s.%d", c->console_name, n);
+	struct day_boot *rec = boot_result_record(res, name);
+	json_t *failed = json_object(), *list = json_array(), *one;
+	const char *k;
+	json_t *v;
+
+	leaf_tests(failed, rec->tests, 1);
+	leaf_tests(t->passed, rec->tests, 0);
+	json_object_foreach(failed, k, v) {
+		json_array_append_new(list, json_text(k));
+		json_object_set_new(t->failed, k, json_true());
+	}
+	one = json_pack("{s:s, s:o, s:f, s:o, s:o}", "status", rec->status,
+			"reason", json_text(rec->reason),
+			"seconds", rec->seconds, "failed", list, "console", json_text(name));
+	json_array_append_new(t->attempts, one ? one : json_object());
+	if (c->console_path) {
+		char *kept = xasprintf("%s.%d", c->console_path, n);
+
+		if (rename(c->console_path, kept) < 0)	/* the record names it: say it is gone */
+			json_object_set_new(json_array_get(t->attempts, json_array_size(t->attempts) - 1),
+					    "console", json_null());
+		free(kept);
+	}
+	json_decref(failed);
+	day_boot_free(rec);
+	free(name);
+}
+
+/* The last boot's record with the earlier boots and the tests that flaked. */
+static void tries_record(struct boot_tries *t, struct day_boot *rec)
+{
+	json_t *flaky = json_array(), *v;
+	const char *k;
+
+	if (!json_array_size(t->attempts)) {
+		json_decref(flaky);
+		return;
+	}
+	leaf_tests(t->failed, rec->tests, 1);
+	leaf_tests(t->passed, rec->tests, 0);
+	json_object_foreach(t->failed, k, v)
+		if (json_object_get(t->passed, k))
+			json_array_append_new(flaky, json_text(k));
+	rec->attempts = json_incref(t->attempts);
+	rec->flaky = flaky;
+}
+
+/*
+ * Boot until the guest's tests pass or attempts boots were made; res
+ * holds the last boot.  A boot that ends otherwise (a panic, a hang)
+ * is not tried again: the kernel, not a test, is broken.
+ */
+static int boot_tries_run(struct boot_result *res, struct boot_tries *t,
+			  const struct boot_opts *opts, const struct boot_config_run *c)
+{
+	int attempts = c->attempts, n, error = 0;
+
+	if (!attempts && (error = boot_attempts_load(&attempts, c->wsdir)) < 0)
+		return error;
+	for (n = 1;; n++) {
+		if ((error = boot_run(res, opts)) < 0 || n >= attempts ||
+		    res->verdict.status != BOOT_TESTS_FAILED)
+			return error;
+		tries_keep(t, res, c, n);
+		boot_result_release(res);
+	}
+}
+
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c)
 {
 	struct boot_opts opts = { 0 };
 	struct boot_result local, *res = c->res ? c->res : &local;
+	struct boot_tries tries = { json_array(), json_object(), json_object() };
 	struct boot_ws_paths paths;
 	int error;
 
@@ -979,13 +1061,44 @@ int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot
 		boot_opts_use_config(&opts, c->config);
 	if ((error = record_kernel(&opts.kernel, c->build, c->date ? c->date : "the day",
 				   &paths)) == 0) {
-		if ((error = boot_run(res, &opts)) == 0) {
+		memset(res, 0, sizeof(*res));
+		if ((error = boot_tries_run(res, &tries, &opts, c)) == 0) {
 			record_boot(slot, res, c->console_name);
+			tries_record(&tries, *slot);
 			*passed = res->verdict.status == BOOT_PASSED;
 		}
 		if (res == &local)
 			boot_result_release(res);
 	}
+	json_decref(tries.attempts);
+	json_decref(tries.failed);
+	json_decref(tries.passed);
 	boot_ws_paths_release(&paths);
 	return error;
+}
+
+void boot_day_records(struct boot_day_records *out, struct day *day, const struct build_config *c,
+		      int first)
+{
+	struct day_config *dc;
+
+	memset(out, 0, sizeof(*out));
+	out->own = !c || (day->build && day->build->config ? !strcmp(day->build->config, c->name)
+							   : first);
+	if (out->own) {
+		out->build = day->build;
+		out->slot = &day->boot;
+		out->console_name = xstrdup("console.log");
+		return;
+	}
+	dc = day_config_get(day, c->name);
+	out->build = dc->build;
+	out->slot = &dc->boot;
+	out->console_name = xasprintf("console.%s.log", c->name);
+}
+
+void boot_day_records_release(struct boot_day_records *r)
+{
+	free(r->console_name);
+	memset(r, 0, sizeof(*r));
 }

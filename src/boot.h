@@ -162,6 +162,25 @@ void boot_record_day(struct day *day, const struct boot_result *res);
 struct day_boot;
 struct day_build;
 
+/*
+ * Which records a boot of configuration c of day goes with, the one rule
+ * for tide run and tide boot: the day's own "build" and "boot" (console
+ * "console.log") for the configuration the day built first (its build's
+ * "config"; a build that names none is trees.conf's first, first), else
+ * c's entry under "configs" (created when missing; "console.NAME.log").
+ * c NULL is the day's own build as before configurations were declared.
+ */
+struct boot_day_records {
+	int own;			/* the day's own build and boot */
+	const struct day_build *build;	/* NULL: nothing built for c */
+	struct day_boot **slot;		/* where its boot record goes */
+	char *console_name;		/* the console log's name in the day directory */
+};
+
+void boot_day_records(struct boot_day_records *out, struct day *day, const struct build_config *c,
+		      int first);
+void boot_day_records_release(struct boot_day_records *r);
+
 /* A configuration of the day (trees.conf's), for boot_workspace_config(). */
 struct boot_config_run {
 	const struct build_config *config;	/* its arch, QEMU machine and CPU; NULL: the host's */
@@ -176,13 +195,31 @@ struct boot_config_run {
 	const struct boot_opts *opts;
 	/* Receives the result (zeroed by the caller, which releases it); NULL: dropped. */
 	struct boot_result *res;
+	/*
+	 * Boots of the kernel at most when guest tests fail (the others are
+	 * retries); 0: DIR/config's boot-attempts (boot_attempts_load()).
+	 */
+	int attempts;
 };
+
+#define BOOT_DEFAULT_ATTEMPTS 3
+#define BOOT_MAX_ATTEMPTS 10
+
+/*
+ * DIR/config's boot-attempts (1 to BOOT_MAX_ATTEMPTS; unset:
+ * BOOT_DEFAULT_ATTEMPTS) into *out; TIDE_EINVAL naming the file and line
+ * for another value.
+ */
+int boot_attempts_load(int *out, const char *wsdir);
 
 /*
  * The boot stage of `tide run` for configuration c: boot its O='s kernel
  * with its arch's QEMU and guest program, the console to c->console_path,
  * the result into *slot (the day's boot, or its configs[i].boot); *passed
- * whether the outcome is BOOT_PASSED.  Returns like boot_run(), with
+ * whether the outcome is BOOT_PASSED.  A boot whose guest tests fail
+ * (BOOT_TESTS_FAILED) is tried again, up to c->attempts boots: the record
+ * is the last boot's, with the earlier ones in "attempts" (their consoles
+ * kept as CONSOLE.N) and the tests that both failed and passed in "flaky".  Returns like boot_run(), with
  * boot_day_kernel()'s errors (nothing recorded on an error).
  */
 int boot_workspace_config(struct day_boot **slot, int *passed, const struct boot_config_run *c);

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 #include "error.h"
 #include "event.h"
 #include "history.h"
+#include "proc.h"
 #include "fsck.h"
 #include "safefs.h"
 #include "text.h"
@@ -336,7 +335,8 @@ static git_tree *read_state_tree(git_repository *repo, const char *state_path)
 	git_tree *tree = NULL;
 	git_oid id;
 
-	if (file_read(&b, state_path) == 0 &&
+	/* A cache of one line: never a link's target, a FIFO's wait or a device's stream. */
+	if (safefs_read_file(&b, state_path, 4096) == 0 &&
 	    git_oid_fromstrn(&id, str_rtrim(b.ptr), GIT_OID_HEXSZ) == 0 &&
 	    strlen(b.ptr) == GIT_OID_HEXSZ)
 		git_tree_lookup(&tree, repo, &id);
@@ -1032,48 +1032,10 @@ static void log_printf(int fd, const char *fmt, ...)
 	buf_release(&b);
 }
 
-static int env_overridden(const char *entry, char *const *over)
-{
-	static const char *const drop[] = {
-		/* An outer make's jobserver must not leak into the kernel's. */
-		"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "MAKEOVERRIDES=",
-		"KBUILD_OUTPUT=", NULL,
-	};
-	size_t i;
-
-	for (i = 0; drop[i]; i++)
-		if (str_starts_with(entry, drop[i]))
-			return 1;
-	for (i = 0; over[i]; i++) {
-		size_t n = (size_t)(strchr(over[i], '=') - over[i]) + 1;
-
-		if (!strncmp(entry, over[i], n))
-			return 1;
-	}
-	return 0;
-}
-
-extern char **environ;
-
-/* environ with over (NAME=VALUE, NULL-terminated) replacing or adding. */
-static char **make_env(char *const *over)
-{
-	size_t n = 0, m = 0, i;
-	char **env;
-
-	while (environ[n])
-		n++;
-	while (over[m])
-		m++;
-	env = xcalloc(n + m + 1, sizeof(*env));
-	m = 0;
-	for (i = 0; environ[i]; i++)
-		if (!env_overridden(environ[i], over))
-			env[m++] = environ[i];
-	for (i = 0; over[i]; i++)
-		env[m++] = over[i];
-	return env;
-}
+/* An outer make's jobserver must not leak into the kernel's. */
+static const char *const env_drop[] = {
+	"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "MAKEOVERRIDES=", "KBUILD_OUTPUT=", NULL,
+};
 
 /*
  * Run argv (no shell) in cwd with output appended to logfd.  Returns the
@@ -1093,53 +1055,32 @@ static int run_logged(char *const *argv, const char *cwd, char **env,
 static int run_logged_watch(char *const *argv, const char *cwd, char **env,
 			    int logfd, int niceness, void (*tick)(void *), void *arg)
 {
-	pid_t pid;
-	int status;
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc_result res;
 	size_t i;
+	int rc;
 
 	log_printf(logfd, "# tide:");
 	for (i = 0; argv[i]; i++)
 		log_printf(logfd, " %s", argv[i]);
 	log_printf(logfd, "\n");
-	if ((pid = fork()) < 0)
-		return tide_error_errno(TIDE_ERROR, "cannot fork");
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-
-		/* A killed tide must not leave make running in the workspace. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(logfd, 1);
-		dup2(logfd, 2);
-		if (niceness && nice(niceness) < 0)
-			(void)0;	/* running at normal priority is fine */
-		if (cwd && chdir(cwd) < 0) {
-			log_printf(2, "# tide: cannot enter '%s': %s\n", cwd, strerror(errno));
-			_exit(127);
-		}
-		execvpe(argv[0], argv, env);
-		log_printf(2, "# tide: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	for (;;) {
-		pid_t got = waitpid(pid, &status, tick ? WNOHANG : 0);
-		struct timespec pause = { 0, 250 * 1000 * 1000 };
-
-		if (got == pid)
-			break;
-		if (got < 0 && errno != EINTR)
-			return tide_error_errno(TIDE_ERROR, "cannot wait for '%s'", argv[0]);
-		if (got == 0) {
-			tick(arg);
-			nanosleep(&pause, NULL);
-		}
-	}
-	if (tick)
-		tick(arg);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	o.argv = argv;
+	o.env = env;
+	o.cwd = cwd;
+	o.nice = niceness;
+	o.out = o.err = PROC_FD;
+	o.out_fd = o.err_fd = logfd;
+	/* A killed tide must not leave make running in the workspace. */
+	o.death_signal = SIGTERM;
+	o.tick = tick;
+	o.tick_data = arg;
+	if (proc_run(&res, &o) < 0)
+		return tide_error_code();
+	if (res.failed_start)
+		log_printf(logfd, "# tide: %s\n", res.failed_start);
+	rc = proc_code(&res);
+	proc_result_release(&res);
+	return rc;
 }
 
 /* A config fragment: its name as given (messages, records) and its text. */
@@ -1488,7 +1429,7 @@ static int run_make_watched(struct build_ctx *b, const char *target, int jobs)
 	int rc;
 
 	b->last_objects = -1;
-	if (file_read(&text, counts) == 0 && text.len) {
+	if (safefs_read_file(&text, counts, 4096) == 0 && text.len) {
 		long v = strtol(text.ptr, &end, 10);
 
 		if (v >= 0 && (*end == '\n' || !*end))
@@ -1545,8 +1486,8 @@ static void probe_toolchain(struct build_ctx *b)
 	char *cc_argv[] = { gcc, "--version", NULL };
 	char *ld_argv[] = { ld, "--version", NULL };
 
-	b->res->compiler = tool_first_line(cc_argv);
-	b->res->binutils = tool_first_line(ld_argv);
+	b->res->compiler = proc_first_line(cc_argv);
+	b->res->binutils = proc_first_line(ld_argv);
 	free(gcc);
 	free(ld);
 }
@@ -1616,7 +1557,7 @@ static int make_config(struct build_ctx *b)
 	size_t i;
 	int rc = 0;
 
-	if (!path_exists(config) || file_read(&old, keyfile) < 0 ||
+	if (!path_exists(config) || safefs_read_file(&old, keyfile, 4096) < 0 ||
 	    strcmp(str_rtrim(old.ptr), key)) {
 		tide_error_clear();
 		unlink(keyfile);
@@ -1677,7 +1618,7 @@ static void set_env(struct build_ctx *b)
 		b->env_over[n++] = xstrdup("DISTCC_FALLBACK=1");
 	}
 	b->env_over[n] = NULL;
-	b->env = make_env(b->env_over);
+	b->env = proc_env(b->env_over, env_drop);
 }
 
 /* Where ccache and distcc write about this build: fresh files in outdir. */

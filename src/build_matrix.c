@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -16,6 +14,7 @@
 #include "buildconf.h"
 #include "dayrec.h"
 #include "error.h"
+#include "proc.h"
 #include "text.h"
 #include "util.h"
 #include "workspace.h"
@@ -29,8 +28,8 @@
 #define MATRIX_LINE_MAX ((size_t)64 << 20)
 
 struct child {
-	pid_t pid;
-	int fd;			/* the pipe's read end, -1 once it ended */
+	struct proc proc;	/* a copy of tide running build_day() */
+	int fd;			/* its pipe's read end (proc.fd), -1 once it ended */
 	const struct build_day_opts *o;
 	struct buf in;		/* bytes not yet a whole line */
 	char *status;		/* its last status-line redraw, or NULL */
@@ -68,26 +67,37 @@ static void child_event(void *data, const struct event *ev)
 	buf_release(&b);
 }
 
-static void __attribute__((noreturn))
-child_run(int fd, pid_t parent, struct day *day, git_repository *repo, const char *wsdir, const char *daydir,
-	  const struct day *prev, const struct build_day_opts *o)
+/* What a child needs: its configuration, the day, and the pipes of the others to close. */
+struct child_args {
+	struct day *day;
+	git_repository *repo;
+	const char *wsdir, *daydir;
+	const struct day *prev;
+	const struct build_day_opts *o;
+	const struct child *self, *kids;
+	size_t n;
+};
+
+/* In the child (proc_start()'s fn): build, then send the record. */
+static void __attribute__((noreturn)) child_run(void *data, int fd)
 {
+	const struct child_args *a = data;
 	struct event_sink sink = { child_event, &fd };
-	struct build_day_opts mine = *o;
+	struct build_day_opts mine = *a->o;
 	json_t *out = json_object();
 	char *text;
+	size_t i;
 	int rc = 0;
 
-	/* tide killed, its builds stop too rather than race the next run. */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent)
-		_exit(1);	/* it died before the line above */
+	for (i = 0; i < a->n; i++)
+		if (a->kids[i].fd >= 0 && &a->kids[i] != a->self)
+			close(a->kids[i].fd);
 	mine.events = &sink;
 	mine.no_checkout = 1;
-	if (build_day(day, repo, wsdir, daydir, prev, &mine, NULL) < 0)
+	if (build_day(a->day, a->repo, a->wsdir, a->daydir, a->prev, &mine, NULL) < 0)
 		json_object_set_new(out, "error", json_text(tide_error_last()));
 	else
-		json_object_set_new(out, "record", day_build_to_json(*build_day_slot(day, &mine)));
+		json_object_set_new(out, "record", day_build_to_json(*build_day_slot(a->day, &mine)));
 	text = json_dumps(out, JSON_COMPACT);
 	if (!text || fd_write_all(fd, "R ", 2) < 0 || fd_write_all(fd, text, strlen(text)) < 0 ||
 	    fd_write_all(fd, "\n", 1) < 0)
@@ -194,7 +204,7 @@ static int child_read(struct child *c, const struct event_sink *events,
 		buf_truncate(&c->in, c->in.len - start);
 	}
 	if (c->in.len > MATRIX_LINE_MAX) {
-		kill(c->pid, SIGKILL);
+		proc_kill(&c->proc, SIGKILL);
 		c->killed = 1;
 		buf_clear(&c->in);
 	}
@@ -202,11 +212,11 @@ static int child_read(struct child *c, const struct event_sink *events,
 }
 
 /* Why a child that sent no record ended: "exit status 1", "killed by signal 9". */
-static char *child_end_text(int status)
+static char *child_end_text(const struct proc_result *end)
 {
-	if (WIFSIGNALED(status))
-		return xasprintf("killed by signal %d", WTERMSIG(status));
-	return xasprintf("exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (end->signal)
+		return xasprintf("killed by signal %d", end->signal);
+	return xasprintf("exit status %d", end->status);
 }
 
 /*
@@ -233,13 +243,11 @@ static void child_finish(struct child *c, struct day *day, const struct build_ma
 	struct day_build *rec = NULL;
 	const json_t *j = c->result ? json_object_get(c->result, "record") : NULL;
 	const json_t *e = c->result ? json_object_get(c->result, "error") : NULL;
+	struct proc_result ended = { 0 };
 	char *why = NULL, *end;
-	int status = 0;
 
-	close(c->fd);
 	c->fd = -1;
-	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
-		;
+	proc_wait(&c->proc, &ended);	/* closes the pipe */
 	if (c->killed) {
 		why = xasprintf("the build of %s sent a line over %zu MiB: stopped",
 				config_name(c->o), MATRIX_LINE_MAX >> 20);
@@ -252,11 +260,12 @@ static void child_finish(struct child *c, struct day *day, const struct build_ma
 	} else if (e && json_is_string(e)) {
 		why = xstrdup(json_string_value(e));
 	} else {
-		end = child_end_text(status);
+		end = child_end_text(&ended);
 		why = xasprintf("the build of %s ended without a record (%s)", config_name(c->o), end);
 		free(end);
 	}
 	settle(day, c->o, rec, why, hooks);
+	proc_result_release(&ended);
 	free(why);
 	free(c->status);
 	c->status = NULL;
@@ -269,33 +278,19 @@ static int child_start(struct child *c, const struct build_day_opts *o, struct c
 		       size_t n, struct day *day, git_repository *repo, const char *wsdir,
 		       const char *daydir, const struct day *prev)
 {
-	pid_t parent;
-	int p[2];
-	size_t i;
+	struct child_args a = { day, repo, wsdir, daydir, prev, o, c, kids, n };
+	struct proc_opts po = PROC_OPTS_INIT;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	c->o = o;
-	/* Close-on-exec: make and the compilers must not hold the pipe open. */
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return tide_error_errno(TIDE_EIO, "cannot make a pipe for the build of %s",
-					config_name(o));
-	fflush(NULL);
-	parent = getpid();
-	if ((c->pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return tide_error_errno(TIDE_EIO, "cannot start the build of %s", config_name(o));
-	}
-	if (c->pid == 0) {
-		close(p[0]);
-		for (i = 0; i < n; i++)
-			if (kids[i].fd >= 0 && &kids[i] != c)
-				close(kids[i].fd);
-		child_run(p[1], parent, day, repo, wsdir, daydir, prev, o);
-	}
-	close(p[1]);
-	c->fd = p[0];
+	po.fn = child_run;
+	po.data = &a;
+	/* tide killed, its builds stop too rather than race the next run. */
+	po.death_signal = SIGTERM;
+	if (proc_start(&c->proc, &po) < 0)
+		return tide_error_wrap(TIDE_EIO, "cannot start the build of %s", config_name(o));
+	c->fd = c->proc.fd;
 	return 0;
 }
 
@@ -421,7 +416,7 @@ int build_matrix_run(struct day *day, git_repository *repo, const char *wsdir,
 	/* poll() failing leaves children behind: stop them, and say so in their records. */
 	for (i = 0; i < next; i++)
 		if (kids[i].fd >= 0) {
-			kill(kids[i].pid, SIGTERM);
+			proc_kill(&kids[i].proc, SIGTERM);
 			child_finish(&kids[i], day, hooks);
 		}
 	if (error < 0 && next < n) {

@@ -7,6 +7,8 @@
 #include "changes.h"
 #include "day.h"
 #include "error.h"
+#include "history.h"
+#include "util.h"
 
 static void sentence_end(struct buf *out)
 {
@@ -18,27 +20,169 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
-static void movement(struct buf *out, git_repository *repo, const struct day_tree *t,
-		     const struct day_tree *pt)
+
+/*
+ * The patch ids (hex -> true) of the commits reachable from tip and from
+ * none of hide[0..nhide) (NULL entries skipped), merges left out.
+ */
+static int own_patches(json_t *set, git_repository *repo, const char *tip,
+		       const char *const *hide, size_t nhide)
+{
+	git_revwalk *walk = NULL;
+	git_oid id, pid;
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t i;
+	int err = 0;
+
+	if (git_revwalk_new(&walk, repo) < 0 || git_oid_fromstr(&id, tip) < 0 ||
+	    git_revwalk_push(walk, &id) < 0) {
+		err = tide_error_git(TIDE_ERROR, "cannot walk commit %.12s", tip);
+		goto done;
+	}
+	for (i = 0; i < nhide; i++)
+		if (hide[i] && (git_oid_fromstr(&id, hide[i]) < 0 || git_revwalk_hide(walk, &id) < 0)) {
+			err = tide_error_git(TIDE_ERROR, "cannot walk commit %.12s", tip);
+			goto done;
+		}
+	while (!err && git_revwalk_next(&id, walk) == 0) {
+		git_commit *cm = NULL;
+
+		if (git_commit_lookup(&cm, repo, &id) < 0) {
+			err = tide_error_git(TIDE_ERROR, "cannot read a commit of %.12s", tip);
+			break;
+		}
+		if (git_commit_parentcount(cm) <= 1 && (err = history_patch_id(&pid, repo, &id)) == 0)
+			json_object_set_new(set, git_oid_tostr(hex, sizeof(hex), &pid), json_true());
+		git_commit_free(cm);
+	}
+done:
+	git_revwalk_free(walk);
+	return err;
+}
+
+/* A rewound tree's own commits by patch id: dropped, rebased, added. */
+static int classify(struct day_moved *m, git_repository *repo, const char *then,
+		    const char *now, const char *base_then, const char *base_now)
+{
+	const char *hide_old[] = { now, base_now, base_then };
+	const char *hide_new[] = { then, base_now, base_then };
+	json_t *old = json_object(), *new = json_object();
+	long long rebased = 0;
+	const char *k;
+	json_t *v;
+	int err;
+
+	if ((err = own_patches(old, repo, then, hide_old, ARRAY_SIZE(hide_old))) == 0 &&
+	    (err = own_patches(new, repo, now, hide_new, ARRAY_SIZE(hide_new))) == 0) {
+		json_object_foreach(old, k, v)
+			rebased += json_object_get(new, k) != NULL;
+		m->rebased = rebased;
+		m->dropped = (long long)json_object_size(old) - rebased;
+		m->added = (long long)json_object_size(new) - rebased;
+		day_moved_set_has(m, "dropped");
+		day_moved_set_has(m, "rebased");
+		day_moved_set_has(m, "added");
+	}
+	json_decref(old);
+	json_decref(new);
+	return err;
+}
+
+int changes_tree_moved(struct day_moved **out, git_repository *repo, const struct day *prev,
+		       const struct day_tree *pt, const struct day *d, const struct day_tree *t)
 {
 	const char *now = day_tree_tip(t), *then = day_tree_tip(pt);
+	struct day_moved *m;
 	git_oid a, b;
 	size_t ahead = 0, behind = 0;
 
+	*out = NULL;
 	if (!now || !then || !strcmp(now, then))
-		return;
+		return 0;
 	if (git_oid_fromstr(&a, now) < 0 || git_oid_fromstr(&b, then) < 0 ||
-	    git_graph_ahead_behind(&ahead, &behind, repo, &a, &b) < 0) {
+	    git_graph_ahead_behind(&ahead, &behind, repo, &a, &b) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot compare the %s tree's commits %.12s "
+				      "and %.12s", t->name, then, now);
+	m = day_moved_new();
+	m->since = prev->date ? xstrdup(prev->date) : NULL;
+	m->from = xstrdup(then);
+	m->ahead = (long long)ahead;
+	m->behind = (long long)behind;
+	m->rewound = behind > 0;
+	/* Without the patch ids (a commit gone), git's counts still say what happened. */
+	if (m->rewound && classify(m, repo, then, now, prev->base_commit, d->base_commit) < 0)
 		tide_error_clear();
-		buf_printf(out, "The %s tree moved to commit %.12s", t->name, now);
-	} else if (!behind) {
-		buf_printf(out, "The %s tree moved forward by %zu commit%s", t->name, ahead,
-			   plural(ahead));
+	*out = m;
+	return 0;
+}
+
+void changes_record_moves(git_repository *repo, const struct day *prev, struct day *d)
+{
+	size_t i;
+
+	for (i = 0; prev && i < d->ntrees; i++) {
+		struct day_tree *t = &d->trees[i];
+		const struct day_tree *pt = day_find_tree(prev, t->name);
+
+		day_moved_free(t->moved);
+		t->moved = NULL;
+		if (pt && changes_tree_moved(&t->moved, repo, prev, pt, d, t) < 0)
+			tide_error_clear();
+	}
+}
+
+/* "1 commit dropped, 7 rebased, 3 new": the parts that are not zero. */
+static void rewind_counts(struct buf *out, const struct day_moved *m)
+{
+	size_t start = out->len;
+
+	if (m->dropped)
+		buf_printf(out, "%lld commit%s dropped", m->dropped, plural((size_t)m->dropped));
+	if (m->rebased)
+		buf_printf(out, "%s%lld rebased", out->len > start ? ", " : "", m->rebased);
+	if (m->added)
+		buf_printf(out, "%s%lld new", out->len > start ? ", " : "", m->added);
+	if (out->len == start)
+		buf_puts(out, "none of its own commits changed");
+}
+
+static void movement_text(struct buf *out, const struct day_tree *t, const struct day_moved *m)
+{
+	if (!m->behind) {
+		buf_printf(out, "The %s tree moved forward by %lld commit%s", t->name, m->ahead,
+			   plural((size_t)m->ahead));
+	} else if (!day_moved_has(m, "dropped")) {
+		buf_printf(out, "The %s tree was rewound (%lld commit%s dropped, %lld new)", t->name,
+			   m->behind, plural((size_t)m->behind), m->ahead);
 	} else {
-		buf_printf(out, "The %s tree was rewound (%zu commit%s dropped, %zu new)", t->name,
-			   behind, plural(behind), ahead);
+		buf_printf(out, "The %s tree was %s (", t->name, m->rebased ? "rebased" : "rewound");
+		rewind_counts(out, m);
+		buf_puts(out, ")");
 	}
 	sentence_end(out);
+}
+
+/* The record's movement when the day has it, else worked out now. */
+static void movement(struct buf *out, git_repository *repo, const struct day *prev,
+		     const struct day *d, const struct day_tree *t, const struct day_tree *pt)
+{
+	struct day_moved *m = NULL;
+	const char *now = day_tree_tip(t);
+
+	if (t->moved && t->moved->from && pt && day_tree_tip(pt) &&
+	    !strcmp(t->moved->from, day_tree_tip(pt))) {
+		movement_text(out, t, t->moved);
+		return;
+	}
+	if (changes_tree_moved(&m, repo, prev, pt, d, t) < 0) {
+		tide_error_clear();
+		buf_printf(out, "The %s tree moved to commit %.12s", t->name, now);
+		sentence_end(out);
+		return;
+	}
+	if (m)
+		movement_text(out, t, m);
+	day_moved_free(m);
 }
 
 static void fetch_problem(struct buf *out, const struct day_tree *t)
@@ -111,14 +255,14 @@ static void fixups(struct buf *out, const struct day_tree *t)
 	}
 }
 
-static void tree_changes(struct buf *out, git_repository *repo, const struct day_tree *t,
-			 const struct day_tree *pt)
+static void tree_changes(struct buf *out, git_repository *repo, const struct day *prev,
+			 const struct day *d, const struct day_tree *t, const struct day_tree *pt)
 {
 	if (!pt) {
 		buf_printf(out, "The %s tree is new", t->name);
 		sentence_end(out);
 	} else {
-		movement(out, repo, t, pt);
+		movement(out, repo, prev, d, t, pt);
 	}
 	fetch_problem(out, t);
 	if (t->handling.rejected && !(pt && pt->handling.rejected)) {
@@ -139,7 +283,7 @@ void changes_text(struct buf *out, git_repository *repo, const struct day *prev,
 	free(since);
 	start = out->len;
 	for (i = 0; i < d->ntrees; i++)
-		tree_changes(out, repo, &d->trees[i], day_find_tree(prev, d->trees[i].name));
+		tree_changes(out, repo, prev, d, &d->trees[i], day_find_tree(prev, d->trees[i].name));
 	for (i = 0; i < prev->ntrees; i++)
 		if (!day_find_tree(d, prev->trees[i].name)) {
 			buf_printf(out, "The %s tree was dropped from the tree list",

@@ -235,7 +235,8 @@ static int set_base(struct parser *p, char **f, size_t n, int line)
 	return 0;
 }
 
-long conf_parse_seconds(const char *s)
+/* A whole number from 1 to max, nothing else: -1 when s is not one. */
+static long parse_bounded(const char *s, unsigned long max)
 {
 	char *end;
 	unsigned long v;
@@ -245,9 +246,19 @@ long conf_parse_seconds(const char *s)
 		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || v < 1 || v > (unsigned long)CONF_MAX_SECONDS)
+	if (errno || *end || v < 1 || v > max)
 		return -1;
 	return (long)v;
+}
+
+long conf_parse_seconds(const char *s)
+{
+	return parse_bounded(s, (unsigned long)CONF_MAX_SECONDS);
+}
+
+long conf_parse_count(const char *s)
+{
+	return parse_bounded(s, (unsigned long)CONF_MAX_COUNT);
 }
 
 long long conf_parse_size(const char *s)
@@ -298,6 +309,20 @@ static int set_fetch_deadline(struct parser *p, char **f, size_t n, int line)
 		return error;
 	if ((p->conf->fetch_deadline = conf_parse_seconds(v)) < 0)
 		return conf_err(p, line, "bad fetch-deadline '%s' (whole seconds, 1 to %ld)",
+				v, CONF_MAX_SECONDS);
+	return 0;
+}
+
+/* "#tide merge-timeout=SECONDS": each tree's time in the merge stage, unless its own says. */
+static int set_merge_timeout(struct parser *p, char **f, size_t n, int line)
+{
+	const char *v = f[1] + strlen("merge-timeout=");
+	int error;
+
+	if ((error = global_line(p, f, n, line, p->conf->merge_timeout != 0)) < 0)
+		return error;
+	if ((p->conf->merge_timeout = conf_parse_seconds(v)) < 0)
+		return conf_err(p, line, "bad merge-timeout '%s' (whole seconds, 1 to %ld)",
 				v, CONF_MAX_SECONDS);
 	return 0;
 }
@@ -443,6 +468,10 @@ static int parse_tide_line(struct parser *p, const char *text, int line)
 		error = set_build_count(p, f, n, line, &p->conf->build_parallel, 64);
 	} else if (str_starts_with(f[1], "build-jobs=")) {
 		error = set_build_count(p, f, n, line, &p->conf->build_jobs, 1024);
+	} else if (str_starts_with(f[1], "merge-timeout=")) {
+		error = set_merge_timeout(p, f, n, line);
+	} else if (str_starts_with(f[1], "max-tree-depth=")) {
+		error = set_build_count(p, f, n, line, &p->conf->max_tree_depth, 65536);
 	} else {
 		array_grow(&p->extras, &p->extras_alloc, p->nextras + 1, sizeof(*p->extras));
 		e = &p->extras[p->nextras++];
@@ -469,10 +498,14 @@ static void tree_add_opt(struct tree *t, const char *field)
 /* Options tide acts on are checked here, so a typo is not a silent default. */
 static int check_opt(struct parser *p, int line, const struct tree *t, const struct tree_opt *o)
 {
-	if ((!strcmp(o->key, "timeout") || !strcmp(o->key, "stall")) &&
+	if ((!strcmp(o->key, "timeout") || !strcmp(o->key, "stall") ||
+	     !strcmp(o->key, "merge-timeout") || !strcmp(o->key, "series-timeout")) &&
 	    conf_parse_seconds(o->value) < 0)
 		return conf_err(p, line, "tree '%s': bad %s '%s' (whole seconds, 1 to %ld)",
 				t->name, o->key, o->value, CONF_MAX_SECONDS);
+	if (!strcmp(o->key, "max-patches") && conf_parse_count(o->value) < 0)
+		return conf_err(p, line, "tree '%s': bad max-patches '%s' (1 to %ld)", t->name,
+				o->value, CONF_MAX_COUNT);
 	if (!strcmp(o->key, "max-size") && conf_parse_size(o->value) < 0)
 		return conf_err(p, line, "tree '%s': bad max-size '%s' "
 				"(bytes, or a number with K, M or G, up to 64G)", t->name, o->value);
@@ -784,6 +817,14 @@ long tree_opt_seconds(const struct tree *t, const char *key, long dflt)
 {
 	const char *v = tree_opt(t, key);
 	long n = v ? conf_parse_seconds(v) : -1;
+
+	return n > 0 ? n : dflt;
+}
+
+long tree_opt_count(const struct tree *t, const char *key, long dflt)
+{
+	const char *v = tree_opt(t, key);
+	long n = v ? conf_parse_count(v) : -1;
 
 	return n > 0 ? n : dflt;
 }

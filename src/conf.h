@@ -42,6 +42,8 @@ struct trees_conf {
 	size_t ntrees;
 	long fetch_deadline;	/* "#tide fetch-deadline=SECONDS"; 0: none */
 	char *project;		/* "#tide project=NAME": the name reports use; NULL: default */
+	long merge_timeout;	/* "#tide merge-timeout=SECONDS", each tree's; 0: the default */
+	int max_tree_depth;	/* "#tide max-tree-depth=N" (fsck.h); 0: the default */
 	/* "#tide config NAME ..." lines in file order; none: the default "smoke" */
 	struct build_config *configs;
 	size_t nconfigs;
@@ -87,17 +89,21 @@ size_t *trees_conf_build_order(const struct trees_conf *conf);
 char *trees_conf_config_names(const struct trees_conf *conf);
 
 /*
- * The values of the checked options (timeout=, stall=, max-size=), or
+ * The values of the checked options (timeout=, stall=, merge-timeout=, max-size=), or
  * dflt when not given.  trees_conf_parse() has rejected bad values, so
  * these cannot fail on a loaded conf.
  */
 long tree_opt_seconds(const struct tree *t, const char *key, long dflt);
 long long tree_opt_size(const struct tree *t, const char *key, long long dflt);
+long tree_opt_count(const struct tree *t, const char *key, long dflt);
 
 /* "SECONDS" (1 to CONF_MAX_SECONDS) and "BYTES[K|M|G]"; -1 when bad. */
 #define CONF_MAX_SECONDS 86400L
 #define CONF_MAX_SIZE (64LL << 30)
 long conf_parse_seconds(const char *s);
 long long conf_parse_size(const char *s);
+/* "N" from 1 to CONF_MAX_COUNT (max-patches=); -1 when bad. */
+#define CONF_MAX_COUNT 1000000L
+long conf_parse_count(const char *s);
 
 #endif

@@ -10,6 +10,7 @@
 #include "dashboard.h"
 #include "day.h"
 #include "error.h"
+#include "regress.h"
 #include "text.h"
 #include "util.h"
 #include "workspace.h"
@@ -24,6 +25,8 @@ struct dash {
 	size_t ndates;
 	const char **trees;	/* names, newest day's merge order first */
 	size_t ntrees, trees_alloc;
+	struct regress_list *regs;	/* DIR/regressions.json, or NULL */
+	int ever_built;		/* some day has a build: a day without one says so */
 	struct dashboard_result *res;
 };
 
@@ -159,6 +162,12 @@ static int load_days(struct dash *d)
 			d->res->days++;
 		free(path);
 	}
+	for (i = 0; i < d->ndates; i++)
+		d->ever_built |= d->days[i] && (d->days[i]->build || d->days[i]->boot);
+	if (regress_load(&d->regs, d->wsdir) < 0) {
+		d->res->regressions_unreadable = xstrdup(tide_error_last());
+		tide_error_clear();
+	}
 	/* Rows in the newest day's merge order, then trees only older days had. */
 	for (i = d->ndates; i-- > 0;) {
 		size_t j;
@@ -224,6 +233,29 @@ static int unchanged_since(const struct dash *d, size_t day, const struct day_tr
 	       pt->status == t->status;
 }
 
+/*
+ * How the tree's tip moved since the day before (the record's "moved"):
+ * forward by N commits, or rebased / rewound with its own commits by
+ * patch id.
+ */
+static void moved_note(struct buf *out, const struct day_moved *m)
+{
+	const char *sep = out->len ? "; " : "";
+
+	if (!m)
+		return;
+	if (!m->rewound) {
+		buf_printf(out, "%s+%lld commit%s", sep, m->ahead, m->ahead == 1 ? "" : "s");
+		return;
+	}
+	if (!day_moved_has(m, "dropped")) {
+		buf_printf(out, "%srewound: %lld dropped, %lld new", sep, m->behind, m->ahead);
+		return;
+	}
+	buf_printf(out, "%s%s: %lld dropped, %lld rebased, %lld new", sep,
+		   m->rebased ? "rebased" : "rewound", m->dropped, m->rebased, m->added);
+}
+
 /* One line under the status: why a tree is how it is. */
 static void tree_note(struct buf *out, const struct dash *d, size_t day, const struct day_tree *t)
 {
@@ -251,6 +283,7 @@ static void tree_note(struct buf *out, const struct dash *d, size_t day, const s
 		buf_printf(out, "%sfixed up", out->len ? "; " : "");
 	if (t->build && strcmp(t->build->status ? t->build->status : "", "ok"))
 		buf_printf(out, "%sits build failed", out->len ? "; " : "");
+	moved_note(out, t->moved);
 	if (!out->len && unchanged_since(d, day, t))
 		buf_puts(out, "unchanged");
 	buf_release(&with);
@@ -520,6 +553,8 @@ static void boot_body(struct buf *p, const struct dash *d, const char *date,
 {
 	const char *console = plain_name(b->console, dflt);
 	const char *why;
+	const json_t *v;
+	size_t i;
 
 	buf_puts(p, "<p>");
 	boot_brief(p, b);
@@ -533,6 +568,13 @@ static void boot_body(struct buf *p, const struct dash *d, const char *date,
 	html_escape(p, b->accel);
 	if (day_boot_has(b, "smp"))
 		buf_printf(p, ", %lld CPUs", b->smp);
+	if (json_array_size(b->attempts))
+		buf_printf(p, "; booted %zu times, the tests failing on the first %zu",
+			   json_array_size(b->attempts) + 1, json_array_size(b->attempts));
+	json_array_foreach(b->flaky, i, v) {
+		buf_puts(p, i ? ", " : "; flaky: ");
+		html_escape(p, json_string_value(v));
+	}
 	buf_puts(p, ". ");
 	if (console)
 		day_file_link(p, d, date, console, "console log");
@@ -602,6 +644,419 @@ static void bisect_section(struct buf *p, const struct day *day)
 	free(summary);
 }
 
+/* ---- totals and problems ---- */
+
+/* n/m of the day's builds (its own and its configurations') that went ok. */
+static void stage_total(struct buf *p, const char *what, const char *good, size_t ok, size_t n,
+			const char *one)
+{
+	if (!n)
+		return;
+	buf_printf(p, " <span class=\"total %s\">", what);
+	if (n == 1)
+		html_escape(p, one);
+	else
+		buf_printf(p, "%zu/%zu %ss %s", ok, n, what, good);
+	buf_puts(p, "</span>");
+}
+
+static int is_conflicted(const struct day_tree *t)
+{
+	return t->nconflicts > 0 || t->status == TREE_CONFLICT;
+}
+
+/* merged, conflicts, left out; build and boot results: a day in a few words. */
+static void day_totals(struct buf *p, const struct day *day)
+{
+	struct day_counts c;
+	size_t i, conflicts = 0, builds = 0, built = 0, boots = 0, booted = 0;
+	struct buf one_build = BUF_INIT, one_boot = BUF_INIT;
+
+	day_counts(&c, day);
+	for (i = 0; i < day->ntrees; i++)
+		conflicts += is_conflicted(&day->trees[i]);
+	buf_printf(p, "<span class=\"total merged\">%zu/%zu merged</span>", c.merged, c.trees);
+	if (conflicts)
+		buf_printf(p, " <span class=\"total conflicts\">%zu conflict%s</span>", conflicts,
+			   conflicts == 1 ? "" : "s");
+	if (c.conflicts + c.not_merged)
+		buf_printf(p, " <span class=\"total left-out\">%zu left out</span>",
+			   c.conflicts + c.not_merged);
+	for (i = 0; i <= day->nconfigs; i++) {
+		const struct day_build *b = i ? day->configs[i - 1].build : day->build;
+		const struct day_boot *t = i ? day->configs[i - 1].boot : day->boot;
+
+		if (b && !builds++)
+			buf_printf(&one_build, "build %s", b->status ? b->status : "?");
+		built += b && b->status && !strcmp(b->status, "ok");
+		if (t && t->status && strcmp(t->status, "skipped") && !boots++)
+			buf_printf(&one_boot, "boot %s", t->status);
+		booted += t && t->status && !strcmp(t->status, "passed");
+	}
+	stage_total(p, "build", "ok", built, builds, buf_cstr(&one_build));
+	stage_total(p, "boot", "passed", booted, boots, buf_cstr(&one_boot));
+	buf_release(&one_build);
+	buf_release(&one_boot);
+}
+
+static void problem_begin(struct buf *p, const char *kind, const char *attr, const char *value)
+{
+	buf_printf(p, "<li class=\"problem\" data-kind=\"%s\"", kind);
+	if (attr) {
+		buf_printf(p, " data-%s=\"", attr);
+		html_escape(p, value);
+		buf_puts(p, "\"");
+	}
+	buf_puts(p, ">");
+}
+
+static void tree_ref(struct buf *p, const struct dash *d, const char *name)
+{
+	if (has_tree_page(d, name))
+		page_link(p, "tree-", name, NULL);
+	else
+		html_escape(p, name);
+}
+
+/* A conflicted tree: with whom, and what the day did about it. */
+static void conflict_problem(struct buf *p, const struct dash *d, const struct day_tree *t)
+{
+	struct buf with = BUF_INIT;
+	const char *handled = t->handling.handled;
+
+	conflicting_trees(&with, t);
+	problem_begin(p, "conflict", "tree", t->name);
+	tree_ref(p, d, t->name);
+	buf_puts(p, " conflicts with ");
+	html_escape(p, with.len ? buf_cstr(&with) : t->handling.reason ? "the day" : "mainline");
+	if (t->status == TREE_PREVIOUS)
+		buf_printf(p, ": its version of %s merged instead",
+			   t->handling.version_from ? t->handling.version_from : "an earlier day");
+	else if (handled && !strcmp(handled, "recorded"))
+		buf_puts(p, ": resolved by a recorded resolution");
+	else if (!tree_status_in_day(t->status))
+		buf_puts(p, ": left out");
+	if (t->handling.reason) {
+		buf_puts(p, " (");
+		html_escape(p, t->handling.reason);
+		buf_puts(p, ")");
+	}
+	buf_puts(p, "</li>\n");
+	buf_release(&with);
+}
+
+/* Trees conflicted, left out, or merged at an older commit than asked for. */
+static size_t tree_problems(struct buf *p, const struct dash *d, const struct day *day)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < day->ntrees; i++) {
+		const struct day_tree *t = &day->trees[i];
+		const char *why = t->handling.rejected ? t->handling.rejected : t->fetch_error;
+
+		if (is_conflicted(t)) {
+			conflict_problem(p, d, t);
+		} else if (!tree_status_in_day(t->status)) {
+			problem_begin(p, "left-out", "tree", t->name);
+			tree_ref(p, d, t->name);
+			buf_printf(p, " left out: %s", tree_status_name(t->status) ?: "?");
+			if (!why && t->build && t->build->failure)
+				why = t->build->failure;
+		} else if (t->fetch_status && !strcmp(t->fetch_status, "stale")) {
+			problem_begin(p, "fetch", "tree", t->name);
+			tree_ref(p, d, t->name);
+			buf_puts(p, " not fetched: an older commit merged");
+		} else {
+			continue;
+		}
+		if (!is_conflicted(t)) {
+			if (why) {
+				buf_puts(p, " (");
+				html_escape(p, why);
+				buf_puts(p, ")");
+			}
+			buf_puts(p, "</li>\n");
+		}
+		n++;
+	}
+	return n;
+}
+
+static void config_words(struct buf *p, const char *config, const char *arch)
+{
+	buf_puts(p, " on ");
+	html_escape(p, config);
+	if (arch) {
+		buf_puts(p, " (");
+		html_escape(p, arch);
+		buf_puts(p, ")");
+	}
+}
+
+static size_t build_problem(struct buf *p, const char *config, const char *arch,
+			    const struct day_build *b)
+{
+	const json_t *e = json_array_get(b ? b->errors : NULL, 0);
+
+	if (!b || (b->status && !strcmp(b->status, "ok")))
+		return 0;
+	problem_begin(p, "build", "config", config);
+	buf_puts(p, "build ");
+	html_escape(p, b->status ? b->status : "?");
+	config_words(p, config, arch);
+	if (b->failure) {
+		buf_puts(p, ": ");
+		html_escape(p, b->failure);
+	}
+	if (e) {
+		buf_puts(p, "; <code>");
+		if (jstr(e, "file")) {
+			html_escape(p, jstr(e, "file"));
+			buf_printf(p, ":%lld: ", (long long)json_integer_value(json_object_get(e, "line")));
+		}
+		html_escape(p, jstr(e, "message"));
+		buf_puts(p, "</code>");
+	}
+	buf_puts(p, "</li>\n");
+	return 1;
+}
+
+/* The failing leaf tests of a boot record (a suite fails with its cases: left out). */
+static void failing_leaves(struct buf *p, const json_t *tests)
+{
+	const json_t *t, *u;
+	size_t i, j, n = 0;
+
+	json_array_foreach(tests, i, t) {
+		const char *name = jstr(t, "name");
+		size_t len = name ? strlen(name) : 0;
+		int suite = 0;
+
+		if (!name || !json_is_false(json_object_get(t, "ok")))
+			continue;
+		json_array_foreach(tests, j, u)
+			suite |= jstr(u, "name") && !strncmp(jstr(u, "name"), name, len) &&
+				 jstr(u, "name")[len] == '.';
+		if (suite)
+			continue;
+		buf_puts(p, n++ ? ", " : ": ");
+		buf_puts(p, "<code>");
+		html_escape(p, name);
+		buf_puts(p, "</code>");
+	}
+}
+
+static size_t boot_problem(struct buf *p, const char *config, const char *arch,
+			   const struct day_boot *b)
+{
+	const char *st = b ? b->status : NULL;
+
+	if (!st || !strcmp(st, "passed") || !strcmp(st, "skipped"))
+		return 0;
+	if (!strcmp(st, "tests-failed")) {
+		problem_begin(p, "tests", "config", config);
+		buf_puts(p, "tests failing");
+		config_words(p, config, arch);
+		failing_leaves(p, b->tests);
+	} else {
+		problem_begin(p, "boot", "config", config);
+		buf_puts(p, "boot ");
+		html_escape(p, st);
+		config_words(p, config, arch);
+		if (b->reason || b->failure) {
+			buf_puts(p, ": ");
+			html_escape(p, b->reason ? b->reason : b->failure);
+		}
+	}
+	buf_puts(p, "</li>\n");
+	return 1;
+}
+
+/* The builds and boots that failed: the day's own (named as the regressions name it), then each configuration's. */
+static size_t stage_problems(struct buf *p, const struct day *day)
+{
+	const char *config = regress_day_config(day), *arch = regress_day_arch(day);
+	size_t i, n;
+
+	n = build_problem(p, config, arch, day->build) + boot_problem(p, config, arch, day->boot);
+	for (i = 0; i < day->nconfigs; i++) {
+		const struct day_config *c = &day->configs[i];
+
+		arch = c->build && c->build->arch ? c->build->arch : NULL;
+		n += build_problem(p, c->name, arch, c->build) + boot_problem(p, c->name, arch, c->boot);
+	}
+	return n;
+}
+
+/* A regression failing on date (NULL: open now), with its first bad day. */
+static int regression_shown(const struct regression *r, const char *date)
+{
+	if (!date)
+		return regression_is_open(r);
+	return strcmp(r->first_bad, date) <= 0 && r->last_bad && strcmp(date, r->last_bad) <= 0;
+}
+
+static void regression_item(struct buf *p, const struct dash *d, const struct regression *r)
+{
+	const json_t *c = r->culprit;
+	int flaky = !strcmp(r->state, "flaky");
+	char *page;
+
+	problem_begin(p, flaky ? "flaky" : "regression", "id", r->id);
+	buf_puts(p, "<code>");
+	html_escape(p, r->test);
+	buf_puts(p, "</code> (");
+	html_escape(p, r->kind);
+	buf_puts(p, ")");
+	config_words(p, r->config, r->arch);
+	buf_puts(p, flaky ? ": flaky since " : ": failing since ");
+	page = dashboard_page_name("day-", r->first_bad);
+	buf_printf(p, "<a class=\"first-bad\" href=\"%s\">", page);
+	html_escape(p, r->first_bad);
+	buf_puts(p, "</a>");
+	free(page);
+	if (flaky)
+		buf_printf(p, " (flakiness %.2f)", r->score);
+	else if (r->last_good) {
+		buf_puts(p, " (last good ");
+		html_escape(p, r->last_good);
+		buf_puts(p, ")");
+	}
+	if (c && json_string_value(json_object_get(c, "commit"))) {
+		buf_puts(p, "; culprit ");
+		tree_ref(p, d, jstr(c, "tree") ? jstr(c, "tree") : "?");
+		buf_printf(p, " <code>%.12s</code> ", jstr(c, "commit"));
+		html_escape(p, jstr(c, "subject"));
+		if (json_is_true(json_object_get(c, "confirmed")))
+			buf_puts(p, " (confirmed)");
+		else if (json_is_false(json_object_get(c, "confirmed")))
+			buf_puts(p, " (not confirmed: the day fails without it too)");
+	}
+	buf_puts(p, "</li>\n");
+}
+
+static size_t regression_problems(struct buf *p, const struct dash *d, const char *date)
+{
+	size_t i, n = 0;
+
+	for (i = 0; d->regs && i < d->regs->n; i++)
+		if (regression_shown(d->regs->items[i], date)) {
+			regression_item(p, d, d->regs->items[i]);
+			n++;
+		}
+	return n;
+}
+
+/*
+ * What needs someone on a day, first: conflicts and trees left out, the
+ * builds and boots that failed, the regressions failing that day (on the
+ * index: the newest day's, and every regression open now).
+ */
+static void problems_section(struct buf *p, const struct dash *d, size_t day, int index)
+{
+	const struct day *dy = d->days[day];
+	struct buf items = BUF_INIT;
+	size_t n = 0;
+	char *page;
+
+	buf_puts(p, "<section id=\"problems\">\n<h2>Problems");
+	if (index) {
+		page = dashboard_page_name("day-", d->dates[day]);
+		buf_printf(p, " on <a href=\"%s\">%s</a>", page, d->dates[day]);
+		free(page);
+	}
+	buf_puts(p, "</h2>\n");
+	if (dy) {
+		buf_puts(p, "<p class=\"totals\">");
+		day_totals(p, dy);
+		buf_puts(p, "</p>\n");
+		n += tree_problems(&items, d, dy) + stage_problems(&items, dy);
+	}
+	n += regression_problems(&items, d, index ? NULL : d->dates[day]);
+	if (n)
+		buf_printf(p, "<ul class=\"problems\">\n%s</ul>\n", buf_cstr(&items));
+	else
+		buf_puts(p, dy ? "<p class=\"none\">No problems.</p>\n" :
+			 "<p class=\"none\">The record of this day could not be read.</p>\n");
+	buf_puts(p, "</section>\n");
+	buf_release(&items);
+}
+
+/* What one finding says, in a table cell. */
+static void finding_detail(struct buf *p, const struct day_finding *f)
+{
+	const json_t *t, *v;
+	size_t i, j;
+
+	if (f->missing)
+		buf_printf(p, "no Signed-off-by of its %s", f->missing);
+	if (f->other_tree) {
+		char *other = xstrndup(f->other_commit ? f->other_commit : "?", 12);
+
+		buf_puts(p, "same patch as ");
+		html_escape(p, other);
+		free(other);
+		buf_puts(p, " in ");
+		html_escape(p, f->other_tree);
+	}
+	if (f->date)
+		buf_printf(p, "last commit %s, %lld days ago", f->date, f->days);
+	if (f->kind && !strcmp(f->kind, "fetch-failed")) {
+		buf_printf(p, "%lld day%s in a row: ", f->days, f->days == 1 ? "" : "s");
+		html_escape(p, f->error ? f->error : "");
+	}
+	json_array_foreach(f->tags, i, t) {
+		buf_puts(p, i ? "<br>" : "");
+		html_escape(p, json_string_value(json_object_get(t, "tag")));
+		buf_puts(p, ":");
+		json_array_foreach(json_object_get(t, "problems"), j, v) {
+			buf_puts(p, j ? ", " : " ");
+			html_escape(p, json_string_value(v));
+		}
+	}
+}
+
+/* The commit checks (src/checks.h): what was checked, then each finding. */
+static void checks_section(struct buf *p, const struct day *day)
+{
+	const struct day_checks *c = day->checks;
+	size_t i;
+
+	if (!c)
+		return;
+	buf_printf(p, "<section id=\"checks\">\n<h2>Commit checks</h2>\n<p>%lld new commit%s in "
+		      "%lld tree%s, %zu finding%s (%.1f s)", c->commits, c->commits == 1 ? "" : "s",
+		   c->trees, c->trees == 1 ? "" : "s", c->findings.n, c->findings.n == 1 ? "" : "s",
+		   c->seconds);
+	if (c->failure) {
+		buf_puts(p, "; ");
+		html_escape(p, c->failure);
+	}
+	buf_puts(p, ".</p>\n");
+	if (!c->findings.n) {
+		buf_puts(p, "</section>\n");
+		return;
+	}
+	buf_puts(p, "<table class=\"checks\">\n<thead><tr><th>check</th><th>tree</th><th>commit</th>"
+		    "<th>subject</th><th>what</th><th>since</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < c->findings.n; i++) {
+		const struct day_finding *f = c->findings.v[i];
+
+		buf_puts(p, "<tr><td>");
+		html_escape(p, f->kind ? f->kind : "");
+		buf_puts(p, "</td><td>");
+		html_escape(p, f->tree ? f->tree : "");
+		buf_printf(p, "</td><td><code>%.12s</code></td><td>", f->commit ? f->commit : "");
+		html_escape(p, f->subject ? f->subject : "");
+		buf_puts(p, "</td><td>");
+		finding_detail(p, f);
+		buf_puts(p, "</td><td>");
+		html_escape(p, f->since ? f->since : "");
+		buf_puts(p, "</td></tr>\n");
+	}
+	buf_puts(p, "</tbody>\n</table>\n</section>\n");
+}
+
 /* ---- the grid ---- */
 
 static void status_cell(struct buf *p, const struct dash *d, size_t day, const char *name)
@@ -619,6 +1074,8 @@ static void status_cell(struct buf *p, const struct dash *d, size_t day, const c
 	/* Merged, but not today's commit: the fetch failed. */
 	if (t->fetch_status && !strcmp(t->fetch_status, "stale"))
 		buf_puts(p, " stale");
+	if (t->moved && t->moved->rewound)
+		buf_puts(p, " rebased");
 	buf_puts(p, "\" data-status=\"");
 	html_escape(p, tree_status_name(t->status) ?: "");
 	page = dashboard_page_name("day-", d->dates[day]);
@@ -680,6 +1137,37 @@ static void grid_stage_row(struct buf *p, const struct dash *d, const char *what
 	buf_puts(p, "</tr>\n");
 }
 
+/* Whether a day the index shows has a build (what 'b'), boot ('t') or bisect ('s'). */
+static int index_has(const struct dash *d, char what)
+{
+	size_t i;
+
+	for (i = index_first(d); i < d->ndates; i++) {
+		const struct day *dy = d->days[i];
+
+		if (dy && ((what == 'b' && dy->build) || (what == 't' && dy->boot) ||
+			   (what == 's' && dy->bisect)))
+			return 1;
+	}
+	return 0;
+}
+
+static void grid_totals(struct buf *p, const struct dash *d)
+{
+	size_t i;
+
+	buf_puts(p, "<tr class=\"totals\"><th>totals</th>");
+	for (i = index_first(d); i < d->ndates; i++) {
+		buf_printf(p, "<td data-date=\"%s\">", d->dates[i]);
+		if (d->days[i])
+			day_totals(p, d->days[i]);
+		else
+			buf_puts(p, "<span class=\"none\">unreadable</span>");
+		buf_puts(p, "</td>");
+	}
+	buf_puts(p, "</tr>\n");
+}
+
 static void grid(struct buf *p, const struct dash *d)
 {
 	size_t i, j;
@@ -687,6 +1175,7 @@ static void grid(struct buf *p, const struct dash *d)
 	buf_puts(p, "<table class=\"grid\" id=\"grid\">\n");
 	grid_head(p, d);
 	buf_puts(p, "<tbody>\n");
+	grid_totals(p, d);
 	for (j = 0; j < d->ntrees; j++) {
 		buf_puts(p, "<tr class=\"tree\" data-tree=\"");
 		html_escape(p, d->trees[j]);
@@ -697,9 +1186,13 @@ static void grid(struct buf *p, const struct dash *d)
 			status_cell(p, d, i, d->trees[j]);
 		buf_puts(p, "</tr>\n");
 	}
-	grid_stage_row(p, d, "build");
-	grid_stage_row(p, d, "boot");
-	grid_stage_row(p, d, "bisect");
+	/* A workspace that does not build gets no empty build and boot rows. */
+	if (index_has(d, 'b'))
+		grid_stage_row(p, d, "build");
+	if (index_has(d, 't'))
+		grid_stage_row(p, d, "boot");
+	if (index_has(d, 's'))
+		grid_stage_row(p, d, "bisect");
 	buf_puts(p, "</tbody>\n</table>\n");
 }
 
@@ -798,11 +1291,17 @@ static int write_index(struct dash *d, struct buf *p)
 	if (d->ndates > DASHBOARD_INDEX_DAYS)
 		buf_printf(p, " (the newest %d shown)", DASHBOARD_INDEX_DAYS);
 	buf_puts(p, ".</p>\n");
+	problems_section(p, d, d->ndates - 1, 1);
 	grid(p, d);
-	buf_puts(p, "<div class=\"trends\">\n");
-	trend(p, d, "build", "build time");
-	trend(p, d, "boot", "boot time");
-	buf_puts(p, "</div>\n<h2>Every day</h2>\n<ul class=\"days\">\n");
+	if (index_has(d, 'b') || index_has(d, 't')) {
+		buf_puts(p, "<div class=\"trends\">\n");
+		if (index_has(d, 'b'))
+			trend(p, d, "build", "build time");
+		if (index_has(d, 't'))
+			trend(p, d, "boot", "boot time");
+		buf_puts(p, "</div>\n");
+	}
+	buf_puts(p, "<h2>Every day</h2>\n<ul class=\"days\">\n");
 	for (i = d->ndates; i-- > 0;) {
 		char *page = dashboard_page_name("day-", d->dates[i]);
 
@@ -878,6 +1377,8 @@ static void tree_cells(struct buf *p, const struct dash *d, size_t day, const st
 
 	buf_puts(p, "<td class=\"");
 	status_class(p, "st-", tree_status_name(t->status));
+	if (t->moved && t->moved->rewound)
+		buf_puts(p, " rebased");
 	buf_puts(p, "\" data-status=\"");
 	html_escape(p, tree_status_name(t->status) ?: "");
 	buf_puts(p, "\"><span class=\"status\">");
@@ -924,9 +1425,12 @@ static void day_header(struct buf *p, const struct dash *d, const struct day *dy
 	html_escape(p, dy->base_tag);
 	buf_printf(p, " <code>%.12s</code></dd>\n<dt>commit</dt><dd><code>", dy->base_commit ? dy->base_commit : "");
 	html_escape(p, dy->commit ? dy->commit : "-");
-	buf_puts(p, "</code></dd>\n<dt>started</dt><dd>");
+	/* The day integrated is its date; the run that made it may have been any time. */
+	buf_puts(p, "</code></dd>\n<dt>integration date</dt><dd class=\"date\">");
+	html_escape(p, dy->date ? dy->date : "-");
+	buf_puts(p, "</dd>\n<dt>run</dt><dd class=\"run\">started ");
 	html_escape(p, dy->started ? dy->started : "-");
-	buf_puts(p, "</dd>\n<dt>finished</dt><dd>");
+	buf_puts(p, ", finished ");
 	html_escape(p, dy->finished ? dy->finished : "-");
 	buf_puts(p, "</dd>\n<dt>files</dt><dd>");
 	day_file_link(p, d, dy->date, "merge.log", "merge.log");
@@ -947,6 +1451,7 @@ static int write_day(struct dash *d, size_t day, struct buf *p)
 	if (!dy) {
 		buf_puts(p, "<p class=\"none\">The record of this day could not be read.</p>\n");
 	} else {
+		problems_section(p, d, day, 0);
 		day_header(p, d, dy);
 		buf_puts(p, "<section id=\"trees\">\n<h2>Trees</h2>\n<table class=\"trees\">\n"
 			 "<thead><tr><th>tree</th><th>status</th><th>commit</th><th>details</th>"
@@ -954,9 +1459,13 @@ static int write_day(struct dash *d, size_t day, struct buf *p)
 		for (i = 0; i < dy->ntrees; i++)
 			day_tree_row(p, d, day, &dy->trees[i]);
 		buf_puts(p, "</tbody>\n</table>\n</section>\n");
-		build_section(p, d, dy);
-		boot_section(p, d, dy);
+		/* "Not built" is news only in a workspace that builds. */
+		if (d->ever_built) {
+			build_section(p, d, dy);
+			boot_section(p, d, dy);
+		}
 		configs_section(p, d, dy);
+		checks_section(p, dy);
 		bisect_section(p, dy);
 	}
 	page_end(p);
@@ -1060,6 +1569,16 @@ static const char css[] =
 	"svg { background: #fafafa; border: 1px solid #ddd; }\n"
 	"svg .axis { stroke: #999; } svg .line { fill: none; stroke: #2a62b0; stroke-width: 2; }\n"
 	"svg circle { fill: #2a62b0; } svg text { font-size: 10px; fill: #555; }\n"
+	".rebased { box-shadow: inset -5px 0 #7a4fb0; }\n"
+	"section#problems { border: 2px solid #b01c1c; padding: 0 1em .5em; margin: 1em 0; }\n"
+	"ul.problems { list-style: none; padding-left: .5em; } ul.problems li { margin: .2em 0; }\n"
+	"li.problem[data-kind=conflict]::before, li.problem[data-kind=left-out]::before { content: \"\\25A0  \"; color: #b01c1c; }\n"
+	"li.problem[data-kind=regression]::before, li.problem[data-kind=build]::before,"
+	" li.problem[data-kind=boot]::before, li.problem[data-kind=tests]::before { content: \"\\25B2  \"; color: #b01c1c; }\n"
+	"li.problem[data-kind=flaky]::before, li.problem[data-kind=fetch]::before { content: \"\\25CB  \"; color: #8a5a00; }\n"
+	".totals .total, tr.totals td { font-size: .9em; }\n"
+	".total { display: inline-block; margin-right: .5em; }\n"
+	".total.conflicts, .total.left-out { color: #b01c1c; font-weight: bold; }\n"
 	"pre { background: #f6f6f6; padding: .5em; white-space: pre-wrap; }\n"
 	"ul.diags code { white-space: pre-wrap; }\n";
 
@@ -1137,6 +1656,7 @@ done:
 	free(d.trees);
 	free(d.days_dir);
 	free(d.days_href);
+	regress_list_free(d.regs);
 	return error;
 }
 
@@ -1144,4 +1664,14 @@ void dashboard_result_release(struct dashboard_result *res)
 {
 	free(res->first_unreadable);
 	res->first_unreadable = NULL;
+	free(res->regressions_unreadable);
+	res->regressions_unreadable = NULL;
+}
+
+char *dashboard_unreadable_text(const struct dashboard_result *res)
+{
+	if (!res->unreadable)
+		return NULL;
+	return xasprintf("%zu day record%s could not be read, marked unreadable (%s)",
+			 res->unreadable, res->unreadable == 1 ? "" : "s", res->first_unreadable);
 }

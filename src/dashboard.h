@@ -7,9 +7,11 @@
 
 /*
  * The static HTML dashboard of a workspace (man/tide-dashboard.1), built
- * from the day records only: index.html (trees by days, each day's
- * build, boot and bisect, a trend of build and boot times), one page per
- * day (day-YYYY-MM-DD.html) and per tree (tree-NAME.html), style.css.
+ * from the day records and DIR/regressions.json only: index.html (the
+ * newest day's problems first, trees by days with each day's totals,
+ * build, boot and bisect and a trend of build and boot times where
+ * something was built), one page per day (day-YYYY-MM-DD.html, its
+ * problems first) and per tree (tree-NAME.html), style.css.
  * No JavaScript; links to the day's logs and reports are relative, so
  * the pages read from files and from any web server that publishes the
  * workspace.  Every page is written atomically, below out_dir only.
@@ -24,6 +26,7 @@ struct dashboard_result {
 	size_t pages;		/* files written, style.css included */
 	size_t unreadable;	/* day records that could not be read (left out) */
 	char *first_unreadable;	/* "PATH: why" of the first one, or NULL */
+	char *regressions_unreadable;	/* why DIR/regressions.json was left out, or NULL */
 };
 
 /*
@@ -33,6 +36,11 @@ struct dashboard_result {
  */
 int dashboard_write(struct dashboard_result *out, const char *wsdir, const char *out_dir);
 void dashboard_result_release(struct dashboard_result *res);
+/*
+ * "N day records could not be read, marked unreadable (PATH: why)", or
+ * NULL when every record was read.  The caller frees it.
+ */
+char *dashboard_unreadable_text(const struct dashboard_result *res);
 
 /* s as HTML text or attribute value: & < > " ' escaped, control bytes U+FFFD. */
 void html_escape(struct buf *out, const char *s);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "day.h"
+#include "safefs.h"
 #include "error.h"
 #include "text.h"
 #include "util.h"
@@ -73,6 +74,11 @@ static void conflict_clear(struct day_conflict *c)
 	free(c->hunks);
 	commits_free(c->ours, c->nours);
 	commits_free(c->theirs, c->ntheirs);
+	free(c->ours_lines);
+	free(c->theirs_lines);
+	free(c->ours_path);
+	free(c->theirs_path);
+	free(c->blame);
 }
 
 static void strings_free(char **v, size_t n)
@@ -97,6 +103,7 @@ void day_handling_clear(struct day_handling *h)
 		free(h->resolutions[i].path);
 		free(h->resolutions[i].id);
 		free(h->resolutions[i].diff);
+		free(h->resolutions[i].combined);
 	}
 	free(h->resolutions);
 	strings_free(h->resolution_errors, h->nresolution_errors);
@@ -141,6 +148,7 @@ static void tree_clear(struct day_tree *t)
 	free(t->conflicts);
 	day_handling_clear(&t->handling);
 	day_build_free(t->build);
+	day_moved_free(t->moved);
 	json_decref(t->extra);
 }
 
@@ -166,6 +174,10 @@ void day_free(struct day *day)
 	day_build_free(day->build);
 	day_boot_free(day->boot);
 	day_bisect_free(day->bisect);
+	for (i = 0; i < day->nearlier_bisects; i++)
+		day_bisect_free(day->earlier_bisects[i]);
+	free(day->earlier_bisects);
+	day_checks_free(day->checks);
 	for (i = 0; i < day->nconfigs; i++) {
 		free(day->configs[i].name);
 		day_build_free(day->configs[i].build);
@@ -174,6 +186,22 @@ void day_free(struct day *day)
 	free(day->configs);
 	json_decref(day->extra);
 	free(day);
+}
+
+void day_add_bisect(struct day *day, struct day_bisect *b)
+{
+	if (day->bisect) {
+		if (day->nearlier_bisects == DAY_MAX_BISECTS) {
+			day_bisect_free(day->earlier_bisects[0]);
+			memmove(day->earlier_bisects, day->earlier_bisects + 1,
+				(DAY_MAX_BISECTS - 1) * sizeof(*day->earlier_bisects));
+			day->nearlier_bisects--;
+		}
+		day->earlier_bisects = xrealloc(day->earlier_bisects, (day->nearlier_bisects + 1) *
+						sizeof(*day->earlier_bisects));
+		day->earlier_bisects[day->nearlier_bisects++] = day->bisect;
+	}
+	day->bisect = b;
 }
 
 const struct day_config *day_find_config(const struct day *day, const char *name)
@@ -307,13 +335,26 @@ static json_t *conflict_to_json(const struct day_conflict *c)
 	json_t *hunks = json_array();
 	size_t i;
 
+	json_t *obj;
+
 	for (i = 0; i < c->nhunks; i++)
 		json_array_append_new(hunks, json_text(c->hunks[i]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}",
-			 "path", str_or_null(c->path), "kind", str_or_null(c->kind),
-			 "hunks", hunks,
-			 "ours_commits", commits_to_json(c->ours, c->nours),
-			 "theirs_commits", commits_to_json(c->theirs, c->ntheirs));
+	obj = json_pack("{s:o, s:o, s:o, s:o, s:o}",
+			"path", str_or_null(c->path), "kind", str_or_null(c->kind),
+			"hunks", hunks,
+			"ours_commits", commits_to_json(c->ours, c->nours),
+			"theirs_commits", commits_to_json(c->theirs, c->ntheirs));
+	if (c->ours_lines)
+		json_object_set_new(obj, "ours_lines", json_text(c->ours_lines));
+	if (c->theirs_lines)
+		json_object_set_new(obj, "theirs_lines", json_text(c->theirs_lines));
+	if (c->ours_path)
+		json_object_set_new(obj, "ours_path", json_text(c->ours_path));
+	if (c->theirs_path)
+		json_object_set_new(obj, "theirs_path", json_text(c->theirs_path));
+	if (c->blame)
+		json_object_set_new(obj, "blame", json_text(c->blame));
+	return obj;
 }
 
 static json_t *strings_to_json(char *const *v, size_t n)
@@ -359,11 +400,16 @@ static void handling_to_json(json_t *obj, const struct day_handling *h)
 	if (h->nresolutions) {
 		json_t *list = json_array();
 
-		for (i = 0; i < h->nresolutions; i++)
-			json_array_append_new(list, json_pack("{s:o, s:o, s:o}",
+		for (i = 0; i < h->nresolutions; i++) {
+			json_t *r = json_pack("{s:o, s:o, s:o}",
 				"path", str_or_null(h->resolutions[i].path),
 				"id", str_or_null(h->resolutions[i].id),
-				"diff", str_or_null(h->resolutions[i].diff)));
+				"diff", str_or_null(h->resolutions[i].diff));
+
+			if (h->resolutions[i].combined)
+				json_object_set_new(r, "combined", json_text(h->resolutions[i].combined));
+			json_array_append_new(list, r);
+		}
 		json_object_set_new(obj, "resolutions", list);
 	}
 	if (h->nresolution_errors)
@@ -386,6 +432,8 @@ static json_t *tree_to_json(const struct day_tree *t)
 	handling_to_json(obj, &t->handling);
 	if (t->build)
 		json_object_set_new(obj, "build", day_build_to_json(t->build));
+	if (t->moved)
+		json_object_set_new(obj, "moved", day_moved_to_json(t->moved));
 	if (t->extra)
 		json_object_update(obj, t->extra);
 	for (i = 0; i < t->nconflicts; i++)
@@ -450,6 +498,15 @@ int day_to_json(json_t **out, const struct day *day)
 	}
 	if (day->bisect)
 		json_object_set_new(obj, "bisect", day_bisect_to_json(day->bisect));
+	if (day->nearlier_bisects) {
+		json_t *list = json_array();
+
+		for (i = 0; i < day->nearlier_bisects; i++)
+			json_array_append_new(list, day_bisect_to_json(day->earlier_bisects[i]));
+		json_object_set_new(obj, "earlier_bisects", list);
+	}
+	if (day->checks)
+		json_object_set_new(obj, "checks", day_checks_to_json(day->checks));
 	*out = obj;
 	return 0;
 }
@@ -495,6 +552,11 @@ static void conflict_from_json(struct day_conflict *c, const json_t *obj)
 			day_conflict_add_hunk(c, json_string_value(v));
 	commits_from_json(c, json_object_get(obj, "ours_commits"), 0);
 	commits_from_json(c, json_object_get(obj, "theirs_commits"), 1);
+	c->ours_lines = get_str(obj, "ours_lines");
+	c->theirs_lines = get_str(obj, "theirs_lines");
+	c->ours_path = get_str(obj, "ours_path");
+	c->theirs_path = get_str(obj, "theirs_path");
+	c->blame = get_str(obj, "blame");
 }
 
 static const char *const tree_keys[] = {
@@ -503,12 +565,12 @@ static const char *const tree_keys[] = {
 	/* handling_from_json() */
 	"handled", "attempted_sha", "version_from", "rejected", "reason", "resolutions",
 	"resolution_errors", "fixup_error", "fixup_commit", "fixups", "next_base",
-	"build",
+	"build", "moved",
 };
 
 static const char *const day_keys[] = {
 	"version", "date", "tag", "status", "started", "finished", "base",
-	"commit", "trees", "project", "build", "boot", "configs", "bisect",
+	"commit", "trees", "project", "build", "boot", "configs", "bisect", "earlier_bisects", "checks",
 };
 
 /* A copy of obj without the keys this module reads itself. */
@@ -603,6 +665,7 @@ static void handling_from_json(struct day_handling *h, const json_t *obj)
 		r->path = get_str(v, "path");
 		r->id = get_str(v, "id");
 		r->diff = get_str(v, "diff");
+		r->combined = get_str(v, "combined");
 	}
 	strings_from_json(&h->resolution_errors, &h->nresolution_errors,
 			  json_object_get(obj, "resolution_errors"));
@@ -658,7 +721,33 @@ static int tree_from_json(struct day_tree *t, const json_t *obj, const char *wha
 		conflict_from_json(day_tree_add_conflict(t), v);
 	handling_from_json(&t->handling, obj);
 	t->extra = extra_keys(obj, tree_keys, ARRAY_SIZE(tree_keys));
+	if ((err = day_moved_from_json(&t->moved, json_object_get(obj, "moved"), what)) < 0)
+		return err;
 	return day_build_from_json(&t->build, json_object_get(obj, "build"), what);
+}
+
+/* "earlier_bisects": [bisect records], oldest first. */
+static int bisects_from_json(struct day *day, const json_t *arr, const char *what)
+{
+	struct day_bisect *b;
+	size_t i;
+	json_t *v;
+	int err;
+
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return tide_error_set(TIDE_EINVAL, "%s: \"earlier_bisects\" is not a list", what);
+	json_array_foreach(arr, i, v) {
+		if (i >= DAY_MAX_BISECTS)
+			break;
+		if ((err = day_bisect_from_json(&b, v, what)) < 0)
+			return err;
+		day->earlier_bisects = xrealloc(day->earlier_bisects, (day->nearlier_bisects + 1) *
+						sizeof(*day->earlier_bisects));
+		day->earlier_bisects[day->nearlier_bisects++] = b;
+	}
+	return 0;
 }
 
 int day_from_json(struct day **out, const json_t *json, const char *what)
@@ -693,6 +782,8 @@ int day_from_json(struct day **out, const json_t *json, const char *what)
 	if ((err = day_build_from_json(&day->build, json_object_get(json, "build"), what)) < 0 ||
 	    (err = day_boot_from_json(&day->boot, json_object_get(json, "boot"), what)) < 0 ||
 	    (err = day_bisect_from_json(&day->bisect, json_object_get(json, "bisect"), what)) < 0 ||
+	    (err = bisects_from_json(day, json_object_get(json, "earlier_bisects"), what)) < 0 ||
+	    (err = day_checks_from_json(&day->checks, json_object_get(json, "checks"), what)) < 0 ||
 	    (err = configs_from_json(day, json_object_get(json, "configs"), what)) < 0)
 		goto fail;
 	*out = day;
@@ -702,17 +793,33 @@ fail:
 	return err;
 }
 
+int day_json_read(json_t **out, const char *path)
+{
+	struct buf text = BUF_INIT;
+	json_error_t jerr;
+	int error;
+
+	*out = NULL;
+	/* Anyone may have put anything there: no link, FIFO or device, and a bounded size. */
+	if ((error = safefs_read_file(&text, path, DAY_MAX_RECORD)) < 0) {
+		if (error == TIDE_ENOTFOUND)
+			tide_error_set(error, "no day record '%s'", path);
+		goto done;
+	}
+	if (!(*out = json_loadb(buf_cstr(&text), text.len, 0, &jerr)))
+		error = tide_error_set(TIDE_EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+done:
+	buf_release(&text);
+	return error;
+}
+
 int day_load(struct day **out, const char *path)
 {
-	json_error_t jerr;
 	json_t *json;
 	int error;
 
-	if (!path_exists(path))
-		return tide_error_set(TIDE_ENOTFOUND, "no day record '%s'", path);
-	json = json_load_file(path, 0, &jerr);
-	if (!json)
-		return tide_error_set(TIDE_EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+	if ((error = day_json_read(&json, path)) < 0)
+		return error;
 	error = day_from_json(out, json, path);
 	json_decref(json);
 	return error;
@@ -928,11 +1035,12 @@ void day_counts(struct day_counts *out, const struct day *day)
 	}
 }
 
-int day_install(const char *days_dir, const char *date, const char *tmp_dir)
+int day_install_swap(const char *days_dir, const char *date, const char *tmp_dir, int *exchanged)
 {
 	char *final = path_join(days_dir, date);
 	int error = 0;
 
+	*exchanged = 0;
 	/* The new day's own entries first, then the rename that installs it. */
 	if ((error = dir_fsync(tmp_dir)) < 0)
 		goto done;
@@ -941,13 +1049,45 @@ int day_install(const char *days_dir, const char *date, const char *tmp_dir)
 			error = tide_error_errno(TIDE_EIO, "cannot rename '%s' to '%s'", tmp_dir, final);
 	} else if (renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE) < 0) {
 		error = tide_error_errno(TIDE_EIO, "cannot replace '%s'", final);
+	} else {
+		*exchanged = 1;
 	}
-	if (error)
-		goto done;
-	/* Until days/ is synced, a crash may bring back the old day or none. */
-	if ((error = dir_fsync(days_dir)) == 0 && path_exists(tmp_dir))
-		error = rm_rf(tmp_dir);	/* the old day, after the exchange */
 done:
 	free(final);
 	return error;
+}
+
+int day_install_undo(const char *days_dir, const char *date, const char *tmp_dir, int exchanged)
+{
+	char *final = path_join(days_dir, date);
+	int rc;
+
+	/* Renames only: an undo needs no free space. */
+	if (exchanged)
+		rc = renameat2(AT_FDCWD, tmp_dir, AT_FDCWD, final, RENAME_EXCHANGE);
+	else
+		rc = rename(final, tmp_dir);
+	if (rc < 0)
+		rc = tide_error_errno(TIDE_EIO, "cannot put '%s' back", final);
+	free(final);
+	return rc;
+}
+
+int day_install_finish(const char *days_dir, const char *tmp_dir)
+{
+	int error;
+
+	/* Until days/ is synced, a crash may bring back the old day or none. */
+	if ((error = dir_fsync(days_dir)) == 0 && path_exists(tmp_dir))
+		error = rm_rf(tmp_dir);	/* the old day, after the exchange */
+	return error;
+}
+
+int day_install(const char *days_dir, const char *date, const char *tmp_dir)
+{
+	int exchanged, error;
+
+	if ((error = day_install_swap(days_dir, date, tmp_dir, &exchanged)) < 0)
+		return error;
+	return day_install_finish(days_dir, tmp_dir);
 }

@@ -24,11 +24,23 @@ struct day_conflict {
 	size_t nhunks;
 	struct day_commit *ours, *theirs;
 	size_t nours, ntheirs;
+	/*
+	 * The conflicting lines in each side's version of the file, as
+	 * `git log -L` takes them ("12,14 30,31"; "@N" the place after line
+	 * N where a side removed lines), or NULL; and NULL when each side's
+	 * commits are those that changed them, else why a side's list is not
+	 * that (no lines to trace, only the file's commits; the search
+	 * stopped early).
+	 */
+	char *ours_lines, *theirs_lines;
+	char *ours_path, *theirs_path;	/* the file in each side, when it is not path (renames) */
+	char *blame;
 };
 
 /* A conflict resolved from DIR/rr-cache: its path, rerere id and the resolution's diff. */
 struct day_resolution {
 	char *path, *id, *diff;
+	char *combined;		/* the merge's `diff --cc` of path, or NULL */
 };
 
 /*
@@ -110,6 +122,7 @@ struct day_tree {
 	size_t nconflicts;
 	struct day_handling handling;
 	struct day_build *build;	/* its build after its merge (build-each-merge), or NULL */
+	struct day_moved *moved;	/* how its tip moved since the day before (changes.c), or NULL */
 	json_t *extra;		/* other keys of the tree object, or NULL */
 };
 
@@ -136,10 +149,22 @@ struct day {
 	struct day_config *configs;
 	size_t nconfigs;
 	struct day_bisect *bisect;	/* the last bisect of the day (bisect.c), or NULL */
+	/* The bisects before it, oldest first ("earlier_bisects", at most DAY_MAX_BISECTS). */
+	struct day_bisect **earlier_bisects;
+	size_t nearlier_bisects;
+	struct day_checks *checks;	/* the commit checks (checks.c), or NULL */
 	json_t *extra;		/* keys of a newer tide, or NULL */
 };
 
+/* How many earlier bisects a day keeps besides its last one. */
+#define DAY_MAX_BISECTS 32
+
 struct day *day_new(void);
+/*
+ * b (taken) becomes the day's last bisect; the one before joins
+ * earlier_bisects, the oldest dropped past DAY_MAX_BISECTS.
+ */
+void day_add_bisect(struct day *day, struct day_bisect *b);
 void day_free(struct day *day);
 /* Append a zeroed tree to day and return it. */
 struct day_tree *day_add_tree(struct day *day);
@@ -176,7 +201,14 @@ int day_to_json(json_t **out, const struct day *day);
  * type, is TIDE_EINVAL naming what (the file) and the key.
  */
 int day_from_json(struct day **out, const json_t *json, const char *what);
-/* Read/write a day.json file; the write is atomic. */
+/*
+ * Read/write a day.json file; the write is atomic.  Reading takes the
+ * record as untrusted input (src/safefs.h): not through a link, only a
+ * regular file of at most DAY_MAX_RECORD bytes.  day_json_read() is the
+ * reading alone, for callers that keep the JSON.
+ */
+#define DAY_MAX_RECORD (64u << 20)
+int day_json_read(json_t **out, const char *path);
 int day_load(struct day **out, const char *path);
 int day_save(const struct day *day, const char *path);
 
@@ -250,5 +282,14 @@ void day_counts(struct day_counts *out, const struct day *day);
  * day, never neither), then the old one is removed.
  */
 int day_install(const char *days_dir, const char *date, const char *tmp_dir);
+/*
+ * day_install() in steps, for an install that must be undone when what
+ * goes with the day (its refs) cannot be written: the swap (*exchanged:
+ * the old day is now at tmp_dir), its undo (renames only: no free space
+ * needed), and the finish (days_dir synced, the old day removed).
+ */
+int day_install_swap(const char *days_dir, const char *date, const char *tmp_dir, int *exchanged);
+int day_install_undo(const char *days_dir, const char *date, const char *tmp_dir, int exchanged);
+int day_install_finish(const char *days_dir, const char *tmp_dir);
 
 #endif

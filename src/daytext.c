@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "build.h"
+#include "checks.h"
 #include "dayrec.h"
 
 static const char *jstr(const json_t *o, const char *key, const char *dflt)
@@ -98,6 +99,13 @@ char *day_boot_text(const struct day_boot *rec, const char *config)
 		if (json_is_false(json_object_get(t, "ok")))
 			buf_printf(&b, "        not ok: %s\n",
 				   json_string_value(json_object_get(t, "name")) ?: "?");
+	/* Retried because tests failed: how many boots, and what failed on one only. */
+	if (json_array_size(rec->attempts))
+		buf_printf(&b, "        %zu boots: the tests failed on the first %zu\n",
+			   json_array_size(rec->attempts) + 1, json_array_size(rec->attempts));
+	json_array_foreach(rec->flaky, i, t)
+		buf_printf(&b, "        flaky: %s (failed on one boot, passed on another)\n",
+			   json_string_value(t) ?: "?");
 	return buf_detach(&b);
 }
 
@@ -129,11 +137,105 @@ char *day_bisect_text(const struct day_bisect *rec)
 		buf_printf(&b, " with %s", rec->conflicts_with ? rec->conflicts_with : "?");
 	if (json_array_size(rec->dropped))
 		buf_printf(&b, " (dropped)");
+	if (rec->revert) {
+		const json_t *c = json_object_get(rec->revert, "confirmed");
+
+		buf_printf(&b, json_is_true(c) ? ", confirmed by %s" : json_is_false(c) ?
+			   ", not confirmed by %s (the day still fails)" : ", %s untested",
+			   !strcmp(jstr(rec->revert, "how", ""), "tree-left-out") ?
+			   "leaving its tree out" : "revert");
+	}
 	/* Records before "steps_done" counted every step as a build. */
 	if (day_bisect_has(rec, "steps_done"))
 		buf_printf(&b, " (%lld steps, %lld builds, %.0fs)", rec->steps_done, rec->builds,
 			   rec->seconds);
 	else
 		buf_printf(&b, " (%lld builds, %.0fs)", rec->builds, rec->seconds);
+	return buf_detach(&b);
+}
+
+/* One line of a finding: kind, tree, commit, subject, then what is wrong. */
+static void finding_line(struct buf *b, const struct day_finding *f)
+{
+	const json_t *t, *p;
+	size_t i, j;
+
+	buf_printf(b, "        %-12s %s", f->kind ? f->kind : "?", f->tree ? f->tree : "-");
+	if (f->commit)
+		buf_printf(b, " %.12s", f->commit);
+	if (f->subject)
+		buf_printf(b, " (\"%s\")", f->subject);
+	if (f->since)
+		buf_printf(b, " since %s", f->since);
+	if (f->missing)
+		buf_printf(b, ": no Signed-off-by of its %s", f->missing);
+	if (f->other_tree)
+		buf_printf(b, ": also %s%s%s as %.12s", strcmp(f->other_tree, "mainline") ? "in the " : "in ",
+			   f->other_tree, strcmp(f->other_tree, "mainline") ? " tree" : "",
+			   f->other_commit ? f->other_commit : "?");
+	if (f->kind && !strcmp(f->kind, "stale"))
+		buf_printf(b, ": last commit %s, %lld days ago", f->date ? f->date : "?", f->days);
+	if (f->kind && !strcmp(f->kind, "fetch-failed"))
+		buf_printf(b, ": %lld day%s in a row: %s", f->days, f->days == 1 ? "" : "s",
+			   f->error ? f->error : "?");
+	if (f->kind && !strcmp(f->kind, "empty"))
+		buf_puts(b, ": changes nothing");
+	if (f->kind && !strcmp(f->kind, "merge-only"))
+		buf_puts(b, ": only merges beyond mainline");
+	if (f->tags_total > CHECKS_MAX_FIXES)
+		buf_printf(b, ": %lld Fixes: tags, the first %d checked", f->tags_total,
+			   CHECKS_MAX_FIXES);
+	buf_putc(b, '\n');
+	json_array_foreach(f->tags, i, t) {
+		buf_printf(b, "          %s:", jstr(t, "tag", "?"));
+		json_array_foreach(json_object_get(t, "problems"), j, p)
+			buf_printf(b, "%s %s", j ? "," : "", json_string_value(p) ? json_string_value(p) : "?");
+		buf_putc(b, '\n');
+	}
+}
+
+void day_checks_shortstat(struct buf *out, const json_t *mainline)
+{
+	long long f = json_integer_value(json_object_get(mainline, "files"));
+	long long i = json_integer_value(json_object_get(mainline, "insertions"));
+	long long d = json_integer_value(json_object_get(mainline, "deletions"));
+
+	if (!f) {
+		buf_puts(out, "0 files changed");
+		return;
+	}
+	buf_printf(out, "%lld file%s changed", f, f == 1 ? "" : "s");
+	if (i || !d)
+		buf_printf(out, ", %lld insertion%s(+)", i, i == 1 ? "" : "s");
+	if (d || !i)
+		buf_printf(out, ", %lld deletion%s(-)", d, d == 1 ? "" : "s");
+}
+
+char *day_checks_text(const struct day_checks *c)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	if (!c)
+		return NULL;
+	buf_printf(&b, "checks  %s", c->status ? c->status : "?");
+	if (c->failure)
+		buf_printf(&b, " (%s)", c->failure);
+	buf_printf(&b, ": %lld new commit%s in %lld tree%s, %zu finding%s in %.1f s\n", c->commits,
+		   c->commits == 1 ? "" : "s", c->trees, c->trees == 1 ? "" : "s", c->findings.n,
+		   c->findings.n == 1 ? "" : "s", c->seconds);
+	if (c->mainline) {
+		json_int_t n = json_integer_value(json_object_get(c->mainline, "commits"));
+
+		buf_printf(&b, "        against the base: %lld non-merge commit%s", (long long)n,
+			   n == 1 ? "" : "s");
+		if (json_object_get(c->mainline, "files")) {
+			buf_puts(&b, ", ");
+			day_checks_shortstat(&b, c->mainline);
+		}
+		buf_putc(&b, '\n');
+	}
+	for (i = 0; i < c->findings.n; i++)
+		finding_line(&b, c->findings.v[i]);
 	return buf_detach(&b);
 }

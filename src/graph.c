@@ -21,6 +21,9 @@
 
 #include "graph.h"
 #include "error.h"
+#include "safefs.h"
+#include "lineblame.h"
+#include "treepaths.h"
 #include "util.h"
 
 #define GEN_INF UINT32_MAX	/* not in the commit-graph: newer than all that are */
@@ -28,6 +31,7 @@
 #define CG_EXTRA 0x80000000u
 #define CG_LAST 0x80000000u
 #define HIDDEN_MAX 2000000	/* commits walked below the bottoms, at most */
+#define GIT_GRAPH_MAX (512 << 20)	/* a larger git commit-graph is not read (9M commits) */
 
 /* ---- the commit-graph file ---- */
 
@@ -199,23 +203,44 @@ static int refs_digest(char out[GIT_OID_HEXSZ + 1], git_repository *repo)
 }
 
 /*
+ * The side file is four short lines; anything bigger was not written by
+ * tide.  A graph of a million commits is about 40 MB: one claiming more
+ * than GRAPH_MAX is not read.
+ */
+#define GRAPH_SIDE_MAX 4096
+#define GRAPH_MAX (1ULL << 30)
+
+/*
  * Is the file at p->graph the one tide wrote (its hash and size in
- * p->side)?  0 yes (refs_out set to the digest recorded), 1 no, why set.
+ * p->side)?  0 yes (refs_out set to the digest recorded, data (may be
+ * NULL) to the file), 1 no, why set.  Both are read as untrusted input
+ * (src/safefs.h): a link, a FIFO or a device is not the file, and the
+ * graph is refused by its size before it is read, never read whole to
+ * be hashed (a link to /dev/zero took 14.5 GB).
  */
 static int graph_check(const struct graph_paths *p, char refs_out[GIT_OID_HEXSZ + 1],
-		       const char **why)
+		       const char **why, struct buf *data)
 {
 	struct buf side = BUF_INIT, file = BUF_INIT;
 	char hash[GIT_OID_HEXSZ + 1], want[GIT_OID_HEXSZ + 1], refs[GIT_OID_HEXSZ + 1];
 	unsigned long long size;
+	struct stat st;
 	int bad = 1;
 
 	*why = "not written by tide";
-	if (file_read(&side, p->side) < 0 ||
+	if (safefs_read_file(&side, p->side, GRAPH_SIDE_MAX) < 0 ||
 	    sscanf(buf_cstr(&side), "tide commit-graph 1\nhash %40s\nsize %llu\nrefs %40s\n",
-		   want, &size, refs) != 3)
+		   want, &size, refs) != 3 || size > GRAPH_MAX)
 		goto done;
-	if (file_read(&file, p->graph) < 0) {
+	if (lstat(p->graph, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		goto done;
+	}
+	if (lstat(p->graph, &st) == 0 && (unsigned long long)st.st_size != size) {
+		*why = (unsigned long long)st.st_size < size ? "truncated" : "changed on disk";
+		goto done;
+	}
+	if (safefs_read_file(&file, p->graph, (size_t)size) < 0) {
 		*why = "unreadable";
 		goto done;
 	}
@@ -229,6 +254,11 @@ static int graph_check(const struct graph_paths *p, char refs_out[GIT_OID_HEXSZ 
 		goto done;
 	}
 	memcpy(refs_out, refs, sizeof(refs));
+	if (data) {
+		buf_release(data);
+		*data = file;
+		file = (struct buf)BUF_INIT;
+	}
 	bad = 0;
 done:
 	tide_error_clear();
@@ -237,44 +267,92 @@ done:
 	return bad;
 }
 
+/* The cached file when it is still the one at path. */
+static struct cgraph *cgraph_cached(const char *path, const struct stat *st)
+{
+	if (cg_cache && !strcmp(cg_cache->path, path) && cg_cache->dev == st->st_dev &&
+	    cg_cache->ino == st->st_ino && cg_cache->size == st->st_size &&
+	    cg_cache->mtime.tv_sec == st->st_mtim.tv_sec &&
+	    cg_cache->mtime.tv_nsec == st->st_mtim.tv_nsec)
+		return cg_cache;
+	return NULL;
+}
+
+/*
+ * The file's bytes (data, taken over; read once, so the bytes checked are
+ * the bytes parsed) parsed into the cache as the file at path.
+ */
+static struct cgraph *cgraph_adopt(struct buf *data, const char *path, const struct stat *st)
+{
+	struct cgraph *g = xcalloc(1, sizeof(*g));
+
+	g->data = *data;
+	*data = (struct buf)BUF_INIT;
+	if (cgraph_parse(g) < 0) {
+		cgraph_free(g);
+		return NULL;
+	}
+	g->path = xstrdup(path);
+	g->dev = st->st_dev;
+	g->ino = st->st_ino;
+	g->size = st->st_size;
+	g->mtime = st->st_mtim;
+	cgraph_free(cg_cache);
+	cg_cache = g;
+	return g;
+}
+
 /* The verified commit-graph of repo, or NULL; read once per file. */
 static const struct cgraph *cgraph_get(git_repository *repo)
 {
 	struct graph_paths p;
 	struct cgraph *g = NULL;
+	struct buf data = BUF_INIT;
 	char refs[GIT_OID_HEXSZ + 1];
 	const char *why;
 	struct stat st;
 
-	if (graph_paths_of(&p, repo) < 0 || stat(p.graph, &st) < 0)
-		goto fail;
-	if (cg_cache && !strcmp(cg_cache->path, p.graph) && cg_cache->dev == st.st_dev &&
-	    cg_cache->ino == st.st_ino && cg_cache->size == st.st_size &&
-	    cg_cache->mtime.tv_sec == st.st_mtim.tv_sec &&
-	    cg_cache->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-		graph_paths_release(&p);
-		return cg_cache;
-	}
-	if (graph_check(&p, refs, &why) != 0)
-		goto fail;
-	g = xcalloc(1, sizeof(*g));
-	if (file_read(&g->data, p.graph) < 0 || cgraph_parse(g) < 0)
-		goto fail;
-	g->path = xstrdup(p.graph);
-	g->dev = st.st_dev;
-	g->ino = st.st_ino;
-	g->size = st.st_size;
-	g->mtime = st.st_mtim;
-	cgraph_free(cg_cache);
-	cg_cache = g;
+	if (graph_paths_of(&p, repo) < 0 || lstat(p.graph, &st) < 0 || !S_ISREG(st.st_mode))
+		goto done;
+	if (!(g = cgraph_cached(p.graph, &st)) && graph_check(&p, refs, &why, &data) == 0)
+		g = cgraph_adopt(&data, p.graph, &st);
+done:
+	tide_error_clear();
+	buf_release(&data);
 	graph_paths_release(&p);
 	return g;
-fail:
-	tide_error_clear();
-	cgraph_free(g);
-	graph_paths_release(&p);
-	return NULL;
 }
+
+/*
+ * For reading history (merge bases, the attribution walks): tide's file,
+ * or in a repository without one (a user's, for tide merge-tree) git's
+ * own single-file commit-graph, trusted as git trusts it: the generation
+ * numbers of its CDAT chunk (topological levels, in both of git's
+ * versions) are what the walks need.  A tide file that fails its check
+ * is no reason to read git's; a workspace has none of git's anyway
+ * (graph_refresh() removes it).  Without either, every commit is parsed.
+ */
+static const struct cgraph *cgraph_get_for_reading(git_repository *repo)
+{
+	const struct cgraph *g = cgraph_get(repo);
+	struct graph_paths p;
+	struct buf data = BUF_INIT;
+	struct stat st;
+
+	if (g || graph_paths_of(&p, repo) < 0) {
+		tide_error_clear();
+		return g;
+	}
+	if (lstat(p.graph, &st) < 0 && lstat(p.git_graph, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size <= GIT_GRAPH_MAX && !(g = cgraph_cached(p.git_graph, &st)) &&
+	    safefs_read_file(&data, p.git_graph, GIT_GRAPH_MAX) == 0)
+		g = cgraph_adopt(&data, p.git_graph, &st);
+	tide_error_clear();
+	buf_release(&data);
+	graph_paths_release(&p);
+	return g;
+}
+
 
 /* ---- the walk ---- */
 
@@ -291,17 +369,16 @@ struct node {
 	uint32_t gen;
 	int64_t time;
 	uint32_t parents, nparents;	/* into walk.parents */
-	uint32_t sig;			/* into walk.sigs, npaths entries */
+	uint32_t sig;			/* into walk.sigs: npaths entries, once F_SIG */
 	int owner;
 	unsigned flags;
 	uint32_t inq;			/* merge bases: entries in the queue */
-	uint32_t epoch;			/* merge bases: last reachability check */
+	uint32_t epoch;			/* merge bases: 1 once mb_reduce() walked it */
+	uint32_t lines;			/* line walk: into walk.lines + 1, 0 none */
 };
 
-struct pent {
-	git_oid oid;
-	unsigned mode;
-};
+/* A path's entry in a commit's tree (mode 0: none). */
+#define pent tree_path_entry
 
 struct walk {
 	git_repository *repo;
@@ -314,7 +391,8 @@ struct walk {
 	size_t tsize;
 	uint32_t *parents;
 	size_t nparents, parents_alloc;
-	struct pent *sigs;
+	struct tree_paths *tp;		/* the walk's paths, read in one pass per tree */
+	struct pent **sigs;
 	size_t nsigs, sigs_alloc;
 	uint32_t *heap;
 	size_t nheap, heap_alloc;
@@ -326,6 +404,14 @@ struct walk {
 	size_t *per_path;		/* candidates found changing each path */
 	size_t paths_full;		/* paths with max_per_path of them */
 	int full;			/* follow every parent of a merge */
+	int stop;			/* a budget is spent: end the walk */
+	/* graph_walk_lines(): each node's lines still to trace, npaths sets per slot */
+	struct line_ranges **lines;
+	size_t nlines, lines_alloc;
+	unsigned char *lchanged;	/* the node being done: paths whose lines it changed */
+	git_blob *blobs[8];		/* the versions read last: a parent's is its child's next */
+	size_t nextblob;
+	size_t diffed;			/* bytes of text diffed line by line */
 	int no_cache;			/* writing the graph: keep no extras */
 	struct graph_walk_stats stats;
 };
@@ -656,42 +742,68 @@ static int node_parse(struct walk *k, uint32_t ni)
 	return node_gen(k, ni);
 }
 
+static void walk_free(struct walk *k);
+
+void graph_warm(git_repository *repo)
+{
+	cgraph_get(repo);
+}
+
+void graph_remember(git_repository *repo, const git_oid *commit)
+{
+	struct walk k;
+
+	memset(&k, 0, sizeof(k));
+	k.repo = repo;
+	k.g = cgraph_get(repo);
+	if (git_repository_odb(&k.odb, repo) < 0 || node_parse(&k, node_get(&k, commit)) < 0)
+		tide_error_clear();
+	git_error_clear();
+	walk_free(&k);
+}
+
 /* The entries at the walk's paths in a node's tree. */
 static int node_sig(struct walk *k, uint32_t ni, const struct pent **out)
 {
-	git_tree *tree = NULL;
-	size_t i, np = k->w->npaths;
+	struct pent *sig;
 	int error;
 
 	if ((error = node_parse(k, ni)) < 0)
 		return error;
 	if (!(k->nodes[ni].flags & F_SIG)) {
-		array_grow(&k->sigs, &k->sigs_alloc, k->nsigs + np, sizeof(*k->sigs));
-		k->nodes[ni].sig = (uint32_t)k->nsigs;
-		memset(k->sigs + k->nsigs, 0, np * sizeof(*k->sigs));
-		k->nsigs += np;
-		if (git_tree_lookup(&tree, k->repo, &k->nodes[ni].tree) < 0)
-			return tide_error_git(TIDE_ERROR, "cannot read a tree");
-		for (i = 0; i < np; i++) {
-			git_tree_entry *e = NULL;
-
-			if (git_tree_entry_bypath(&e, tree, k->w->paths[i]) == 0) {
-				git_oid_cpy(&k->sigs[k->nodes[ni].sig + i].oid, git_tree_entry_id(e));
-				k->sigs[k->nodes[ni].sig + i].mode = git_tree_entry_filemode(e);
-			}
-			git_tree_entry_free(e);
+		if (!k->tp)
+			k->tp = tree_paths_new(k->w->paths, k->w->npaths);
+		sig = xcalloc(k->w->npaths ? k->w->npaths : 1, sizeof(*sig));
+		if ((error = tree_paths_read(sig, k->tp, k->repo, &k->nodes[ni].tree)) < 0) {
+			free(sig);
+			return error;
 		}
-		git_error_clear();
-		git_tree_free(tree);
+		array_grow(&k->sigs, &k->sigs_alloc, k->nsigs + 1, sizeof(*k->sigs));
+		k->nodes[ni].sig = (uint32_t)k->nsigs;
+		k->sigs[k->nsigs++] = sig;
 		k->nodes[ni].flags |= F_SIG;
 	}
-	*out = k->sigs + k->nodes[ni].sig;
+	*out = k->sigs[k->nodes[ni].sig];
 	return 0;
+}
+
+/*
+ * A node's entries are read for its children and for itself: once it is
+ * done (its children came before it), they can go.  Without exact
+ * generation numbers a late child reads them again.
+ */
+static void node_sig_drop(struct walk *k, uint32_t ni)
+{
+	if (!(k->nodes[ni].flags & F_SIG))
+		return;
+	free(k->sigs[k->nodes[ni].sig]);
+	k->sigs[k->nodes[ni].sig] = NULL;
+	k->nodes[ni].flags &= ~F_SIG;
 }
 
 static int pent_same(const struct pent *a, const struct pent *b)
 {
-	return a->mode == b->mode && (!a->mode || git_oid_equal(&a->oid, &b->oid));
+	return a->mode == b->mode && (!a->mode || git_oid_equal(&a->id, &b->id));
 }
 
 /* Heap order: higher generation first (children before parents), then newer. */
@@ -789,19 +901,30 @@ static void give_owner(struct walk *k, uint32_t from, uint32_t to)
 		k->nodes[to].owner = o;
 }
 
-static void cand_add(struct walk *k, uint32_t ni, const struct pent *mine, const struct pent *par)
+/* A commit to pass to the callback, with the paths it changed. */
+static void cand_push(struct walk *k, uint32_t ni, const unsigned char *changed)
 {
 	size_t i, np = k->w->npaths;
 
 	array_grow(&k->cand, &k->cand_alloc, k->ncand + 1, sizeof(*k->cand));
 	array_grow(&k->changed, &k->changed_alloc, (k->ncand + 1) * np, 1);
-	for (i = 0; i < np; i++)
-		k->changed[k->ncand * np + i] = par ? !pent_same(&mine[i], &par[i]) : mine[i].mode != 0;
+	memcpy(k->changed + k->ncand * np, changed, np);
 	for (i = 0; i < np; i++)
 		if (k->changed[k->ncand * np + i] && k->per_path[i]++ + 1 == k->w->max_per_path)
 			k->paths_full++;
 	k->cand[k->ncand++] = ni;
 	k->nodes[ni].flags |= F_CAND;
+}
+
+static void cand_add(struct walk *k, uint32_t ni, const struct pent *mine, const struct pent *par)
+{
+	size_t i, np = k->w->npaths;
+	unsigned char *changed = xcalloc(np ? np : 1, 1);
+
+	for (i = 0; i < np; i++)
+		changed[i] = par ? !pent_same(&mine[i], &par[i]) : mine[i].mode != 0;
+	cand_push(k, ni, changed);
+	free(changed);
 }
 
 /* An interesting commit: note it if it changed the paths, queue the parents to follow. */
@@ -834,7 +957,7 @@ static int walk_interesting(struct walk *k, uint32_t ni)
 		} else {
 			if ((error = node_sig(k, pi, &ps)) < 0)
 				return error;
-			mine = k->sigs + k->nodes[ni].sig;	/* node_sig may move sigs */
+			mine = k->sigs[k->nodes[ni].sig];
 			for (same = 1, p = 0; p < k->w->npaths && same; p++)
 				same = pent_same(&mine[p], &ps[p]);
 		}
@@ -879,6 +1002,211 @@ static void cand_sort(struct walk *k, size_t *order)
 	}
 }
 
+/* ---- the line walk (graph_walk_lines()) ---- */
+
+#define LINES_MAX_BLOB (16u << 20)	/* a larger version is not traced line by line */
+/*
+ * GRAPH_LINES_DIFF_BUDGET: text diffed per walk, at most; past it the
+ * walk stops and says so (GRAPH_LINES_BUDGET).  A conflict in files every
+ * commit rewrites (a translation, regenerated whole) on a side of
+ * thousands of commits would otherwise diff each version of them.
+ */
+
+/* The line sets of node ni (npaths of them), empty ones made when it has none. */
+static struct line_ranges *lines_of(struct walk *k, uint32_t ni)
+{
+	if (!k->nodes[ni].lines) {
+		array_grow(&k->lines, &k->lines_alloc, k->nlines + 1, sizeof(*k->lines));
+		k->lines[k->nlines++] = xcalloc(k->w->npaths ? k->w->npaths : 1,
+						sizeof(struct line_ranges));
+		k->nodes[ni].lines = (uint32_t)k->nlines;
+	}
+	return k->lines[k->nodes[ni].lines - 1];
+}
+
+static void lines_drop(struct walk *k, uint32_t ni)
+{
+	struct line_ranges *l;
+	size_t p;
+
+	if (!k->nodes[ni].lines)
+		return;
+	l = k->lines[k->nodes[ni].lines - 1];
+	for (p = 0; p < k->w->npaths; p++)
+		line_ranges_release(&l[p]);
+	free(l);
+	k->lines[k->nodes[ni].lines - 1] = NULL;
+	k->nodes[ni].lines = 0;
+}
+
+/* Hand path p's lines r, as they are in parent pi, to pi. */
+static int lines_pass(struct walk *k, uint32_t ni, uint32_t pi, size_t p,
+		      const struct line_ranges *r)
+{
+	if (line_ranges_empty(r) || (k->nodes[pi].flags & F_DONE))
+		return 0;
+	line_ranges_union(&lines_of(k, pi)[p], r);
+	give_owner(k, ni, pi);
+	return enqueue(k, pi);
+}
+
+/* A blob, from the few read last when it is one of them. */
+static int blob_get(git_blob **out, struct walk *k, const git_oid *id)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(k->blobs); i++)
+		if (k->blobs[i] && git_oid_equal(git_blob_id(k->blobs[i]), id))
+			return git_object_dup((git_object **)out, (git_object *)k->blobs[i]);
+	if (git_blob_lookup(out, k->repo, id) < 0)
+		return -1;
+	git_blob_free(k->blobs[k->nextblob]);
+	k->blobs[k->nextblob] = NULL;
+	if (git_object_dup((git_object **)&k->blobs[k->nextblob], (git_object *)*out) == 0)
+		k->nextblob = (k->nextblob + 1) % ARRAY_SIZE(k->blobs);
+	return 0;
+}
+
+/* One version of a file as text: none is empty; 1 when it cannot be traced by line. */
+static int version_load(git_blob **blob, const char **text, size_t *len, struct walk *k,
+			const struct pent *e)
+{
+	git_object_t type;
+	size_t size;
+
+	*blob = NULL;
+	*text = "";
+	*len = 0;
+	if (!e->mode || e->mode == GIT_FILEMODE_TREE)
+		return 0;
+	/* the size from the header: a huge version is not read to be refused */
+	if (e->mode == GIT_FILEMODE_COMMIT || git_odb_read_header(&size, &type, k->odb, &e->id) < 0 ||
+	    size > LINES_MAX_BLOB || blob_get(blob, k, &e->id) < 0) {
+		git_error_clear();
+		return 1;
+	}
+	if (git_blob_rawsize(*blob) > LINES_MAX_BLOB || git_blob_is_binary(*blob))
+		return 1;
+	*text = git_blob_rawcontent(*blob);
+	*len = (size_t)git_blob_rawsize(*blob);
+	return 0;
+}
+
+/*
+ * git log -L's step over one commit for path p: a parent with the same
+ * lines there takes them all (the first such parent of a merge), and the
+ * commit did not change them; else the commit changed them, and each
+ * parent gets the lines they came from.  *bad when a version cannot be
+ * read as text.
+ */
+static int lines_step(struct walk *k, uint32_t ni, size_t p, const struct pent *me,
+		      unsigned char *changed, int *bad)
+{
+	const struct line_ranges *r = &lines_of(k, ni)[p];
+	uint32_t np = k->nodes[ni].nparents, first = k->nodes[ni].parents, i, took = np;
+	struct line_ranges *from = xcalloc(np, sizeof(*from));
+	git_blob *mine = NULL, *theirs = NULL;
+	const char *mtext = NULL, *ptext;
+	size_t mlen = 0, plen;
+	const struct pent *ps;
+	struct line_diff d;
+	int error = 0;
+
+	for (i = 0; i < np && took == np; i++) {
+		if ((error = node_sig(k, k->parents[first + i], &ps)) < 0)
+			goto done;
+		if (pent_same(&me[p], &ps[p])) {
+			line_ranges_union(&from[i], r);
+			took = i;
+			break;
+		}
+		if ((!mtext && version_load(&mine, &mtext, &mlen, k, &me[p])) ||
+		    version_load(&theirs, &ptext, &plen, k, &ps[p])) {
+			*bad = 1;
+			goto done;
+		}
+		if (!line_ranges_map_quick(&from[i], r, ptext, plen, mtext, mlen)) {
+			took = i;
+		} else if (k->diffed + plen + mlen > GRAPH_LINES_DIFF_BUDGET) {
+			k->w->status[p] = GRAPH_LINES_BUDGET;
+			k->stop = 1;
+			goto done;
+		} else {
+			k->diffed += plen + mlen;
+			if ((error = line_diff_compute(&d, ptext, plen, mtext, mlen)) < 0)
+				goto done;
+			if (!line_ranges_map(&from[i], r, &d))
+				took = i;
+			line_diff_release(&d);
+		}
+		git_blob_free(theirs);
+		theirs = NULL;
+	}
+	*changed = took == np;
+	for (i = 0; i < np && !error; i++)
+		if (took == np || took == i)
+			error = lines_pass(k, ni, k->parents[first + i], p, &from[i]);
+done:
+	for (i = 0; i < np; i++)
+		line_ranges_release(&from[i]);
+	free(from);
+	git_blob_free(mine);
+	git_blob_free(theirs);
+	return error;
+}
+
+/* An interesting commit of the line walk: which paths' lines it changed, and on. */
+static int lines_interesting(struct walk *k, uint32_t ni)
+{
+	const struct graph_walk *w = k->w;
+	const struct pent *me;
+	size_t p;
+	int error = 0, any = 0, bad;
+
+	k->stats.examined++;
+	if ((error = node_sig(k, ni, &me)) < 0)
+		return error;
+	memset(k->lchanged, 0, w->npaths);
+	for (p = 0; p < w->npaths && k->nodes[ni].lines && !error; p++) {
+		if (line_ranges_empty(&lines_of(k, ni)[p]) || w->status[p] != GRAPH_LINES_DONE ||
+		    !me[p].mode)
+			continue;	/* no lines, a path given up, or no file to have them */
+		if (w->max_per_path && k->per_path[p] >= w->max_per_path) {
+			w->status[p] = GRAPH_LINES_CUT;
+			continue;
+		}
+		bad = 0;
+		if (!k->nodes[ni].nparents)
+			k->lchanged[p] = me[p].mode != 0;	/* the root made the file */
+		else
+			error = lines_step(k, ni, p, me, &k->lchanged[p], &bad);
+		if (bad)
+			w->status[p] = GRAPH_LINES_UNREADABLE;
+		any |= k->lchanged[p];
+	}
+	if (any && !error)
+		cand_push(k, ni, k->lchanged);
+	lines_drop(k, ni);
+	return error;
+}
+
+/* Lines left on commits the walk did not get to: those paths' histories are cut short. */
+static void lines_cut(struct walk *k)
+{
+	size_t ni, p;
+
+	for (ni = 0; ni < k->n; ni++) {
+		const struct line_ranges *l;
+
+		if (!k->nodes[ni].lines || (k->nodes[ni].flags & F_HIDDEN))
+			continue;
+		l = k->lines[k->nodes[ni].lines - 1];
+		for (p = 0; p < k->w->npaths; p++)
+			if (!line_ranges_empty(&l[p]) && k->w->status[p] == GRAPH_LINES_DONE)
+				k->w->status[p] = k->stop ? GRAPH_LINES_BUDGET : GRAPH_LINES_CUT;
+	}
+}
+
 static int walk_run(struct walk *k)
 {
 	const struct graph_walk *w = k->w;
@@ -898,6 +1226,14 @@ static int walk_run(struct walk *k)
 		if ((error = enqueue(k, ni)) < 0)
 			return error;
 	}
+	if (w->lines) {
+		uint32_t ti = node_get(k, w->tip);
+
+		for (i = 0; i < w->npaths; i++) {
+			w->status[i] = GRAPH_LINES_DONE;
+			line_ranges_union(&lines_of(k, ti)[i], &w->lines[i]);
+		}
+	}
 	if ((error = enqueue(k, node_get(k, w->tip))) < 0)
 		return error;
 	while (k->nheap && k->queued_interesting) {
@@ -908,15 +1244,17 @@ static int walk_run(struct walk *k)
 			if (k->stats.hidden >= HIDDEN_MAX)
 				break;
 			error = walk_hidden(k, ni);
+			lines_drop(k, ni);	/* lines from below a merge base: on neither side */
 		} else {
 			k->queued_interesting--;
 			if (k->stats.examined >= w->max_commits)
 				break;
-			error = walk_interesting(k, ni);
+			error = w->lines ? lines_interesting(k, ni) : walk_interesting(k, ni);
+			node_sig_drop(k, ni);
 		}
 		if (error < 0)
 			return error;
-		if (w->max_per_path && k->paths_full == w->npaths)
+		if (k->stop || (w->max_per_path && k->paths_full == w->npaths))
 			break;	/* the newest max_per_path of each path are found */
 	}
 	return 0;
@@ -924,11 +1262,22 @@ static int walk_run(struct walk *k)
 
 static void walk_free(struct walk *k)
 {
+	size_t i;
+
+	for (i = 0; i < k->n; i++)
+		lines_drop(k, (uint32_t)i);
+	for (i = 0; i < ARRAY_SIZE(k->blobs); i++)
+		git_blob_free(k->blobs[i]);
+	free(k->lines);
+	free(k->lchanged);
 	git_odb_free(k->odb);
 	free(k->nodes);
 	free(k->table);
 	free(k->parents);
+	for (i = 0; i < k->nsigs; i++)
+		free(k->sigs[i]);
 	free(k->sigs);
+	tree_paths_free(k->tp);
 	free(k->heap);
 	free(k->cand);
 	free(k->changed);
@@ -948,12 +1297,15 @@ static int walk_once(git_repository *repo, const struct graph_walk *w, int full,
 	k.repo = repo;
 	k.w = w;
 	k.full = full;
-	k.g = cgraph_get(repo);
+	k.g = cgraph_get_for_reading(repo);
 	if (git_repository_odb(&k.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	k.per_path = xcalloc(w->npaths ? w->npaths : 1, sizeof(*k.per_path));
+	k.lchanged = xcalloc(w->npaths ? w->npaths : 1, 1);
 	if ((error = walk_run(&k)) < 0)
 		goto done;
+	if (w->lines)
+		lines_cut(&k);
 	order = xcalloc(k.ncand ? k.ncand : 1, sizeof(*order));
 	cand_sort(&k, order);
 	for (i = 0; i < k.ncand && !error; i++) {
@@ -987,6 +1339,14 @@ int graph_walk_touching(git_repository *repo, const struct graph_walk *w, graph_
 	if (!error && !found)
 		error = walk_once(repo, w, 1, cb, payload, &found);
 	return error;
+}
+
+int graph_walk_lines(git_repository *repo, const struct graph_walk *w, graph_touch_cb cb,
+		     void *payload)
+{
+	size_t found;
+
+	return walk_once(repo, w, 0, cb, payload, &found);
 }
 
 /* ---- merge bases ---- */
@@ -1087,69 +1447,59 @@ static int mb_paint(struct walk *k, uint32_t a, const git_oid *twos, size_t ntwo
 	return 0;
 }
 
-/*
- * Can the walk reach target from node from?  Only nodes of a generation
- * at least target's are walked (a commit-graph generation is larger than
- * any of its ancestors'; commits outside the graph are never ancestors of
- * ones in it).
- */
-static int mb_reaches(struct walk *k, uint32_t from, uint32_t target, uint32_t epoch)
-{
-	uint32_t *stack = NULL, i;
-	size_t n = 0, alloc = 0;
-	int found = 0, error = 0;
+#define F_BASE 2048u	/* merge bases: a candidate */
+#define F_REDUNDANT 4096u	/* merge bases: a candidate another one reaches */
 
-	array_grow(&stack, &alloc, 1, sizeof(*stack));
-	stack[n++] = from;
-	k->nodes[from].epoch = epoch;
-	while (n && !found && !error) {
+/*
+ * Drop each candidate that another one reaches (git's remove_redundant()),
+ * in one walk from all of them at once: a candidate it meets below
+ * another is an ancestor of that one.  Only commits of a generation at
+ * least the lowest candidate's are walked (a commit-graph generation is
+ * larger than any of its ancestors'; commits outside the graph are never
+ * ancestors of ones in it; without a graph nothing is cut).  A walk per
+ * pair of candidates cost seconds a tree late in a 400-tree day, whose
+ * state has many merge bases with each tree.
+ */
+static int mb_reduce(struct walk *k, uint32_t *res, size_t *nres)
+{
+	uint32_t *stack = NULL, min_gen = UINT32_MAX, i;
+	size_t n = 0, alloc = 0, c, kept = 0, redundant = 0;
+	int error = 0;
+
+	for (c = 0; c < *nres; c++) {
+		k->nodes[res[c]].flags |= F_BASE;
+		if (k->nodes[res[c]].gen < min_gen)
+			min_gen = k->nodes[res[c]].gen;
+		array_grow(&stack, &alloc, n + 1, sizeof(*stack));
+		stack[n++] = res[c];
+	}
+	while (n && !error && redundant + 1 < *nres) {
 		uint32_t ni = stack[--n];
 
 		if ((error = node_parse(k, ni)) < 0)
 			break;
-		for (i = 0; i < k->nodes[ni].nparents; i++) {
+		for (i = 0; i < k->nodes[ni].nparents && !error; i++) {
 			uint32_t pi = k->parents[k->nodes[ni].parents + i];
 
-			if (pi == target) {
-				found = 1;
-				break;
+			if (k->nodes[pi].epoch == 1 || (error = node_parse(k, pi)) < 0)
+				continue;
+			k->nodes[pi].epoch = 1;
+			if ((k->nodes[pi].flags & (F_BASE | F_REDUNDANT)) == F_BASE) {
+				k->nodes[pi].flags |= F_REDUNDANT;
+				redundant++;
 			}
-			if (k->nodes[pi].epoch == epoch || (error = node_parse(k, pi)) < 0)
+			if (k->nodes[pi].gen < min_gen)
 				continue;
-			if (k->nodes[pi].gen < k->nodes[target].gen)
-				continue;
-			k->nodes[pi].epoch = epoch;
 			array_grow(&stack, &alloc, n + 1, sizeof(*stack));
 			stack[n++] = pi;
 		}
 	}
 	free(stack);
-	return error < 0 ? error : found;
-}
-
-/* Drop each candidate that another one reaches (git's remove_redundant()). */
-static int mb_reduce(struct walk *k, uint32_t *res, size_t *nres)
-{
-	size_t i, j, kept = 0;
-	uint32_t epoch = 0;
-	int r;
-
-	for (i = 0; i < *nres; i++) {
-		int redundant = 0;
-
-		for (j = 0; j < *nres && !redundant; j++) {
-			if (i == j || res[j] == UINT32_MAX)
-				continue;
-			if ((r = mb_reaches(k, res[j], res[i], ++epoch)) < 0)
-				return r;
-			redundant = r;
-		}
-		if (redundant)
-			res[i] = UINT32_MAX;
-	}
-	for (i = 0; i < *nres; i++)
-		if (res[i] != UINT32_MAX)
-			res[kept++] = res[i];
+	if (error < 0)
+		return error;
+	for (c = 0; c < *nres; c++)
+		if (!(k->nodes[res[c]].flags & F_REDUNDANT))
+			res[kept++] = res[c];
 	*nres = kept;
 	return 0;
 }
@@ -1171,7 +1521,7 @@ int graph_merge_bases_many(git_oidarray *out, git_repository *repo, const git_oi
 	memset(out, 0, sizeof(*out));
 	memset(&k, 0, sizeof(k));
 	k.repo = repo;
-	k.g = cgraph_get(repo);
+	k.g = cgraph_get_for_reading(repo);
 	if (git_repository_odb(&k.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
 	for (i = 0; i < ntwos; i++)
@@ -1480,7 +1830,7 @@ int graph_refresh(struct graph_refresh_result *out, const char *repo_path)
 	repo = NULL;
 	out->what = GRAPH_WRITTEN;
 	exists = path_exists(p.graph);
-	if (exists && graph_check(&p, had, &out->why) == 0) {
+	if (exists && graph_check(&p, had, &out->why, NULL) == 0) {
 		if (!strcmp(had, refs)) {
 			out->what = GRAPH_UP_TO_DATE;
 			error = remove_git_graph(out, &p);
@@ -1505,3 +1855,279 @@ done:
 	return error;
 }
 
+
+/* ---- ranges and reachability (src/checks.c, src/stats.c) ---- */
+
+void graph_commits_release(struct graph_commits *c)
+{
+	free(c->v);
+	free(c->parents);
+	memset(c, 0, sizeof(*c));
+}
+
+static void range_add(struct graph_commits *out, size_t *alloc, size_t *palloc,
+		      const struct walk *k, uint32_t ni)
+{
+	const struct node *n = &k->nodes[ni];
+	struct graph_commit *c;
+	uint32_t i;
+
+	array_grow(&out->v, alloc, out->n + 1, sizeof(*out->v));
+	array_grow(&out->parents, palloc, out->nparents + n->nparents + 1, sizeof(*out->parents));
+	c = &out->v[out->n++];
+	git_oid_cpy(&c->id, &n->id);
+	git_oid_cpy(&c->tree, &n->tree);
+	c->parents = out->nparents;
+	c->nparents = n->nparents;
+	for (i = 0; i < n->nparents; i++)
+		git_oid_cpy(&out->parents[out->nparents++], &k->nodes[k->parents[n->parents + i]].id);
+}
+
+/*
+ * The interesting commits are popped in generation order, so a commit is
+ * final when popped; without a commit-graph (time order) one may turn out
+ * hidden later, and is left out at the end, as the attribution walk does.
+ */
+static int range_walk(struct walk *k, const git_oid *tips, size_t ntips, const git_oid *hides,
+		      size_t nhides, size_t max, int *truncated, uint32_t **found, size_t *nfound)
+{
+	size_t i, alloc = 0;
+	int error;
+
+	for (i = 0; i < nhides; i++) {
+		uint32_t ni = node_get(k, &hides[i]);
+
+		k->nodes[ni].flags |= F_HIDDEN;
+		if ((error = enqueue(k, ni)) < 0)
+			return error;
+	}
+	for (i = 0; i < ntips; i++)
+		if ((error = enqueue(k, node_get(k, &tips[i]))) < 0)
+			return error;
+	while (k->nheap && k->queued_interesting) {
+		uint32_t ni = heap_pop(k), p;
+
+		k->nodes[ni].flags |= F_DONE;
+		if (k->nodes[ni].flags & F_HIDDEN) {
+			if (k->stats.hidden >= HIDDEN_MAX) {
+				*truncated = 1;
+				break;
+			}
+			if ((error = walk_hidden(k, ni)) < 0)
+				return error;
+			continue;
+		}
+		k->queued_interesting--;
+		if (max && *nfound >= max) {
+			*truncated = 1;
+			break;
+		}
+		array_grow(found, &alloc, *nfound + 1, sizeof(**found));
+		(*found)[(*nfound)++] = ni;
+		for (p = 0; p < k->nodes[ni].nparents; p++)
+			if ((error = enqueue(k, k->parents[k->nodes[ni].parents + p])) < 0)
+				return error;
+	}
+	return 0;
+}
+
+int graph_range(struct graph_commits *out, git_repository *repo, const git_oid *tips,
+		size_t ntips, const git_oid *hides, size_t nhides, size_t max)
+{
+	struct walk k;
+	uint32_t *found = NULL;
+	size_t nfound = 0, alloc = 0, palloc = 0, i;
+	int error;
+
+	memset(out, 0, sizeof(*out));
+	memset(&k, 0, sizeof(k));
+	k.repo = repo;
+	k.g = cgraph_get(repo);
+	if (git_repository_odb(&k.odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the object database");
+	error = range_walk(&k, tips, ntips, hides, nhides, max, &out->truncated, &found, &nfound);
+	for (i = 0; !error && i < nfound; i++)
+		if (!(k.nodes[found[i]].flags & F_HIDDEN))
+			range_add(out, &alloc, &palloc, &k, found[i]);
+	free(found);
+	walk_free(&k);
+	if (error < 0)
+		graph_commits_release(out);
+	return error;
+}
+
+/*
+ * Reachability: the commit-graph is closed under parents, so from a
+ * commit in it a walk needs only its positions (a bit each); commits
+ * outside it (today's merges, a repository without the file) are read
+ * and kept in a sorted list.
+ */
+struct graph_reach {
+	const struct cgraph *g;
+	unsigned char *bits;		/* g->n bits */
+	git_oid *outside;		/* sorted */
+	size_t noutside;
+};
+
+static int oid_cmp_qsort(const void *a, const void *b)
+{
+	return git_oid_cmp(a, b);
+}
+
+static void reach_mark_graph(struct graph_reach *r, uint32_t pos, uint32_t **stack,
+			     size_t *alloc)
+{
+	const struct cgraph *g = r->g;
+	size_t n = 0;
+
+	if (r->bits[pos / 8] & (1u << (pos % 8)))
+		return;
+	r->bits[pos / 8] |= (unsigned char)(1u << (pos % 8));
+	array_grow(stack, alloc, 1, sizeof(**stack));
+	(*stack)[n++] = pos;
+	while (n) {
+		const unsigned char *d = g->cdat + (size_t)(*stack)[--n] * 36;
+		uint32_t par[2] = { get_be32(d + 20), get_be32(d + 24) }, e, i, q;
+
+		for (i = 0; i < 2; i++) {
+			if (par[i] == CG_NONE)
+				continue;
+			if (i == 1 && (par[i] & CG_EXTRA)) {
+				for (e = par[i] & ~CG_EXTRA; e < g->nedges; e++) {
+					q = get_be32(g->edges + (size_t)e * 4);
+					if ((q & ~CG_LAST) < g->n &&
+					    !(r->bits[(q & ~CG_LAST) / 8] & (1u << ((q & ~CG_LAST) % 8)))) {
+						r->bits[(q & ~CG_LAST) / 8] |=
+							(unsigned char)(1u << ((q & ~CG_LAST) % 8));
+						array_grow(stack, alloc, n + 1, sizeof(**stack));
+						(*stack)[n++] = q & ~CG_LAST;
+					}
+					if (q & CG_LAST)
+						break;
+				}
+				continue;
+			}
+			q = par[i];
+			if (q >= g->n || (r->bits[q / 8] & (1u << (q % 8))))
+				continue;
+			r->bits[q / 8] |= (unsigned char)(1u << (q % 8));
+			array_grow(stack, alloc, n + 1, sizeof(**stack));
+			(*stack)[n++] = q;
+		}
+	}
+}
+
+static int reach_outside_has(const struct graph_reach *r, const git_oid *id)
+{
+	return r->noutside && bsearch(id, r->outside, r->noutside, sizeof(*r->outside),
+				      oid_cmp_qsort) != NULL;
+}
+
+/* A set of commit ids (open addressing), for the commits outside the file. */
+struct oidset {
+	git_oid *slots;
+	unsigned char *used;
+	size_t n, size;
+};
+
+/* 1 when id was added, 0 when it was there. */
+static int oidset_add(struct oidset *s, const git_oid *id)
+{
+	size_t h, i;
+
+	if ((s->n + 1) * 2 > s->size) {
+		struct oidset bigger = { NULL, NULL, 0, s->size ? s->size * 2 : 256 };
+
+		bigger.slots = xcalloc(bigger.size, sizeof(*bigger.slots));
+		bigger.used = xcalloc(bigger.size, 1);
+		for (i = 0; i < s->size; i++)
+			if (s->used[i])
+				oidset_add(&bigger, &s->slots[i]);
+		free(s->slots);
+		free(s->used);
+		*s = bigger;
+	}
+	for (h = oid_hash(id) & (s->size - 1); s->used[h]; h = (h + 1) & (s->size - 1))
+		if (git_oid_equal(&s->slots[h], id))
+			return 0;
+	s->used[h] = 1;
+	git_oid_cpy(&s->slots[h], id);
+	s->n++;
+	return 1;
+}
+
+int graph_reach_new(struct graph_reach **out, git_repository *repo, const git_oid *tip)
+{
+	struct graph_reach *r = xcalloc(1, sizeof(*r));
+	struct oidset seen = { 0 };
+	git_oid *todo = NULL;
+	uint32_t *stack = NULL, pos;
+	size_t ntodo = 0, todo_alloc = 0, stack_alloc = 0, out_alloc = 0, i;
+	int error = 0;
+
+	*out = NULL;
+	r->g = cgraph_get(repo);
+	if (r->g)
+		r->bits = xcalloc(r->g->n / 8 + 1, 1);
+	array_grow(&todo, &todo_alloc, 1, sizeof(*todo));
+	git_oid_cpy(&todo[ntodo++], tip);
+	while (ntodo && !error) {
+		git_oid id = todo[--ntodo];
+		git_commit *c = NULL;
+
+		if (r->g && cgraph_find(r->g, &id, &pos)) {
+			reach_mark_graph(r, pos, &stack, &stack_alloc);
+			continue;
+		}
+		if (!oidset_add(&seen, &id))
+			continue;	/* outside the file, and seen already */
+		if (r->noutside >= HIDDEN_MAX) {
+			error = tide_error_set(TIDE_ERROR, "more than %d commits outside the commit-graph",
+					       HIDDEN_MAX);
+			break;
+		}
+		if (git_commit_lookup(&c, repo, &id) < 0) {
+			error = tide_error_git(TIDE_ERROR, "cannot read commit %s", git_oid_tostr_s(&id));
+			break;
+		}
+		array_grow(&r->outside, &out_alloc, r->noutside + 1, sizeof(*r->outside));
+		git_oid_cpy(&r->outside[r->noutside++], &id);
+		for (i = 0; i < git_commit_parentcount(c); i++) {
+			array_grow(&todo, &todo_alloc, ntodo + 1, sizeof(*todo));
+			git_oid_cpy(&todo[ntodo++], git_commit_parent_id(c, i));
+		}
+		git_commit_free(c);
+	}
+	free(todo);
+	free(stack);
+	free(seen.slots);
+	free(seen.used);
+	if (error < 0) {
+		graph_reach_free(r);
+		return error;
+	}
+	if (r->noutside)
+		qsort(r->outside, r->noutside, sizeof(*r->outside), oid_cmp_qsort);
+	*out = r;
+	return 0;
+}
+
+int graph_reach_has(const struct graph_reach *r, const git_oid *id)
+{
+	uint32_t pos;
+
+	if (!r)
+		return 0;
+	if (r->g && cgraph_find(r->g, id, &pos))
+		return !!(r->bits[pos / 8] & (1u << (pos % 8)));
+	return reach_outside_has(r, id);
+}
+
+void graph_reach_free(struct graph_reach *r)
+{
+	if (!r)
+		return;
+	free(r->bits);
+	free(r->outside);
+	free(r);
+}

@@ -166,3 +166,25 @@ int history_state_before(git_oid *out, const struct day *d, const struct day_tre
 	}
 	return 0;
 }
+
+int history_patch_id(git_oid *out, git_repository *repo, const git_oid *commit)
+{
+	git_commit *cm = NULL, *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	int err = 0;
+
+	if (git_commit_lookup(&cm, repo, commit) < 0 || git_commit_tree(&t, cm) < 0 ||
+	    (git_commit_parentcount(cm) > 0 &&
+	     (git_commit_parent(&parent, cm, 0) < 0 || git_commit_tree(&pt, parent) < 0)) ||
+	    git_diff_tree_to_tree(&diff, repo, pt, t, NULL) < 0 ||
+	    git_diff_patchid(out, diff, NULL) < 0)
+		err = tide_error_git(TIDE_ERROR, "cannot compute the patch id of %.12s",
+				     git_oid_tostr_s(commit));
+	git_diff_free(diff);
+	git_tree_free(pt);
+	git_tree_free(t);
+	git_commit_free(parent);
+	git_commit_free(cm);
+	return err;
+}

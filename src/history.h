@@ -64,6 +64,13 @@ int history_state_before(git_oid *out, const struct day *d, const struct day_tre
 /* A commit id as 40 hex digits, a new string. */
 char *history_oid_hex(const git_oid *oid);
 
+/*
+ * The patch id of commit against its first parent (libgit2's
+ * git_diff_patchid(), white space ignored as git patch-id does): how the
+ * day-against-day comparisons tell a rebased commit from a new one.
+ */
+int history_patch_id(git_oid *out, git_repository *repo, const git_oid *commit);
+
 /* The 12-digit abbreviation merge.log and the events show, into out[13]. */
 void history_oid_abbrev(char *out, const git_oid *oid);
 

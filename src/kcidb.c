@@ -16,7 +16,9 @@
 #include "buf.h"
 #include "day.h"
 #include "error.h"
+#include "checks.h"
 #include "kcidb.h"
+#include "regress.h"
 #include "text.h"
 #include "util.h"
 
@@ -226,6 +228,16 @@ static void tree_excerpt(struct buf *b, const struct day_tree *t)
 	}
 }
 
+/* The commit checks' findings about the tree. */
+static size_t tree_findings(const struct day *day, const struct day_tree *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < day->checks->findings.n; i++)
+		n += day->checks->findings.v[i]->tree && !strcmp(day->checks->findings.v[i]->tree, t->name);
+	return n;
+}
+
 static void tree_checkout(struct doc *d, const struct day_tree *t)
 {
 	json_t *c = json_object(), *misc = json_object();
@@ -260,6 +272,8 @@ static void tree_checkout(struct doc *d, const struct day_tree *t)
 	if ((v = t->handling.attempted_sha))
 		set_str(misc, "attempted_sha", v);
 	json_object_set_new(misc, "conflicts", json_integer((json_int_t)t->nconflicts));
+	if (d->day->checks)
+		json_object_set_new(misc, "check_findings", json_integer((json_int_t)tree_findings(d->day, t)));
 	json_object_set_new(c, "misc", misc);
 	json_array_append_new(d->checkouts, c);
 	buf_release(&excerpt);
@@ -278,6 +292,128 @@ static void short_hash(char out[17], const char *text)
 	EVP_Digest(text, strlen(text), md, &n, EVP_sha1(), NULL);
 	for (i = 0; i < 8; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* ---- regressions as issues ---- */
+
+/* The regression failing today that kind/test of the day's own configuration is part of. */
+static const struct regression *regression_of(const struct doc *d, const char *kind,
+					      const char *test)
+{
+	char *key;
+	const struct regression *r;
+
+	if (!d->o->regressions)
+		return NULL;
+	key = regress_key(kind, regress_day_config(d->day), regress_day_arch(d->day), test);
+	r = regress_find(d->o->regressions, key, d->day->date);
+	free(key);
+	return r && !(r->fixed && !strcmp(r->fixed, d->day->date)) ? r : NULL;
+}
+
+/* What was learnt since it appeared (a culprit, a fix): KCIDB's issue version. */
+static int regression_version(const struct regression *r)
+{
+	return (r->culprit != NULL) + (r->fixed != NULL);
+}
+
+static json_t *regression_issue(const struct doc *d, const struct regression *r, const char *id)
+{
+	json_t *i = json_object(), *misc = json_object();
+	const char *first = json_string_value(json_object_get(r->mails, "new"));
+
+	json_object_set_new(i, "id", json_text(id));
+	json_object_set_new(i, "version", json_integer(regression_version(r)));
+	json_object_set_new(i, "origin", json_text(d->o->origin));
+	json_object_set_new(i, "categories", json_pack("[s]", strcmp(r->state, "flaky") ?
+						       "regression" : "flaky"));
+	json_object_set_new(i, "comment", json_text_printf("%s %s on %s (%s) since %s", r->kind,
+				r->test, r->config, r->arch, r->first_tag ? r->first_tag : r->first_bad));
+	if (strcmp(r->state, "flaky"))
+		json_object_set_new(i, "culprit", json_pack("{s:b}", "code", 1));
+	if (first && strlen(first) > 2 && first[0] == '<') {
+		const char *lore = d->o->lore ? d->o->lore : "https://lore.kernel.org/r";
+
+		json_object_set_new(i, "report_url", json_text_printf("%s/%.*s/", lore,
+				    (int)strlen(first) - 2, first + 1));
+	}
+	set_str(misc, "state", r->state);
+	set_str(misc, "first_bad", r->first_bad);
+	set_str(misc, "last_good", r->last_good);
+	set_str(misc, "fixed", r->fixed);
+	json_object_set_new(misc, "flakiness", json_real(r->score));
+	if (r->culprit)
+		json_object_set(misc, "culprit", r->culprit);
+	json_object_set_new(i, "misc", misc);
+	return i;
+}
+
+/* The regression's issue (once per document) and its incident on object build_id or test_id. */
+static void regression_incident(struct doc *d, const struct regression *r, const char *build_id,
+				const char *test_id, int present)
+{
+	char *issue_id = xasprintf("%s:regression:%s", d->o->origin, r->id);
+	char *incident_id = xasprintf("%s:regression:%s", d->checkout_id, r->id);
+
+	if (!json_object_get(d->seen, issue_id)) {
+		json_array_append_new(d->issues, regression_issue(d, r, issue_id));
+		json_object_set_new(d->seen, issue_id, json_true());
+	}
+	if (!json_object_get(d->seen, incident_id)) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "id", json_text(incident_id));
+		json_object_set_new(n, "origin", json_text(d->o->origin));
+		json_object_set_new(n, "issue_id", json_text(issue_id));
+		json_object_set_new(n, "issue_version", json_integer(regression_version(r)));
+		set_str(n, "build_id", build_id);
+		set_str(n, "test_id", test_id);
+		json_object_set_new(n, "present", json_boolean(present));
+		json_array_append_new(d->incidents, n);
+		json_object_set_new(d->seen, incident_id, json_true());
+	}
+	free(issue_id);
+	free(incident_id);
+}
+
+/* A failure of the day: its regression's incident when it has one (1), else 0. */
+static int regression_failure(struct doc *d, const char *kind, const char *test,
+			      const char *build_id, const char *test_id)
+{
+	const struct regression *r = regression_of(d, kind, test);
+
+	if (r)
+		regression_incident(d, r, build_id, test_id, 1);
+	return r != NULL;
+}
+
+/*
+ * The regressions fixed this day: an incident saying each is no longer
+ * present, on the build (errors, warnings) or the test that now passes.
+ */
+static void fixed_regressions(struct doc *d)
+{
+	const struct regress_list *l = d->o->regressions;
+	size_t i;
+
+	for (i = 0; l && d->build_id && i < l->n; i++) {
+		const struct regression *r = l->items[i];
+		char *path = NULL, *id = NULL;
+
+		if (!r->fixed || strcmp(r->fixed, d->day->date) ||
+		    strcmp(r->config, regress_day_config(d->day)) ||
+		    strcmp(r->arch, regress_day_arch(d->day)))
+			continue;
+		if (!strcmp(r->kind, "test"))
+			id = d->day->boot ? xasprintf("%s:test:%s", d->checkout_id,
+						      (path = test_path(r->test))) : NULL;
+		else if (!strcmp(r->kind, "boot"))
+			id = d->day->boot ? xasprintf("%s:boot", d->checkout_id) : NULL;
+		if (id || (strcmp(r->kind, "test") && strcmp(r->kind, "boot")))
+			regression_incident(d, r, id ? NULL : d->build_id, id, 0);
+		free(path);
+		free(id);
+	}
 }
 
 /*
@@ -357,8 +493,14 @@ static void build_issues(struct doc *d, const struct day_build *b)
 	json_array_foreach(errors, i, e) {
 		const char *file = jstr(e, "file"), *msg = jstr(e, "message"), *kind = jstr(e, "kind");
 		char *what = xasprintf("%s\n%s\n%s", kind ? kind : "", file ? file : "", msg ? msg : "");
-		char hash[17], *key, *comment;
+		char hash[17], *key, *comment, *name = regress_diag_name(e);
+		int covered = regression_failure(d, "build", name, d->build_id, NULL);
 
+		free(name);
+		if (covered) {
+			free(what);
+			continue;
+		}
 		short_hash(hash, what);
 		key = xasprintf("build:%s", hash);
 		comment = xasprintf("%s%s%s", file ? file : "", file ? ": " : "", msg ? msg : "build error");
@@ -367,7 +509,8 @@ static void build_issues(struct doc *d, const struct day_build *b)
 		free(key);
 		free(comment);
 	}
-	if (!json_array_size(errors) && failure && strcmp(b->status ? b->status : "", "ok")) {
+	if (!json_array_size(errors) && failure && strcmp(b->status ? b->status : "", "ok") &&
+	    !regression_failure(d, "build", "build", d->build_id, NULL)) {
 		char hash[17], *key;
 
 		short_hash(hash, failure);
@@ -400,6 +543,13 @@ static void build_object(struct doc *d, const struct day_build *b)
 	if (!excerpt.len && b->failure)
 		buf_printf(&excerpt, "%s\n", b->failure);
 	set_excerpt(o, &excerpt);
+	/* New warnings are no issue of their own, but one of a regression. */
+	json_array_foreach(b->warnings, i, e) {
+		char *name = regress_diag_name(e);
+
+		regression_failure(d, "warning", name, d->build_id, NULL);
+		free(name);
+	}
 	set_str(misc, "commit", b->commit);
 	if (day_build_has(b, "errors_total"))
 		json_object_set_new(misc, "errors_total", json_integer(b->errors_total));
@@ -502,7 +652,7 @@ static void ktap_test(struct doc *d, const struct day_boot *boot, const json_t *
 	set_str(misc, "directive", dir);
 	json_object_set_new(o, "misc", misc);
 	json_array_append_new(d->tests, o);
-	if (!strcmp(status, "FAIL")) {
+	if (!strcmp(status, "FAIL") && !regression_failure(d, "test", name, NULL, id)) {
 		char *key = xasprintf("test:%s", path), *comment = xasprintf("%s fails", name);
 
 		add_incident(d, key, comment, NULL, id);
@@ -546,7 +696,7 @@ static void boot_objects(struct doc *d, const struct day_boot *boot)
 		json_object_set(misc, "counts", boot->counts);
 	json_object_set_new(o, "misc", misc);
 	json_array_append_new(d->tests, o);
-	if (status && !strcmp(status, "FAIL")) {
+	if (status && !strcmp(status, "FAIL") && !regression_failure(d, "boot", "boot", NULL, id)) {
 		char *key = xasprintf("boot:%s", boot->status);
 		char *comment = xasprintf("the kernel does not boot: %s",
 					  reason ? reason : boot->status);
@@ -561,6 +711,60 @@ static void boot_objects(struct doc *d, const struct day_boot *boot)
 	buf_release(&excerpt);
 	free(console);
 	free(id);
+}
+
+/*
+ * The commit checks' findings (src/checks.h) as issues, culprit the code.
+ * KCIDB v5.3 has no incident for a checkout (an incident names a build or
+ * a test, and a Fixes: tag or a sign-off is neither), so none is made:
+ * the issue's misc names the tree's checkout, the commit and the first
+ * day; its id does not name the day, so a finding carried from day to
+ * day is one issue.
+ */
+static void check_issues(struct doc *d)
+{
+	const struct day_checks *c = d->day->checks;
+	size_t i;
+
+	for (i = 0; c && i < c->findings.n; i++) {
+		const struct day_finding *f = c->findings.v[i];
+		char *key = checks_finding_key(f), hash[17], *id;
+		json_t *issue, *misc = json_object();
+		struct buf comment = BUF_INIT;
+
+		short_hash(hash, key);
+		id = xasprintf("%s:check:%s:%s", d->o->origin, f->kind ? f->kind : "?", hash);
+		buf_printf(&comment, "%s in the %s tree", f->kind ? f->kind : "?",
+			   f->tree ? f->tree : "?");
+		if (f->commit)
+			buf_printf(&comment, ": commit %.12s (\"%s\")", f->commit,
+				   f->subject ? f->subject : "");
+		if (f->missing)
+			buf_printf(&comment, ": no Signed-off-by of its %s", f->missing);
+		if (f->other_tree)
+			buf_printf(&comment, ": the same patch as %.12s in %s",
+				   f->other_commit ? f->other_commit : "?", f->other_tree);
+		set_str(misc, "kind", f->kind);
+		set_str(misc, "tree", f->tree);
+		set_str(misc, "commit", f->commit);
+		set_str(misc, "since", f->since);
+		if (f->tree)
+			json_object_set_new(misc, "checkout_id",
+					    json_text_printf("%s:tree:%s", d->checkout_id, f->tree));
+		issue = json_pack("{s:o, s:i, s:o, s:o, s:{s:b}, s:o}", "id", json_text(id),
+				  "version", 0, "origin", json_text(d->o->origin),
+				  "comment", json_text(buf_cstr(&comment)), "culprit", "code", 1,
+				  "misc", misc);
+		if (!json_object_get(d->seen, id)) {
+			json_array_append_new(d->issues, issue);
+			json_object_set_new(d->seen, id, json_true());
+		} else {
+			json_decref(issue);
+		}
+		buf_release(&comment);
+		free(id);
+		free(key);
+	}
 }
 
 static int url_base_valid(const char *base)
@@ -593,11 +797,13 @@ int kcidb_day(json_t **out, const struct day *day, const struct kcidb_opts *o)
 	day_checkout(&d);
 	for (i = 0; i < day->ntrees; i++)
 		tree_checkout(&d, &day->trees[i]);
+	check_issues(&d);
 	if (day->build) {
 		d.build_id = xasprintf("%s:build", d.checkout_id);
 		build_object(&d, day->build);
 		if (day->boot)
 			boot_objects(&d, day->boot);
+		fixed_regressions(&d);
 	}
 	doc = json_pack("{s:{s:i, s:i}, s:o, s:o, s:o, s:o, s:o}",
 			"version", "major", 5, "minor", 3,

@@ -12,14 +12,26 @@
  *
  * Ids are "<origin>:<tag>" for the day's checkout and built from it for
  * the rest; issue ids do not name the day, so the same breakage on two
- * days is one issue with two incidents.
+ * days is one issue with two incidents.  A regression (kcidb_opts) is
+ * the issue "<origin>:regression:<id>", its version counting what was
+ * learnt since it appeared (a culprit, a fix).
  */
 struct day;
+
+struct regress_list;
 
 struct kcidb_opts {
 	const char *origin;	/* the CI system's name, ^[a-z0-9_]+$ */
 	const char *url_base;	/* URL where DIR/days/ is published, or NULL */
 	const char *project;	/* the checkout's tree_name; NULL: the day's "project" */
+	/*
+	 * DIR/regressions.json (src/regress.h), or NULL: a failure that is
+	 * part of a regression is that regression's issue (one across its
+	 * days), with an incident on each day's failing build or test, and
+	 * one saying it is not present on the day it was fixed.
+	 */
+	const struct regress_list *regressions;
+	const char *lore;	/* archive URL for an issue's report_url (its first mail); NULL: lore.kernel.org/r */
 };
 
 /* KCIDB's origin pattern: one or more of a-z, 0-9 and '_'. */
@@ -80,5 +92,40 @@ struct kcidb_sent {
 int kcidb_spool_send(struct kcidb_sent *out, const char *spool_dir, const char *rejected_dir,
 		     const struct kcidb_server *srv);
 void kcidb_sent_release(struct kcidb_sent *s);
+
+/* The origin when neither an option nor DIR/config's kcidb-origin= names one. */
+#define KCIDB_DEFAULT_ORIGIN "tide"
+/* Seconds for a submission when DIR/config's kcidb-timeout= is not set. */
+#define KCIDB_DEFAULT_TIMEOUT 60
+
+/* Where a day's submission stopped, if it did. */
+enum kcidb_submit_step {
+	KCIDB_SUBMIT_OK,
+	KCIDB_SUBMIT_DOCUMENT,	/* the day could not be loaded or made a document */
+	KCIDB_SUBMIT_SPOOL,	/* the token could not be read or the document spooled */
+	KCIDB_SUBMIT_SEND,	/* the server failed: sent says how far it got */
+};
+
+/* How one submission of a day (tide run, tide kcidb --submit) went. */
+struct kcidb_submission {
+	enum kcidb_submit_step failed;
+	int code;		/* the failure's TIDE_E* code, or 0 */
+	char *why;		/* the failure's message, or NULL */
+	struct kcidb_sent sent;	/* filled once the spool was sent (failed OK or SEND) */
+	char *spool, *rejected_dir;	/* DIR/kcidb-spool, DIR/kcidb-rejected */
+};
+
+struct workspace;
+
+/*
+ * Spool doc (a day's document) as NAME.json, then send the whole spool
+ * (src/kcidb_submit.c): older documents a failed submission left go
+ * first.  token_file (or NULL) holds the bearer token.  What happened is
+ * in out, and in DIR/tide.log: each rejected document and the counts.
+ * Returns out->code.
+ */
+int kcidb_submit_day(struct kcidb_submission *out, struct workspace *ws, const char *name,
+		     const json_t *doc, const char *url, const char *token_file, long timeout);
+void kcidb_submission_release(struct kcidb_submission *s);
 
 #endif

@@ -24,6 +24,7 @@
 #include "kcidb.h"
 #include "text.h"
 #include "util.h"
+#include "workspace.h"
 
 #define TOKEN_MAX 4096
 #define RESPONSE_MAX 65536
@@ -345,5 +346,80 @@ void kcidb_sent_release(struct kcidb_sent *s)
 		free(s->rejected[i].why);
 	}
 	free(s->rejected);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- a day's submission (tide run, tide kcidb --submit) ---- */
+
+static int submission_failed(struct kcidb_submission *s, enum kcidb_submit_step step, int code)
+{
+	s->failed = step;
+	s->code = code;
+	free(s->why);
+	s->why = xstrdup(tide_error_last());
+	tide_error_clear();
+	return code;
+}
+
+/*
+ * Send the spool.  A server that fails keeps the rest for the next
+ * submission; a document it rejects is moved out of the way so the
+ * others go.  DIR/tide.log says which and how many.
+ */
+static int send_spool(struct kcidb_submission *s, struct workspace *ws,
+		      const struct kcidb_server *srv)
+{
+	int error = kcidb_spool_send(&s->sent, s->spool, s->rejected_dir, srv);
+	size_t i;
+
+	if (error < 0) {
+		workspace_log(ws, "kcidb: %s", tide_error_last());
+		submission_failed(s, KCIDB_SUBMIT_SEND, error);
+	}
+	for (i = 0; i < s->sent.nrejected; i++)
+		workspace_log(ws, "kcidb: %s rejected, moved to %s: %s", s->sent.rejected[i].name,
+			      s->rejected_dir, s->sent.rejected[i].why);
+	workspace_log(ws, "kcidb: %d sent, %zu rejected, %d left in the spool", s->sent.sent,
+		      s->sent.nrejected, s->sent.left);
+	return error;
+}
+
+int kcidb_submit_day(struct kcidb_submission *out, struct workspace *ws, const char *name,
+		     const json_t *doc, const char *url, const char *token_file, long timeout)
+{
+	struct kcidb_server srv = { .url = url, .timeout = timeout };
+	char *token = NULL, *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->spool = workspace_kcidb_spool(ws->dir);
+	out->rejected_dir = workspace_kcidb_rejected(ws->dir);
+	if (token_file && (error = kcidb_token_read(&token, token_file)) < 0)
+		goto fail;
+	srv.token = token;
+	if (!text) {
+		error = tide_error_set(TIDE_ERROR, "cannot format the KCIDB document");
+		goto fail;
+	}
+	if ((error = kcidb_spool_add(out->spool, name, text, strlen(text))) < 0)
+		goto fail;
+	error = send_spool(out, ws, &srv);
+	goto done;
+fail:
+	submission_failed(out, KCIDB_SUBMIT_SPOOL, error);
+done:
+	if (token)
+		memset(token, 0, strlen(token));
+	free(token);
+	free(text);
+	return error;
+}
+
+void kcidb_submission_release(struct kcidb_submission *s)
+{
+	kcidb_sent_release(&s->sent);
+	free(s->why);
+	free(s->spool);
+	free(s->rejected_dir);
 	memset(s, 0, sizeof(*s));
 }

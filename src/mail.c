@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 
+#include "buf.h"
 #include "error.h"
 #include "mail.h"
 #include "util.h"
@@ -23,6 +24,37 @@ void mail_add_rcpt(char ***list, size_t *n, const char *addr)
 			return;
 	*list = xrealloc(*list, (*n + 1) * sizeof(char *));
 	(*list)[(*n)++] = xstrdup(addr);
+}
+
+void mail_add_author(char ***list, size_t *n, const char *author)
+{
+	const char *lt = author ? strchr(author, '<') : NULL, *p;
+	char *addr;
+	int ats = 0, ok;
+	struct buf b = BUF_INIT;
+
+	if (!lt)
+		return;
+	addr = mail_address(author);
+	for (p = addr, ok = *addr && strlen(addr) <= 254; *p && ok; p++) {
+		ats += *p == '@';
+		ok = *p > ' ' && *p < 0x7f && !strchr("<>,;:\"\\()[]", *p);
+	}
+	if (ok && ats == 1 && addr[0] != '@' && addr[strlen(addr) - 1] != '@') {
+		size_t nlen = (size_t)(lt - author);
+
+		while (nlen && author[nlen - 1] == ' ')
+			nlen--;
+		for (p = author; p < author + nlen && *p >= ' ' && *p < 0x7f && !strchr("\"\\", *p); p++)
+			;
+		if (nlen && p == author + nlen)
+			buf_printf(&b, "\"%.*s\" <%s>", (int)nlen, author, addr);
+		else
+			buf_puts(&b, addr);
+		mail_add_rcpt(list, n, buf_cstr(&b));
+	}
+	buf_release(&b);
+	free(addr);
 }
 
 static void free_list(char **list, size_t n)
@@ -44,6 +76,7 @@ void mail_msg_release(struct mail_msg *m)
 	free(m->subject);
 	free(m->body);
 	free(m->message_id);
+	free(m->in_reply_to);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -208,6 +241,10 @@ void mail_format(struct buf *out, const struct mail_msg *m, int crlf)
 	put_list(out, "Cc", m->cc, m->ncc, eol);
 	put_header(out, "Subject", m->subject, eol);
 	put_header(out, "Message-ID", m->message_id, eol);
+	if (m->in_reply_to) {
+		put_header(out, "In-Reply-To", m->in_reply_to, eol);
+		put_header(out, "References", m->in_reply_to, eol);
+	}
 	put_header(out, "MIME-Version", "1.0", eol);
 	put_header(out, "Content-Type", "text/plain; charset=UTF-8", eol);
 	put_header(out, "Content-Transfer-Encoding", qp ? "quoted-printable" : "8bit", eol);

@@ -22,6 +22,7 @@ struct mail_msg {
 	char *subject;
 	char *body;		/* LF line endings */
 	char *message_id;	/* "<...>" */
+	char *in_reply_to;	/* "<...>" of the mail this one answers (and References), or NULL */
 	time_t date;
 };
 
@@ -36,6 +37,13 @@ struct mail_server {
 
 /* Add an address to a list (to or cc), skipping duplicates and empties. */
 void mail_add_rcpt(char ***list, size_t *n, const char *addr);
+/*
+ * Add a commit's author ("Name <address>", from a tree's commit) to a
+ * list: only one plain address (printable ASCII, one '@', no white space
+ * or specials), with the name quoted when it is plain ASCII; anything
+ * else is left out.
+ */
+void mail_add_author(char ***list, size_t *n, const char *author);
 void mail_msg_release(struct mail_msg *m);
 
 /*

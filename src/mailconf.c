@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "day.h"
 #include "error.h"
 #include "mailconf.h"
 #include "text.h"
@@ -23,6 +24,7 @@ void mailconf_release(struct mailconf *c)
 	mail_server_release(&c->server);
 	free(c->from);
 	free(c->announce);
+	free(c->regressions);
 	free(c->credentials);
 	memset(c, 0, sizeof(*c));
 }
@@ -93,6 +95,8 @@ static int parse_line(struct mailconf *c, char *line, const char *path, int line
 		c->server.timeout = seconds;
 	} else if (!strcmp(key, "announce"))
 		set_str(&c->announce, value);
+	else if (!strcmp(key, "regressions"))
+		set_str(&c->regressions, value);
 	else if (!strcmp(key, "cainfo"))
 		set_str(&c->server.cainfo, value);
 	else
@@ -227,7 +231,68 @@ void mail_state_set_announced(struct mail_state *st, const char *message_id)
 	json_object_set_new(st->json, "announce", json_text(message_id));
 }
 
+const char *mail_state_check_sent(const struct mail_state *st, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(st->json, "checks"), key));
+}
+
+void mail_state_set_check_sent(struct mail_state *st, const char *key, const char *message_id)
+{
+	json_object_set_new(object_member(st->json, "checks"), key, json_text(message_id));
+}
+
+/* Check mails sent: one message id for all the findings a mail told of. */
+static size_t check_mails_sent(const struct mail_state *st)
+{
+	json_t *ids = json_object(), *v;
+	const char *key;
+	size_t n;
+
+	json_object_foreach(json_object_get(st->json, "checks"), key, v)
+		if (json_string_value(v))
+			json_object_set(ids, json_string_value(v), json_true());
+	n = json_object_size(ids);
+	json_decref(ids);
+	return n;
+}
+
 int mailconf_limit_reached(const struct mailconf *c, const struct mail_state *st)
 {
-	return (long)mail_state_nsent(st) >= c->max_per_day;
+	return (long)(mail_state_nsent(st) + check_mails_sent(st)) >= c->max_per_day;
+}
+
+void mail_history_load(struct mail_history *h, const char *wsdir, const char *from,
+		       const char *to)
+{
+	char *days = workspace_days_dir(wsdir), **dates = NULL;
+	int n = day_list(&dates, days), i;
+
+	memset(h, 0, sizeof(*h));
+	tide_error_clear();
+	h->v = xcalloc((size_t)(n > 0 ? n : 0) + 1, sizeof(*h->v));
+	for (i = 0; i < n; i++)
+		if (strcmp(dates[i], from) >= 0 && strcmp(dates[i], to) <= 0)
+			mail_state_load(&h->v[h->n++], wsdir, dates[i]);
+	day_list_free(dates, n > 0 ? n : 0);
+	free(days);
+}
+
+int mail_history_check_sent(const struct mail_history *h, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (mail_state_check_sent(&h->v[i], key))
+			return 1;
+	return 0;
+}
+
+void mail_history_release(struct mail_history *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++)
+		mail_state_release(&h->v[i]);
+	free(h->v);
+	memset(h, 0, sizeof(*h));
 }

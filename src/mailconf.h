@@ -11,7 +11,7 @@
  * DIR/mail.conf, the mail settings of `tide report --mail`
  * (man/tide-report.1, MAIL CONFIGURATION): key=value lines, '#' comments
  *   smtp=URL  from=ADDRESS  credentials=FILE  starttls=yes  cainfo=FILE
- *   announce=ADDRESS  max-per-day=N  timeout=SECONDS
+ *   announce=ADDRESS  regressions=ADDRESS  max-per-day=N  timeout=SECONDS
  * and DIR/days/DATE/reports/mail.json, what was mailed that day:
  *   {"sent": {tree: message-id}, "failed": {tree: why}, "announce": message-id}
  */
@@ -25,6 +25,7 @@ struct mailconf {
 	struct mail_server server;	/* smtp=, starttls=, timeout=, cainfo=, credentials' user */
 	char *from;			/* NULL: MAILCONF_FROM */
 	char *announce;			/* the list the announcement goes to, or NULL */
+	char *regressions;		/* the list regression mails go to (else announce), or NULL */
 	long max_per_day;
 	char *credentials;		/* credentials=, made absolute against wsdir */
 };
@@ -70,7 +71,27 @@ void mail_state_set_failed(struct mail_state *st, const char *tree, const char *
 const char *mail_state_announced(const struct mail_state *st);
 void mail_state_set_announced(struct mail_state *st, const char *message_id);
 
-/* The day's report mails have reached max-per-day (the announcement does not count). */
+/* The check mail a finding (checks_finding_key()) went out with, or NULL: "checks" of mail.json. */
+const char *mail_state_check_sent(const struct mail_state *st, const char *key);
+void mail_state_set_check_sent(struct mail_state *st, const char *key, const char *message_id);
+
+/*
+ * The mail.json of every day from from to to (YYYY-MM-DD, both kept):
+ * a finding is mailed once, on whichever day that was.
+ */
+struct mail_history {
+	struct mail_state *v;
+	size_t n;
+};
+void mail_history_load(struct mail_history *h, const char *wsdir, const char *from,
+		       const char *to);
+int mail_history_check_sent(const struct mail_history *h, const char *key);
+void mail_history_release(struct mail_history *h);
+
+/*
+ * The day's report mails have reached max-per-day (the announcement does
+ * not count; each check mail does, however many findings it tells of).
+ */
 int mailconf_limit_reached(const struct mailconf *c, const struct mail_state *st);
 
 #endif

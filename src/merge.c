@@ -1,87 +1,97 @@
 /*
- * The in-memory three-way merge engine (see merge.h).
+ * The in-memory three-way merge engine (see merge.h).  It follows git's
+ * merge-ort step by step, so that results (tree OIDs of clean merges,
+ * conflicted paths and their stages) agree with
+ * `git merge-tree --write-tree`:
  *
- * The three trees are walked together, one directory at a time.  A name
- * whose entries are equal on both sides, or unchanged on one side, is
- * resolved by OID without reading anything below it, so a merge costs in
- * proportion to the directories both sides touched, not to the tree size.
- * Only where both sides changed the same path do we descend or merge
- * contents.  The rules follow git's merge-ort so that the results (tree
- * OIDs of clean merges, conflicted paths) agree with
- * `git merge-tree --write-tree`.
+ *  1. collect: the three trees are walked together, one directory at a
+ *     time.  A name equal on all sides, or a file only one side changed,
+ *     is resolved on the spot; a directory only one side changed is left
+ *     unread unless rename detection needs that side's files (it is then
+ *     read at the end, "deferred").  Every other name becomes an open
+ *     entry with its three versions, and files a side added or deleted
+ *     become that side's rename candidates.
+ *  2. renames: each side's deletions are paired with its additions
+ *     (merge_rename.c), in virtual bases too; in the outermost merge,
+ *     directories a side removed are renamed where most of their files
+ *     went, taking along what the other side added to them; the renames
+ *     then move the open entries' versions to their new paths.
+ *  3. process: open entries are merged, children before their
+ *     directory, and each directory's tree is written once complete.
+ * A merge thus costs in proportion to the directories both sides
+ * touched, never to the size of the tree.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <git2.h>
-#include <git2/sys/hashsig.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include "lineblame.h"
 #include "merge.h"
+#include "attr.h"
+#include "merge_int.h"
 #include "error.h"
 #include "graph.h"
+#include "treepaths.h"
 #include "util.h"
 #include "xmerge.h"
 
 #define MODE_TREE 0040000u
-#define MODE_LINK 0120000u
 #define MODE_GITLINK 0160000u
 #define MODE_TYPE(m) ((m) & 0170000u)
-#define IS_TREE(e) (MODE_TYPE((e)->mode) == MODE_TREE)
-#define IS_BLOB_REG(e) (MODE_TYPE((e)->mode) == 0100000u)
-#define IS_FILE(e) ((e)->mode && !IS_TREE(e))
 /* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
 #define BINARY_PROBE 8000
-#define RENAME_SCORE 50		/* merge-ort's default similarity */
 #define RENAME_LIMIT 7000	/* merge.renameLimit's default */
 /* Bytes per line a two-way xdiff (libgit2's, for diffstats) holds. */
 #define DIFF_LINE_COST 130
 
-struct strlist {
-	char **v;
-	size_t n, alloc;
-};
-
-/* A path side `side` added in a directory the other side renamed. */
-struct dir_move {
-	char *from, *to;
-	int side;			/* 1: ours added it, 2: theirs */
-	int used;			/* placed by a rename plan */
-};
-
-/* One side's entry at a name; mode 0 means absent. */
-struct ent {
+/* One side's version of a path; mode 0 means absent. */
+struct version {
 	git_oid oid;
 	unsigned mode;
 };
 
-static const struct ent NONE_ENT;
+static const struct version NO_VERSION;
 
 /* merge_set_limits() */
 static size_t default_big_file = MERGE_BIG_FILE_DEFAULT;
 static size_t default_budget = MERGE_CONTENT_BUDGET_DEFAULT;
 
-/* An entry of a result directory. */
-struct out_ent {
-	char *name;
-	git_oid oid;
-	unsigned mode;
+/*
+ * A path the merge looked at (merge-ort's merged_info, and while not
+ * clean its conflict_info).  The walk's entries, the renames' moves and
+ * the processing all work on these, kept in m->paths by path.
+ */
+struct mpath {
+	const char *path;		/* its key in m->paths */
+	const char *dir;		/* the parent's path, pointer-equal; "" on top */
+	size_t base_off;		/* where the last component starts */
+	struct version result;
+	unsigned is_null:1;		/* the result is nothing */
+	unsigned clean:1;		/* resolved: only result and is_null count */
+	/* while open: */
+	unsigned df_conflict:1;		/* a file on one side, a directory on another */
+	unsigned path_conflict:1;	/* a rename or location conflict */
+	unsigned filemask:3, dirmask:3;	/* which of base/ours/theirs is a file, a tree */
+	unsigned match_mask:3;		/* which versions are equal (0 or two bits or more) */
+	struct version stages[3];
+	const char *pathnames[3];	/* where each version came from */
+	struct version ours;		/* ours at this path, for the changed list */
+	int kind;			/* enum merge_conflict_kind noted, -1 none */
+	int nhunks;
 };
 
-struct out_dir {
-	struct out_ent *v;
+/* A path in a directory the other side renamed would be moved by several
+ * renames at once: git's collision_info. */
+struct collision {
+	char **sources;
 	size_t n, alloc;
-};
-
-/* A decision made before the walk (rename results): path -> entry. */
-struct override {
-	char *path;
-	struct ent ent;			/* mode 0: remove the path */
-	int has_conflict;
-	struct merge_conflict conflict;
+	int reported;
 };
 
 struct mctx {
@@ -89,40 +99,39 @@ struct mctx {
 	git_odb *odb;
 	const char *ours_label, *theirs_label;
 	int depth;			/* > 0 while building a virtual base */
+	int marker_bump;		/* one more marker character (nested merges) */
 	size_t big_file, budget;	/* content limits (merge_opts) */
 	int marker_size;
+	int marker_fixed;		/* the caller chose the size: no attribute lookup */
+	const git_oid *attr_commit;	/* conflict-marker-size from here (attr.h) */
+	int find_renames;
 	struct merge_result *res;
-	size_t conflicts_alloc;
-	struct override *ov;
-	size_t nov;
-	struct buf path;		/* current directory, "" or "a/b/" */
-	/* Regular files both sides deleted (first walk): rename sources. */
-	struct merge_conflict *gone;
-	size_t ngone, gone_alloc;
-	int collect_gone;
-	size_t changed_alloc;
+	size_t conflicts_alloc, changed_alloc, warnings_alloc;
+	struct buf path;		/* the path being merged, for messages */
+	struct pool pool;
+	const char *top;		/* the top directory's interned name "" */
+	struct gmap paths;		/* path -> struct mpath */
+	struct gmap conflicted;		/* path -> struct mpath, still conflicted */
+	/* rename detection, per side ([1] ours, [2] theirs) */
+	struct rn_queue pairs[3];
+	struct gmap relevant[3];	/* deleted paths that matter -> RELEVANT_* */
+	struct gmap dirs_removed[3];	/* removed directories -> relevance */
+	struct gmap dir_counts[3];	/* old dir -> (new dir -> files) */
+	struct gmap dir_renames[3];	/* old dir -> new dir */
+	struct gmap deferred[3];	/* unread directories -> dir_rename_mask */
+	int deferred_okay[3];
 	/*
-	 * Directories one side removed while the other side changed them
-	 * (first walk), [1] ours, [2] theirs: where a directory rename may
-	 * move the other side's new files.  Then the moves themselves.
+	 * 0: nothing below needs directory rename detection; 2 or 4: a
+	 * directory the other side removed, this side may add to it; 7: the
+	 * sources below are needed to place a directory rename.
 	 */
-	struct strlist removed[3];
-	struct dir_move *moves;
-	size_t nmoves, moves_alloc;
-	/* conflicts without stages, kept across the second walk */
+	unsigned dir_rename_mask;
+	int needed_limit;
+	size_t big_skipped;
+	/* conflicts without stages (git lists no file for them) */
 	struct merge_conflict *notes;
 	size_t nnotes, notes_alloc;
 };
-
-/* The union of names of up to three directories. */
-struct slot {
-	const char *name;
-	size_t len;
-	struct ent e[3];		/* base, ours, theirs */
-};
-
-static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
-		     const struct ent *t, struct ent *out);
 
 const char *merge_conflict_kind_name(enum merge_conflict_kind kind)
 {
@@ -135,18 +144,6 @@ const char *merge_conflict_kind_name(enum merge_conflict_kind kind)
 	if ((size_t)kind < ARRAY_SIZE(names))
 		return names[kind];
 	return "unknown";
-}
-
-static int ent_same(const struct ent *a, const struct ent *b)
-{
-	if (a->mode != b->mode)
-		return 0;
-	return !a->mode || git_oid_equal(&a->oid, &b->oid);
-}
-
-static const struct ent *tree_or_none(const struct ent *e)
-{
-	return IS_TREE(e) ? e : &NONE_ENT;
 }
 
 static void conflict_release(struct merge_conflict *c)
@@ -170,112 +167,15 @@ void merge_result_clear(struct merge_result *res)
 	for (i = 0; i < res->nchanged; i++)
 		free(res->changed[i]);
 	free(res->changed);
+	for (i = 0; i < res->nwarnings; i++)
+		free(res->warnings[i]);
+	free(res->warnings);
 	memset(res, 0, sizeof(*res));
 }
 
-static char *dup_or_null(const char *s)
+static int same_version(const struct version *a, const struct version *b)
 {
-	return s ? xstrdup(s) : NULL;
-}
-
-static void conflict_push(struct mctx *m, const struct merge_conflict *c)
-{
-	struct merge_result *r = m->res;
-	struct merge_conflict *n;
-
-	array_grow(&r->conflicts, &m->conflicts_alloc, r->nconflicts + 1,
-		   sizeof(*r->conflicts));
-	n = &r->conflicts[r->nconflicts++];
-	*n = *c;
-	n->path = xstrdup(c->path);
-	n->base_path = dup_or_null(c->base_path);
-	n->ours_path = dup_or_null(c->ours_path);
-	n->theirs_path = dup_or_null(c->theirs_path);
-}
-
-/* Record a conflict at path with its three stages (absent ones zero). */
-static void conflict_add(struct mctx *m, const char *path,
-			 enum merge_conflict_kind kind, const struct ent *b,
-			 const struct ent *o, const struct ent *t, int nhunks)
-{
-	struct merge_conflict c;
-
-	memset(&c, 0, sizeof(c));
-	c.path = (char *)path;
-	c.kind = kind;
-	c.nhunks = nhunks;
-	if (b && IS_FILE(b)) {
-		c.base = b->oid;
-		c.base_mode = b->mode;
-		c.base_path = (char *)path;
-	}
-	if (o && IS_FILE(o)) {
-		c.ours = o->oid;
-		c.ours_mode = o->mode;
-		c.ours_path = (char *)path;
-	}
-	if (t && IS_FILE(t)) {
-		c.theirs = t->oid;
-		c.theirs_mode = t->mode;
-		c.theirs_path = (char *)path;
-	}
-	conflict_push(m, &c);
-}
-
-/* The current directory's path joined with name; the caller frees it. */
-static char *child_path(struct mctx *m, const char *name)
-{
-	return xasprintf("%s%s", buf_cstr(&m->path), name);
-}
-
-/* Note that the result may differ from ours at name (not inside a
- * virtual base, which nobody diffs). */
-static void changed_add(struct mctx *m, const char *name)
-{
-	struct merge_result *r = m->res;
-
-	if (m->depth)
-		return;
-	array_grow(&r->changed, &m->changed_alloc, r->nchanged + 1, sizeof(*r->changed));
-	r->changed[r->nchanged++] = child_path(m, name);
-}
-
-static void out_add(struct out_dir *d, const char *name, const struct ent *e)
-{
-	struct out_ent *x;
-
-	if (!e->mode)
-		return;
-	array_grow(&d->v, &d->alloc, d->n + 1, sizeof(*d->v));
-	x = &d->v[d->n++];
-	x->name = xstrdup(name);
-	x->oid = e->oid;
-	x->mode = e->mode;
-}
-
-static void out_dir_release(struct out_dir *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		free(d->v[i].name);
-	free(d->v);
-}
-
-/* git's tree order: names compare as if directories ended in '/'. */
-static int out_ent_cmp(const void *pa, const void *pb)
-{
-	const struct out_ent *a = pa, *b = pb;
-	size_t la = strlen(a->name), lb = strlen(b->name);
-	size_t n = la < lb ? la : lb;
-	int c = memcmp(a->name, b->name, n);
-	unsigned ca, cb;
-
-	if (c)
-		return c;
-	ca = n < la ? (unsigned char)a->name[n] : (a->mode == MODE_TREE ? '/' : 0);
-	cb = n < lb ? (unsigned char)b->name[n] : (b->mode == MODE_TREE ? '/' : 0);
-	return (int)ca - (int)cb;
+	return a->mode == b->mode && (!a->mode || git_oid_equal(&a->oid, &b->oid));
 }
 
 /* Why a write failed when libgit2 did not say: its errno, or a full disk. */
@@ -285,7 +185,9 @@ static const char *lost_write_reason(const char *dir, int write_errno)
 
 	if (write_errno)
 		return strerror(write_errno);
-	if (statvfs(dir, &st) == 0 && st.f_bavail == 0)
+	/* libgit2 can lose a write to a full disk without an error: next to nothing left is that */
+	if (statvfs(dir, &st) == 0 && ((uint64_t)st.f_bavail * st.f_frsize < (1u << 20) ||
+				       (st.f_files && st.f_favail < 64)))
 		return strerror(ENOSPC);
 	return "the object is missing after it was written";
 }
@@ -310,159 +212,7 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 	return error;
 }
 
-/* Serialize and store a directory; tree objects are simple enough that
- * writing them directly beats a treebuilder's per-entry checks. */
-static int tree_write(struct mctx *m, struct out_dir *d, git_oid *out)
-{
-	struct buf raw = BUF_INIT;
-	size_t i;
-	int error;
-
-	if (d->n)
-		qsort(d->v, d->n, sizeof(*d->v), out_ent_cmp);
-	for (i = 0; i < d->n; i++) {
-		buf_printf(&raw, "%o %s", d->v[i].mode, d->v[i].name);
-		buf_putc(&raw, '\0');
-		buf_put(&raw, d->v[i].oid.id, GIT_OID_RAWSZ);
-	}
-	errno = 0;
-	error = git_odb_write(out, m->odb, raw.ptr ? raw.ptr : "", raw.len,
-			      GIT_OBJECT_TREE);
-	buf_release(&raw);
-	if (error < 0)
-		return tide_error_git(TIDE_ERROR, "cannot write tree '%s'",
-				      buf_cstr(&m->path));
-	if (errno && (error = merge_object_written(m->repo, out, errno, "a merged tree")) < 0)
-		return error;
-	m->res->trees_written++;
-	return 0;
-}
-
-static int tree_load(struct mctx *m, const struct ent *e, git_tree **out)
-{
-	*out = NULL;
-	if (!e->mode)
-		return 0;
-	if (git_tree_lookup(out, m->repo, &e->oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read tree '%s'",
-				      buf_cstr(&m->path));
-	m->res->trees_read++;
-	return 0;
-}
-
-static int slot_name_cmp(const void *pa, const void *pb)
-{
-	const struct slot *a = pa, *b = pb;
-	size_t n = a->len < b->len ? a->len : b->len;
-	int c = memcmp(a->name, b->name, n);
-
-	if (c)
-		return c;
-	return a->len < b->len ? -1 : a->len > b->len;
-}
-
-/*
- * Line up the entries of up to three trees by name.  Tree order puts
- * "foo.c" before a directory "foo", so a file on one side and a
- * directory on the other only meet after sorting by plain name.
- */
-static void slots_build(git_tree *const trees[3], struct slot **out, size_t *nout)
-{
-	struct slot *all = NULL;
-	size_t n = 0, alloc = 0, i, j, k;
-
-	for (k = 0; k < 3; k++) {
-		size_t cnt = trees[k] ? git_tree_entrycount(trees[k]) : 0;
-
-		for (i = 0; i < cnt; i++) {
-			const git_tree_entry *te = git_tree_entry_byindex(trees[k], i);
-
-			array_grow(&all, &alloc, n + 1, sizeof(*all));
-			memset(&all[n], 0, sizeof(*all));
-			all[n].name = git_tree_entry_name(te);
-			all[n].len = strlen(all[n].name);
-			all[n].e[k].oid = *git_tree_entry_id(te);
-			all[n].e[k].mode = git_tree_entry_filemode_raw(te);
-			n++;
-		}
-	}
-	if (n)
-		qsort(all, n, sizeof(*all), slot_name_cmp);
-	for (i = 0, j = 0; i < n; i++) {
-		if (j && !slot_name_cmp(&all[j - 1], &all[i])) {
-			for (k = 0; k < 3; k++)
-				if (all[i].e[k].mode)
-					all[j - 1].e[k] = all[i].e[k];
-			continue;
-		}
-		all[j++] = all[i];
-	}
-	*out = all;
-	*nout = j;
-}
-
-/* --- overrides (rename results) --- */
-
-static int override_cmp(const void *pa, const void *pb)
-{
-	return strcmp(((const struct override *)pa)->path,
-		      ((const struct override *)pb)->path);
-}
-
-static struct override *override_find(struct mctx *m, const char *path)
-{
-	struct override key;
-
-	if (!m->nov)
-		return NULL;
-	key.path = (char *)path;
-	return bsearch(&key, m->ov, m->nov, sizeof(*m->ov), override_cmp);
-}
-
-/* Does any override lie below directory path? */
-static int override_below(struct mctx *m, const char *path)
-{
-	size_t lo = 0, hi = m->nov, len = strlen(path);
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strncmp(m->ov[mid].path, path, len);
-
-		if (c < 0 || (c == 0 && m->ov[mid].path[len] < '/'))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < m->nov; lo++) {
-		if (strncmp(m->ov[lo].path, path, len))
-			return 0;
-		if (m->ov[lo].path[len] == '/')
-			return 1;
-	}
-	return 0;
-}
-
-static void overrides_free(struct override *ov, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(ov[i].path);
-		if (ov[i].has_conflict)
-			conflict_release(&ov[i].conflict);
-	}
-	free(ov);
-}
-
 /* --- file contents --- */
-
-static int blob_load(struct mctx *m, const git_oid *oid, git_blob **out)
-{
-	if (git_blob_lookup(out, m->repo, oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read blob for '%s'",
-				      buf_cstr(&m->path));
-	return 0;
-}
 
 /* One side of a content merge at path. */
 static int content_load(struct mctx *m, const char *path, const git_oid *oid, git_blob **out)
@@ -514,6 +264,26 @@ static void text_from_blob(struct xmerge_text *in, const git_blob *blob, const c
 	in->label = label;
 }
 
+/*
+ * The conflict marker size of path: the caller's (merge_opts.marker_size),
+ * else its conflict-marker-size attribute (git's ll_merge_marker_size(),
+ * src/attr.h) in attr_commit's .gitattributes.
+ */
+static int path_marker_size(struct mctx *m, const char *path)
+{
+	if (m->marker_fixed)
+		return m->marker_size;
+	return attr_marker_size(m->repo, m->attr_commit, path);
+}
+
+/* The merge driver of path (attr.h): text where the caller chose a marker size. */
+static enum attr_merge path_merge_driver(struct mctx *m, const char *path)
+{
+	if (m->marker_fixed)
+		return ATTR_MERGE_TEXT;
+	return attr_merge_driver(m->repo, m->attr_commit, path);
+}
+
 /* The outcome of merging the contents of one path. */
 struct content {
 	git_oid oid;
@@ -546,22 +316,32 @@ static int binary_result(struct mctx *m, const git_oid *base, const git_oid *our
 
 /* The line merge proper (xmerge.h), within the content budget. */
 static int merge_text(struct mctx *m, const char *path, git_blob *const blobs[3],
-		      const char *olabel, const char *tlabel, struct content *out)
+		      const char *olabel, const char *tlabel, int do_union, struct content *out)
 {
 	struct xmerge_opts xo = XMERGE_OPTS_INIT;
 	struct xmerge_text in[3];
 	struct buf text = BUF_INIT;
-	int n, error = 0;
+	int n, size, error = 0;
 
 	text_from_blob(&in[0], blobs[0], NULL);
 	text_from_blob(&in[1], blobs[1], olabel);
 	text_from_blob(&in[2], blobs[2], tlabel);
 	if (xmerge_cost(&in[0], &in[1], &in[2]) > m->budget)
 		return 1;
-	xo.marker_size = m->marker_size + 2 * m->depth;
+	xo.marker_size = m->marker_size + 2 * m->depth + m->marker_bump;
+	xo.favor = do_union ? 3 : 0;	/* git's union driver: both sides, clean */
 	if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
 		error = tide_error_wrap(n, "cannot merge '%s'", path);
 		goto done;
+	}
+	/* Only a conflict pays the attribute lookup: its markers are the path's size. */
+	if (n > 0 && (size = path_marker_size(m, path)) != m->marker_size) {
+		buf_clear(&text);
+		xo.marker_size = size + 2 * m->depth + m->marker_bump;
+		if ((n = xmerge(&text, &in[0], &in[1], &in[2], &xo)) < 0) {
+			error = tide_error_wrap(n, "cannot merge '%s'", path);
+			goto done;
+		}
 	}
 	out->clean = n == 0;
 	out->nhunks = n;
@@ -583,6 +363,7 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 {
 	git_blob *blobs[3] = { NULL, NULL, NULL };
 	const git_oid *oids[3] = { base, ours, theirs };
+	enum attr_merge driver = ATTR_MERGE_TEXT;
 	int error = 0, big = 0, i;
 
 	memset(out, 0, sizeof(*out));
@@ -597,11 +378,15 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 	}
 	m->res->blobs_merged++;
 	error = blobs_too_big(m, path, oids, &big);
+	/* -merge or merge=binary: a conflict keeping ours, as for binary content */
+	if (error == 0 && !big && (driver = path_merge_driver(m, path)) == ATTR_MERGE_BINARY)
+		big = 1;
 	for (i = 0; i < 3 && error == 0 && !big; i++)
 		if (oids[i] && (error = content_load(m, path, oids[i], &blobs[i])) == 0)
 			big = blob_is_binary(blobs[i]);
 	if (error == 0 && !big)
-		big = (error = merge_text(m, path, blobs, olabel, tlabel, out)) > 0;
+		big = (error = merge_text(m, path, blobs, olabel, tlabel,
+					  driver == ATTR_MERGE_UNION, out)) > 0;
 	if (big)
 		error = binary_result(m, base, ours, out);
 	for (i = 0; i < 3; i++)
@@ -609,1501 +394,1465 @@ static int merge_blobs(struct mctx *m, const char *path, const git_oid *base,
 	return error;
 }
 
-/* "path~label" with slashes in the label flattened, as git names the
- * side of a file/directory or distinct-types conflict. */
-static char *unique_path(const char *path, const char *label)
-{
-	char *s = xasprintf("%s~%s", path, label), *p;
+/* --- paths --- */
 
-	for (p = s + strlen(path) + 1; *p; p++)
-		if (*p == '/')
-			*p = '_';
+static struct mpath *path_get(struct mctx *m, const char *path)
+{
+	struct gmap_ent *e = gmap_find(&m->paths, path);
+
+	return e ? e->v.p : NULL;
+}
+
+/* Put p at path (a pool string), which becomes p's path. */
+static void path_put(struct mctx *m, const char *path, struct mpath *p)
+{
+	struct gmap_ent *e = gmap_put(&m->paths, path, NULL);
+
+	e->v.p = p;
+	p->path = e->key;
+}
+
+static struct mpath *path_new(struct mctx *m, const char *path, const char *dir)
+{
+	struct mpath *p = pool_alloc(&m->pool, sizeof(*p));
+
+	p->dir = dir;
+	p->base_off = *dir ? strlen(dir) + 1 : 0;
+	p->kind = -1;
+	path_put(m, path, p);
+	return p;
+}
+
+/* Note the kind of a conflicted path: the first one met, except that a
+ * conflict in the text wins (its markers are what rerere records). */
+static void set_kind(struct mpath *p, enum merge_conflict_kind kind)
+{
+	if (p->kind < 0 || kind == MERGE_CONFLICT_CONTENT || kind == MERGE_CONFLICT_ADD_ADD)
+		p->kind = (int)kind;
+}
+
+/* A conflict without stages at path (directory rename trouble). */
+static void note_add(struct mctx *m, const char *path)
+{
+	struct merge_conflict *c;
+
+	array_grow(&m->notes, &m->notes_alloc, m->nnotes + 1, sizeof(*m->notes));
+	c = &m->notes[m->nnotes++];
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(path);
+	c->kind = MERGE_CONFLICT_DIR_RENAME;
+}
+
+static void changed_add(struct mctx *m, const char *path)
+{
+	struct merge_result *r = m->res;
+
+	if (m->depth)
+		return;
+	array_grow(&r->changed, &m->changed_alloc, r->nchanged + 1, sizeof(*r->changed));
+	r->changed[r->nchanged++] = xstrdup(path);
+}
+
+static void warning_add(struct merge_result *r, size_t *alloc, char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < r->nwarnings; i++)
+		if (!strcmp(r->warnings[i], msg)) {
+			free(msg);
+			return;
+		}
+	array_grow(&r->warnings, alloc, r->nwarnings + 1, sizeof(*r->warnings));
+	r->warnings[r->nwarnings++] = msg;
+}
+
+/* --- walking three trees --- */
+
+static int tree_load(struct mctx *m, const struct version *v, git_tree **out)
+{
+	*out = NULL;
+	if (MODE_TYPE(v->mode) != MODE_TREE)
+		return 0;
+	if (git_tree_lookup(out, m->repo, &v->oid) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot read tree '%s'",
+				      m->path.len ? buf_cstr(&m->path) : "/");
+	m->res->trees_read++;
+	return 0;
+}
+
+/* One name of a directory and its three versions. */
+struct slot {
+	const char *name;
+	size_t len;
+	struct version e[3];
+};
+
+static int name_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+
+	if (c)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+struct tcursor {
+	const git_tree *t;
+	size_t n, pos;
+	unsigned char *used;
+};
+
+static const char *entry_name(const struct tcursor *c, size_t i, size_t *len)
+{
+	const char *s = git_tree_entry_name(git_tree_entry_byindex(c->t, i));
+
+	*len = strlen(s);
 	return s;
 }
 
-/* The name part of unique_path() for an entry of the current directory. */
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* --- per-name resolution --- */
-
-static int add_subtree(struct mctx *m, struct out_dir *d, const char *name,
-		       const struct ent *b, const struct ent *o, const struct ent *t)
-{
-	struct ent res;
-	size_t old = m->path.len;
-	int error;
-
-	buf_puts(&m->path, name);
-	buf_putc(&m->path, '/');
-	error = merge_dir(m, b, o, t, &res);
-	buf_truncate(&m->path, old);
-	if (error < 0)
-		return error;
-	out_add(d, name, &res);
-	return 0;
-}
-
-/* Two different types (file, symlink, submodule) at one path: git keeps
- * the non-regular one at the path and moves the regular file aside. */
-static int distinct_types(struct mctx *m, struct out_dir *d, const char *name,
-			  const struct ent *b, const struct ent *o, const struct ent *t)
-{
-	char *path = child_path(m, name);
-	int rename_o = IS_BLOB_REG(o), rename_t = !rename_o && IS_BLOB_REG(t);
-	char *alt;
-
-	if (m->depth) {
-		if (IS_FILE(b))
-			out_add(d, name, b);
-		free(path);
-		return 0;
-	}
-	if (!rename_o && !rename_t)
-		rename_o = rename_t = 1;
-	if (rename_o) {
-		alt = unique_path(path, m->ours_label);
-		changed_add(m, base_name(alt));
-		out_add(d, base_name(alt), o);
-		conflict_add(m, alt, MERGE_CONFLICT_MODE, b, o, NULL, 0);
-		free(alt);
-	} else {
-		out_add(d, name, o);
-		conflict_add(m, path, MERGE_CONFLICT_MODE, b, o, NULL, 0);
-	}
-	if (rename_t) {
-		alt = unique_path(path, m->theirs_label);
-		changed_add(m, base_name(alt));
-		out_add(d, base_name(alt), t);
-		conflict_add(m, alt, MERGE_CONFLICT_MODE, b, NULL, t, 0);
-		free(alt);
-	} else {
-		out_add(d, name, t);
-		conflict_add(m, path, MERGE_CONFLICT_MODE, b, NULL, t, 0);
-	}
-	free(path);
-	return 0;
-}
-
-/* merge-ort's mode rule: take the side that changed it; both changing
- * it differently is a conflict that keeps ours. */
-static unsigned merge_mode(unsigned b, unsigned o, unsigned t, int *clean)
-{
-	if (o == t || o == b)
-		return t;
-	if (t != b)
-		*clean = 0;
-	return o;
-}
-
-/* Both sides have a non-tree entry at name and they differ. */
-static int merge_files(struct mctx *m, struct out_dir *d, const char *name,
-		       const struct ent *b, const struct ent *o, const struct ent *t)
-{
-	const struct ent *base = IS_FILE(b) ? b : &NONE_ENT;
-	enum merge_conflict_kind kind = base->mode ? MERGE_CONFLICT_CONTENT
-						   : MERGE_CONFLICT_ADD_ADD;
-	struct content c;
-	struct ent res;
-	char *path;
-	int mode_clean = 1, error;
-
-	if (MODE_TYPE(o->mode) != MODE_TYPE(t->mode))
-		return distinct_types(m, d, name, base, o, t);
-	path = child_path(m, name);
-	res.mode = merge_mode(base->mode, o->mode, t->mode, &mode_clean);
-	if (MODE_TYPE(o->mode) != 0100000u) {
-		/* symlinks and submodules do not merge: ours (base if virtual) */
-		memset(&c, 0, sizeof(c));
-		c.clean = git_oid_equal(&o->oid, &t->oid) ||
-			  (base->mode && git_oid_equal(&base->oid, &o->oid));
-		c.oid = c.clean && base->mode && git_oid_equal(&base->oid, &o->oid)
-			? t->oid : o->oid;
-		if (!c.clean && m->depth && base->mode)
-			c.oid = base->oid;
-		if (MODE_TYPE(o->mode) == MODE_GITLINK)
-			kind = MERGE_CONFLICT_SUBMODULE;
-		error = 0;
-	} else {
-		/* a base of another type (a symlink) is no base: two-way, as git */
-		int same_type = MODE_TYPE(base->mode) == MODE_TYPE(o->mode);
-
-		error = merge_blobs(m, path, same_type ? &base->oid : NULL, &o->oid,
-				    &t->oid, m->ours_label, m->theirs_label, &c);
-		if (c.binary)
-			kind = MERGE_CONFLICT_BINARY;
-	}
-	if (error == 0) {
-		res.oid = c.oid;
-		out_add(d, name, &res);
-		if (!c.clean || !mode_clean)
-			conflict_add(m, path, c.clean ? MERGE_CONFLICT_MODE : kind,
-				     base, o, t, c.nhunks);
-	}
-	free(path);
-	return error;
-}
-
-static void strlist_push(struct strlist *l, char *s)
-{
-	array_grow(&l->v, &l->alloc, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = s;
-}
-
-static void strlist_release(struct strlist *l)
+/*
+ * Where first is in tree c, as git's traverse_trees() finds it: the next
+ * unread entry, or one behind it when a directory "t" sorts after files
+ * "t-2" or "t.c" (tree order puts "t/" there).  SIZE_MAX: not there.
+ */
+static size_t cursor_find(const struct tcursor *c, const char *first, size_t flen)
 {
 	size_t i;
 
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
+	for (i = c->pos; i < c->n; i++) {
+		size_t len;
+		const char *name = entry_name(c, i, &len);
+		int cmp = name_cmp(first, flen, name, len);
 
-/* Side `side` removed directory name, which the other side changed: the
- * other side's new files there may follow a directory rename. */
-static void removed_note(struct mctx *m, const char *name, int side)
-{
-	struct strlist *l = &m->removed[side];
-	char *path;
-	size_t len;
-
-	if (!m->collect_gone)
-		return;
-	path = child_path(m, name);
-	/* the walk is depth first: a root we are below was noted last */
-	len = l->n ? strlen(l->v[l->n - 1]) : 0;
-	if (len && !strncmp(path, l->v[l->n - 1], len) && path[len] == '/')
-		free(path);
-	else
-		strlist_push(l, path);
-}
-
-/* One side deleted the path, the other changed it (present is that side). */
-static int modify_delete(struct mctx *m, struct out_dir *d, const char *name,
-			 const struct ent *b, const struct ent *o, const struct ent *t)
-{
-	const struct ent *present = o->mode ? o : t;
-	char *path;
-
-	if (IS_TREE(present)) {
-		if (IS_TREE(b))
-			removed_note(m, name, o->mode ? 2 : 1);
-		if (IS_TREE(b))
-			return add_subtree(m, d, name, b, o->mode ? o : &NONE_ENT,
-					   t->mode ? t : &NONE_ENT);
-		out_add(d, name, present);
-		return 0;
+		if (!cmp)
+			return c->used[i] ? SIZE_MAX : i;
+		if (cmp < 0 && !(flen < len && !memcmp(first, name, flen) && name[flen] < '/'))
+			return SIZE_MAX;
 	}
-	if (!IS_FILE(b)) {
-		/* the deleting side removed a whole directory: nothing left
-		 * of it to conflict with the new file */
-		out_add(d, name, present);
-		return 0;
+	return SIZE_MAX;
+}
+
+/* The names of up to three directories in the order git visits them. */
+static void walk_order(git_tree *const trees[3], struct slot **out, size_t *nout)
+{
+	struct tcursor c[3];
+	struct slot *all = NULL;
+	size_t n = 0, alloc = 0, k;
+
+	for (k = 0; k < 3; k++) {
+		c[k].t = trees[k];
+		c[k].n = trees[k] ? git_tree_entrycount(trees[k]) : 0;
+		c[k].pos = 0;
+		c[k].used = xcalloc(c[k].n + 1, 1);
 	}
-	if (m->depth) {
-		out_add(d, name, b);
-		return 0;
-	}
-	path = child_path(m, name);
-	out_add(d, name, present);
-	conflict_add(m, path, MERGE_CONFLICT_MODIFY_DELETE, b, o, t, 0);
-	free(path);
-	return 0;
-}
+	for (;;) {
+		const char *first = NULL;
+		size_t flen = 0;
+		struct slot *s;
 
-/* A directory on one side, a file on the other: the directory keeps the
- * path and the file moves to "path~<its side's label>". */
-static int file_directory(struct mctx *m, struct out_dir *d, const char *name,
-			  const struct ent *b, const struct ent *o, const struct ent *t)
-{
-	int ours_dir = IS_TREE(o);
-	const struct ent *dir = ours_dir ? o : t, *file = ours_dir ? t : o;
-	const struct ent *fbase = IS_FILE(b) ? b : &NONE_ENT;
-	char *path, *alt;
-	int error = 0;
+		for (k = 0; k < 3; k++) {
+			size_t len;
+			const char *name;
 
-	if (IS_TREE(b))
-		removed_note(m, name, ours_dir ? 2 : 1);
-	if (IS_TREE(b))
-		error = add_subtree(m, d, name, b, ours_dir ? o : &NONE_ENT,
-				    ours_dir ? &NONE_ENT : t);
-	else
-		out_add(d, name, dir);
-	/* a virtual base keeps the directory only; an untouched file on
-	 * the file side is simply deleted by the directory side */
-	if (error < 0 || m->depth || (fbase->mode && ent_same(fbase, file)))
-		return error;
-	path = child_path(m, name);
-	alt = unique_path(path, ours_dir ? m->theirs_label : m->ours_label);
-	changed_add(m, base_name(alt));
-	out_add(d, base_name(alt), file);
-	conflict_add(m, alt, MERGE_CONFLICT_FILE_DIRECTORY, fbase,
-		     ours_dir ? NULL : o, ours_dir ? t : NULL, 0);
-	free(alt);
-	free(path);
-	return 0;
-}
-
-/* Apply a precomputed decision; returns 1 if one applied to name. */
-static int apply_override(struct mctx *m, struct out_dir *d, const char *name)
-{
-	char *path = child_path(m, name);
-	struct override *ov = override_find(m, path);
-
-	free(path);
-	if (!ov)
-		return 0;
-	changed_add(m, name);
-	out_add(d, name, &ov->ent);
-	if (ov->has_conflict)
-		conflict_push(m, &ov->conflict);
-	return 1;
-}
-
-/* Would the trivial resolution skip over an override below name? */
-static int must_descend(struct mctx *m, const char *name)
-{
-	char *path;
-	int below;
-
-	if (!m->nov)
-		return 0;
-	path = child_path(m, name);
-	below = override_below(m, path);
-	free(path);
-	return below;
-}
-
-/* A file deleted on both sides may have been renamed on one or both. */
-static void gone_add(struct mctx *m, const char *name, const struct ent *b)
-{
-	struct merge_conflict *g;
-
-	array_grow(&m->gone, &m->gone_alloc, m->ngone + 1, sizeof(*m->gone));
-	g = &m->gone[m->ngone++];
-	memset(g, 0, sizeof(*g));
-	g->path = child_path(m, name);
-	g->base = b->oid;
-	g->base_mode = b->mode;
-}
-
-/*
- * Both sides changed directory name the same way: the result is theirs
- * (= ours), but files deleted in it may be rename sources, so list them
- * (merge-ort, too, never resolves such trees without looking inside).
- */
-static int gone_collect(struct mctx *m, const char *name, const struct ent *b,
-			const struct ent *o)
-{
-	git_tree *trees[3] = { NULL, NULL, NULL };
-	struct slot *slots = NULL;
-	size_t nslots = 0, i, old = m->path.len;
-	int error;
-
-	buf_puts(&m->path, name);
-	buf_putc(&m->path, '/');
-	if ((error = tree_load(m, b, &trees[0])) < 0 ||
-	    (error = tree_load(m, o, &trees[1])) < 0)
-		goto done;
-	slots_build(trees, &slots, &nslots);
-	for (i = 0; i < nslots && error == 0; i++) {
-		const struct ent *eb = &slots[i].e[0], *eo = &slots[i].e[1];
-
-		if (ent_same(eb, eo))
-			continue;
-		if (IS_BLOB_REG(eb) && !IS_FILE(eo))
-			gone_add(m, slots[i].name, eb);
-		else if (IS_TREE(eb))
-			error = gone_collect(m, slots[i].name, eb, tree_or_none(eo));
-	}
-done:
-	buf_truncate(&m->path, old);
-	free(slots);
-	git_tree_free(trees[0]);
-	git_tree_free(trees[1]);
-	return error;
-}
-
-static int merge_slot(struct mctx *m, struct out_dir *d, const struct slot *s)
-{
-	const struct ent *b = &s->e[0], *o = &s->e[1], *t = &s->e[2];
-	const struct ent *trivial = NULL;
-
-	if (m->nov && apply_override(m, d, s->name))
-		return 0;
-	if (ent_same(o, t))
-		trivial = o;
-	else if (ent_same(b, o))
-		trivial = t;
-	else if (ent_same(b, t))
-		trivial = o;
-	if (m->collect_gone && ent_same(o, t)) {
-		int error = 0;
-
-		if (!o->mode && IS_BLOB_REG(b))
-			gone_add(m, s->name, b);
-		else if (IS_TREE(b) && !ent_same(b, o))
-			error = gone_collect(m, s->name, b, tree_or_none(o));
-		if (error < 0)
-			return error;
-	}
-	if (trivial) {
-		if ((IS_TREE(trivial) || !trivial->mode) && must_descend(m, s->name))
-			return add_subtree(m, d, s->name, tree_or_none(b),
-					   tree_or_none(o), tree_or_none(t));
-		if (trivial != o && !ent_same(trivial, o))
-			changed_add(m, s->name);
-		out_add(d, s->name, trivial);
-		return 0;
-	}
-	if (!(IS_TREE(o) && IS_TREE(t)))
-		changed_add(m, s->name);
-	if (!o->mode || !t->mode)
-		return modify_delete(m, d, s->name, b, o, t);
-	if (IS_TREE(o) && IS_TREE(t))
-		return add_subtree(m, d, s->name, tree_or_none(b), o, t);
-	if (IS_TREE(o) || IS_TREE(t))
-		return file_directory(m, d, s->name, b, o, t);
-	return merge_files(m, d, s->name, b, o, t);
-}
-
-/*
- * Names below the current directory that only overrides have: where a
- * directory rename moves a file to a path (or a directory) none of the
- * three trees has.  The overrides under the directory are found by
- * binary search, each checked against the sorted slots.
- */
-static void slots_inject(struct mctx *m, struct slot **slots, size_t *nslots,
-			 struct strlist *names)
-{
-	const char *dir = buf_cstr(&m->path);
-	size_t len = m->path.len, lo = 0, hi = m->nov, n = *nslots, i;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (strncmp(m->ov[mid].path, dir, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < m->nov && !strncmp(m->ov[i].path, dir, len); i++) {
-		const char *rest = m->ov[i].path + len, *slash = strchr(rest, '/');
-		struct slot key;
-
-		memset(&key, 0, sizeof(key));
-		key.name = rest;
-		key.len = slash ? (size_t)(slash - rest) : strlen(rest);
-		if (!key.len || (names->n && strlen(names->v[names->n - 1]) == key.len &&
-				 !memcmp(names->v[names->n - 1], rest, key.len)))
-			continue;
-		if (n && bsearch(&key, *slots, n, sizeof(key), slot_name_cmp))
-			continue;
-		strlist_push(names, xstrndup(rest, key.len));
-		key.name = names->v[names->n - 1];
-		*slots = xrealloc(*slots, (*nslots + 1) * sizeof(**slots));
-		(*slots)[(*nslots)++] = key;
-	}
-	if (*nslots != n)
-		qsort(*slots, *nslots, sizeof(**slots), slot_name_cmp);
-}
-
-/* Merge three directories (each a tree entry or absent) into out (mode 0
- * when the result is empty, as git drops empty directories). */
-static int merge_dir(struct mctx *m, const struct ent *b, const struct ent *o,
-		     const struct ent *t, struct ent *out)
-{
-	git_tree *trees[3] = { NULL, NULL, NULL };
-	struct out_dir d = { NULL, 0, 0 };
-	struct slot *slots = NULL;
-	struct strlist injected = { NULL, 0, 0 };
-	size_t nslots = 0, i;
-	int error;
-
-	memset(out, 0, sizeof(*out));
-	if ((error = tree_load(m, b, &trees[0])) < 0 ||
-	    (error = tree_load(m, o, &trees[1])) < 0 ||
-	    (error = tree_load(m, t, &trees[2])) < 0)
-		goto done;
-	slots_build(trees, &slots, &nslots);
-	if (m->nov)
-		slots_inject(m, &slots, &nslots, &injected);
-	for (i = 0; i < nslots; i++)
-		if ((error = merge_slot(m, &d, &slots[i])) < 0)
-			goto done;
-	if (d.n) {
-		if ((error = tree_write(m, &d, &out->oid)) < 0)
-			goto done;
-		out->mode = MODE_TREE;
-	}
-done:
-	free(slots);
-	strlist_release(&injected);
-	out_dir_release(&d);
-	for (i = 0; i < 3; i++)
-		git_tree_free(trees[i]);
-	return error;
-}
-
-/* --- renames --- */
-
-/* A file one side added, a candidate rename target. */
-struct added {
-	char *path;
-	struct ent e;
-	git_hashsig *sig;
-	int used;
-	int moved;			/* placed by a directory rename */
-};
-
-struct added_list {
-	struct added *v;
-	size_t n, alloc;
-	int loaded;
-};
-
-static void added_list_release(struct added_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		free(l->v[i].path);
-		git_hashsig_free(l->v[i].sig);
-	}
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-/* Collect files present on side s and not in base (or, with modified,
- * regular files both have and s changed), descending only into
- * directories that differ. */
-static int collect_changed(struct mctx *m, const struct ent *b, const struct ent *s,
-			   const char *prefix, int modified, struct added_list *out)
-{
-	git_tree *trees[3] = { NULL, NULL, NULL };
-	struct slot *slots = NULL;
-	size_t nslots = 0, i;
-	int error;
-
-	if ((error = tree_load(m, b, &trees[0])) < 0 ||
-	    (error = tree_load(m, s, &trees[1])) < 0)
-		goto done;
-	slots_build(trees, &slots, &nslots);
-	for (i = 0; i < nslots && error == 0; i++) {
-		const struct ent *eb = &slots[i].e[0], *es = &slots[i].e[1];
-		char *path;
-
-		if (ent_same(eb, es) || !es->mode)
-			continue;
-		path = xasprintf("%s%s", prefix, slots[i].name);
-		if (IS_TREE(es)) {
-			char *sub = xasprintf("%s/", path);
-
-			error = collect_changed(m, tree_or_none(eb), es, sub, modified, out);
-			free(sub);
-			free(path);
-		} else if (IS_BLOB_REG(es) && (modified ? IS_BLOB_REG(eb) : !IS_FILE(eb))) {
-			array_grow(&out->v, &out->alloc, out->n + 1, sizeof(*out->v));
-			memset(&out->v[out->n], 0, sizeof(*out->v));
-			out->v[out->n].path = path;
-			out->v[out->n].e = *es;
-			out->n++;
-		} else {
-			free(path);
+			while (c[k].pos < c[k].n && c[k].used[c[k].pos])
+				c[k].pos++;
+			if (c[k].pos >= c[k].n)
+				continue;
+			name = entry_name(&c[k], c[k].pos, &len);
+			if (!first || name_cmp(name, len, first, flen) < 0) {
+				first = name;
+				flen = len;
+			}
 		}
-	}
-done:
-	free(slots);
-	for (i = 0; i < 3; i++)
-		git_tree_free(trees[i]);
-	return error;
-}
-
-static int collect_added(struct mctx *m, const struct ent *b, const struct ent *s,
-			 const char *prefix, struct added_list *out)
-{
-	return collect_changed(m, b, s, prefix, 0, out);
-}
-
-static int blob_sig(struct mctx *m, const git_oid *oid, git_hashsig **out)
-{
-	git_blob *blob = NULL;
-	int error;
-
-	*out = NULL;
-	if ((error = blob_load(m, oid, &blob)) < 0)
-		return error;
-	/* too small or too uniform to sign: leave it to exact matches */
-	if (git_hashsig_create(out, git_blob_rawcontent(blob),
-			       (size_t)git_blob_rawsize(blob),
-			       GIT_HASHSIG_ALLOW_SMALL_FILES) < 0) {
-		git_error_clear();
-		*out = NULL;
-	}
-	git_blob_free(blob);
-	return 0;
-}
-
-static const char *path_basename(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
-/* The best rename target of the base blob src among the added files:
- * an exact copy first (preferring the same basename), else the most
- * similar file above the threshold. */
-static int find_rename(struct mctx *m, const char *src_path, const git_oid *src,
-		       struct added_list *l, struct added **out)
-{
-	git_hashsig *sig = NULL;
-	int best = -1, error = 0;
-	size_t i;
-
-	*out = NULL;
-	for (i = 0; i < l->n; i++) {
-		struct added *a = &l->v[i];
-
-		if (a->used || !git_oid_equal(&a->e.oid, src))
-			continue;
-		if (!*out || !strcmp(path_basename(a->path), path_basename(src_path)))
-			*out = a;
-	}
-	if (*out || l->n > RENAME_LIMIT)
-		return 0;
-	if ((error = blob_sig(m, src, &sig)) < 0 || !sig)
-		return error;
-	for (i = 0; i < l->n; i++) {
-		struct added *a = &l->v[i];
-		int score;
-
-		if (a->used)
-			continue;
-		if (!a->sig && (error = blob_sig(m, &a->e.oid, &a->sig)) < 0)
+		if (!first)
 			break;
-		if (!a->sig)
-			continue;
-		score = git_hashsig_compare(sig, a->sig);
-		if (score >= RENAME_SCORE && score > best) {
-			best = score;
-			*out = a;
+		array_grow(&all, &alloc, n + 1, sizeof(*all));
+		s = &all[n++];
+		memset(s, 0, sizeof(*s));
+		s->name = first;
+		s->len = flen;
+		for (k = 0; k < 3; k++) {
+			size_t i = c[k].n ? cursor_find(&c[k], first, flen) : SIZE_MAX;
+			const git_tree_entry *te;
+
+			if (i == SIZE_MAX)
+				continue;
+			c[k].used[i] = 1;
+			te = git_tree_entry_byindex(c[k].t, i);
+			s->e[k].oid = *git_tree_entry_id(te);
+			s->e[k].mode = git_tree_entry_filemode_raw(te);
 		}
 	}
-	git_hashsig_free(sig);
-	return error;
+	for (k = 0; k < 3; k++)
+		free(c[k].used);
+	*out = all;
+	*nout = n;
 }
 
-static void override_push(struct override **ov, size_t *n, size_t *alloc,
-			  const char *path, const struct ent *e)
-{
-	struct override *x;
+/* --- collect (merge-ort's collect_merge_info) --- */
 
-	array_grow(ov, alloc, *n + 1, sizeof(**ov));
-	x = &(*ov)[(*n)++];
-	memset(x, 0, sizeof(*x));
-	x->path = xstrdup(path);
-	if (e)
-		x->ent = *e;
+static int collect_dir(struct mctx *m, const char *dir, const struct version v[3]);
+
+static void add_pair(struct mctx *m, const struct slot *s, const char *path, int side,
+		     int is_add, unsigned match_mask)
+{
+	struct rn_pair *p = pool_alloc(&m->pool, sizeof(*p));
+	struct rn_file *f = pool_alloc(&m->pool, sizeof(*f));
+	struct rn_file *none = pool_alloc(&m->pool, sizeof(*none));
+
+	if (!is_add) {
+		int content = match_mask == 0, location = m->dir_rename_mask == 7;
+
+		if (content || location)
+			gmap_set_int(&m->relevant[side], path,
+				     content ? RELEVANT_CONTENT : RELEVANT_LOCATION);
+	}
+	f->path = none->path = path;
+	f->oid = s->e[is_add ? side : 0].oid;
+	f->mode = s->e[is_add ? side : 0].mode;
+	f->size = none->size = -1;
+	p->one = is_add ? none : f;
+	p->two = is_add ? f : none;
+	rn_queue_push(&m->pairs[side], p);
 }
 
 /*
- * Side `s_ours` (1: ours, 0: theirs) renamed src to dst; the other side
- * modified src (other).  The result is the three-way merge at dst.
+ * What rename detection needs from this name: which directories a side
+ * removed (and whether a directory rename must be looked for there), and
+ * the files each side added or deleted (git's collect_rename_info()).
  */
-static int ent_at(struct mctx *m, const struct ent *root, const char *path,
-		  struct ent *out)
+static void collect_rename_info(struct mctx *m, const struct slot *s, const char *dir,
+				const char *path, unsigned filemask, unsigned dirmask,
+				unsigned match_mask)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *e = NULL;
-	int error = 0;
+	int side;
 
-	memset(out, 0, sizeof(*out));
-	if (!root->mode)
-		return 0;
-	if (git_tree_lookup(&tree, m->repo, &root->oid) < 0)
-		return tide_error_git(TIDE_ERROR, "cannot read tree");
-	if (git_tree_entry_bypath(&e, tree, path) == 0) {
-		out->oid = *git_tree_entry_id(e);
-		out->mode = git_tree_entry_filemode_raw(e);
-	} else {
-		git_error_clear();
+	if (m->dir_rename_mask != 7 && (dirmask == 3 || dirmask == 5))
+		m->dir_rename_mask = dirmask & ~1u;
+	if (dirmask == 1 || dirmask == 3 || dirmask == 5) {
+		unsigned sides = (7 - dirmask) / 2;
+		int rel = m->dir_rename_mask == 7 ? RELEVANT_FOR_ANCESTOR : NOT_RELEVANT;
+
+		if (sides & 1)
+			gmap_set_int(&m->dirs_removed[1], path, rel);
+		if (sides & 2)
+			gmap_set_int(&m->dirs_removed[2], path, rel);
 	}
-	git_tree_entry_free(e);
-	git_tree_free(tree);
+	/* a file added where the other side removed the directory */
+	if (m->dir_rename_mask == 7 && (filemask == 2 || filemask == 4))
+		gmap_set_int(&m->dirs_removed[3 - (filemask >> 1)], dir, RELEVANT_FOR_SELF);
+	if (filemask == 0 || filemask == 7)
+		return;
+	for (side = 1; side <= 2; side++) {
+		unsigned side_mask = 1u << side;
+
+		if ((filemask & 1) && !(filemask & side_mask))
+			add_pair(m, s, path, side, 0, match_mask & filemask);
+		if (!(filemask & 1) && (filemask & side_mask))
+			add_pair(m, s, path, side, 1, match_mask & filemask);
+	}
+}
+
+static void resolve_now(struct mctx *m, const char *path, const char *dir,
+			const struct slot *s, int k)
+{
+	struct mpath *p = path_new(m, path, dir);
+
+	p->clean = 1;
+	p->result = s->e[k];
+	p->ours = s->e[1];
+}
+
+static void slot_masks(const struct slot *s, unsigned *mask, unsigned *dirmask)
+{
+	int k;
+
+	*mask = *dirmask = 0;
+	for (k = 0; k < 3; k++) {
+		if (!s->e[k].mode)
+			continue;
+		*mask |= 1u << k;
+		if (MODE_TYPE(s->e[k].mode) == MODE_TREE)
+			*dirmask |= 1u << k;
+	}
+}
+
+/* Descend into an open directory now, or leave it for later when only
+ * one side changed it and no directory rename can need its files. */
+static int collect_below(struct mctx *m, struct mpath *p, const struct slot *s,
+			 unsigned filemask, unsigned dirmask, int s1mb, int s2mb,
+			 unsigned prev_mask)
+{
+	struct version v[3];
+	int side = s1mb ? 2 : s2mb ? 1 : 0, k, error;
+
+	if (filemask == 0 && (dirmask == 2 || dirmask == 4)) {
+		/* a new directory on one side only */
+		p->match_mask = 7 - dirmask;
+		side = (int)dirmask / 2;
+	}
+	if (m->dir_rename_mask != 7 && side && m->deferred_okay[side]) {
+		gmap_set_int(&m->deferred[side], p->path, m->dir_rename_mask);
+		m->dir_rename_mask = prev_mask;
+		return 0;
+	}
+	p->match_mask &= filemask;
+	for (k = 0; k < 3; k++)
+		v[k] = dirmask & (1u << k) ? s->e[k] : NO_VERSION;
+	error = collect_dir(m, p->path, v);
+	m->dir_rename_mask = prev_mask;
 	return error;
 }
 
-/* The other side added its own file where one side renamed to: git
- * merges the two as an add/add. */
-static int rename_add(struct mctx *m, struct override *ov, const struct ent *theirs_dst,
-		      int s_ours)
+/* dir/name in the arena ("" for the top directory). */
+static const char *path_join_pool(struct mctx *m, const char *dir, const char *name, size_t len)
 {
-	const git_oid *o = s_ours ? &ov->ent.oid : &theirs_dst->oid;
-	const git_oid *t = s_ours ? &theirs_dst->oid : &ov->ent.oid;
-	struct merge_conflict *k = &ov->conflict;
-	struct content c;
+	size_t dl = strlen(dir);
+	char *p;
+
+	if (!dl)
+		return pool_strndup(&m->pool, name, len);
+	p = pool_alloc(&m->pool, dl + 1 + len + 1);
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, len);
+	return p;
+}
+
+/* One name: resolve it, or record it open (git's collect_merge_info_callback()). */
+static int collect_entry(struct mctx *m, const char *dir, const struct slot *s)
+{
+	unsigned mask, dirmask, filemask, match_mask = 0, prev_mask = m->dir_rename_mask;
+	const struct version *e = s->e;
+	int s1mb = e[1].mode && e[0].mode && same_version(&e[0], &e[1]);
+	int s2mb = e[2].mode && e[0].mode && same_version(&e[0], &e[2]);
+	int sides = e[1].mode && e[2].mode && same_version(&e[1], &e[2]);
+	const char *path;
+	struct mpath *p;
+	int k;
+
+	slot_masks(s, &mask, &dirmask);
+	filemask = mask & ~dirmask;
+	if (s1mb)
+		match_mask = s2mb ? 7 : 3;
+	else if (s2mb)
+		match_mask = 5;
+	else if (sides)
+		match_mask = 6;
+	path = path_join_pool(m, dir, s->name, s->len);
+	/* equal everywhere; or files changed on one side at most */
+	if (s1mb && s2mb) {
+		resolve_now(m, path, dir, s, 0);
+		return 0;
+	}
+	if (filemask == 7 && (sides || s2mb)) {
+		resolve_now(m, path, dir, s, 1);
+		return 0;
+	}
+	if (filemask == 7 && s1mb) {
+		resolve_now(m, path, dir, s, 2);
+		return 0;
+	}
+	collect_rename_info(m, s, dir, path, filemask, dirmask, match_mask);
+	p = path_new(m, path, dir);
+	for (k = 0; k < 3; k++) {
+		p->stages[k] = e[k];
+		p->pathnames[k] = p->path;
+	}
+	p->ours = e[1];
+	p->filemask = filemask;
+	p->dirmask = dirmask;
+	p->df_conflict = filemask && dirmask;
+	p->match_mask = match_mask;
+	/* a directory's result is written once its entries are merged */
+	p->is_null = dirmask != 0;
+	if (!dirmask)
+		return 0;
+	return collect_below(m, p, s, filemask, dirmask, s1mb, s2mb, prev_mask);
+}
+
+static int collect_dir(struct mctx *m, const char *dir, const struct version v[3])
+{
+	git_tree *t[3] = { NULL, NULL, NULL };
+	struct slot *slots = NULL;
+	size_t n = 0, i;
+	int k, error = 0;
+
+	buf_clear(&m->path);
+	buf_puts(&m->path, dir);
+	for (k = 0; k < 3 && error == 0; k++)
+		error = tree_load(m, &v[k], &t[k]);
+	if (error == 0)
+		walk_order(t, &slots, &n);
+	/* a directory the other side removed: does this side add a file
+	 * right in it?  Then its old files must say where it went. */
+	if (m->dir_rename_mask == 2 || m->dir_rename_mask == 4)
+		for (i = 0; i < n; i++) {
+			unsigned mask, dirmask;
+
+			slot_masks(&slots[i], &mask, &dirmask);
+			if ((mask & ~dirmask) && (mask & ~dirmask) == m->dir_rename_mask)
+				m->dir_rename_mask = 7;
+		}
+	for (i = 0; i < n && error == 0; i++)
+		error = collect_entry(m, dir, &slots[i]);
+	free(slots);
+	for (k = 0; k < 3; k++)
+		git_tree_free(t[k]);
+	return error;
+}
+
+/*
+ * The directories left unread: when a side has rename sources that
+ * matter, all its changed directories are read for destinations (in
+ * the order git's map of them gives); otherwise each takes the changed
+ * side's tree whole.
+ */
+static int collect_deferred(struct mctx *m)
+{
+	int side, error = 0;
+
+	for (side = 1; side <= 2 && error == 0; side++) {
+		struct gmap todo = m->deferred[side];
+		struct gmap_iter it;
+		struct gmap_ent *e;
+		int okay = m->relevant[side].count == 0;
+
+		m->deferred_okay[side] = okay;
+		gmap_init(&m->deferred[side], &m->pool);
+		gmap_iter_init(&it, &todo);
+		while (error == 0 && (e = gmap_iter_next(&it))) {
+			struct mpath *p = path_get(m, e->key);
+			struct version v[3];
+			int k;
+
+			if (okay) {
+				p->result = p->stages[side];
+				p->is_null = !p->stages[side].mode;
+				p->match_mask = 0;
+				p->clean = 1;
+				continue;
+			}
+			for (k = 0; k < 3; k++)
+				v[k] = p->dirmask & (1u << k) ? p->stages[k] : NO_VERSION;
+			p->match_mask &= p->filemask;
+			m->dir_rename_mask = (unsigned)e->v.i;
+			error = collect_dir(m, p->path, v);
+		}
+		gmap_release(&todo);
+		/* deferred meanwhile (git allows for it): taken whole */
+		gmap_iter_init(&it, &m->deferred[side]);
+		while (error == 0 && (e = gmap_iter_next(&it))) {
+			struct mpath *p = path_get(m, e->key);
+
+			p->result = p->stages[side];
+			p->is_null = !p->stages[side].mode;
+			p->match_mask = 0;
+			p->clean = 1;
+		}
+	}
+	return error;
+}
+
+static int collect(struct mctx *m, const struct version roots[3])
+{
 	int error;
 
-	if (git_oid_equal(o, t))
-		return 0;
-	if ((error = merge_blobs(m, ov->path, NULL, o, t, m->ours_label, m->theirs_label,
-				 &c)) < 0)
+	m->deferred_okay[1] = m->deferred_okay[2] = 1;
+	if ((error = collect_dir(m, m->top, roots)) < 0)
 		return error;
-	if (!ov->has_conflict) {
-		ov->has_conflict = 1;
-		k->path = xstrdup(ov->path);
-	}
-	k->kind = MERGE_CONFLICT_ADD_ADD;
-	k->nhunks = c.nhunks;
-	k->ours = *o;
-	k->theirs = *t;
-	k->ours_mode = k->theirs_mode = ov->ent.mode;
-	free(k->ours_path);
-	free(k->theirs_path);
-	k->ours_path = xstrdup(ov->path);
-	k->theirs_path = xstrdup(ov->path);
-	ov->ent.oid = c.oid;
+	return collect_deferred(m);
+}
+
+/* --- content merges (merge-ort's handle_content_merge) --- */
+
+struct cmerge {
+	struct version v;
+	int clean;			/* content and mode */
+	int content_clean;
+	int binary;
+	int nhunks;
+};
+
+static int write_empty_blob(struct mctx *m, git_oid *out)
+{
+	if (git_blob_create_from_buffer(out, m->repo, "", 0) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write an empty blob");
 	return 0;
 }
 
-static int rename_merge(struct mctx *m, const struct merge_conflict *md,
-			const struct added *dst, int s_ours, struct override *ov)
+/* Merge regular files a and b over o (o of another type: no base). */
+static int content_merge_text(struct mctx *m, const char *path, const struct version *o,
+			      const struct version *a,
+			      const struct version *b, const char *const pathnames[3],
+			      int bump, struct cmerge *out)
 {
-	const git_oid *other = s_ours ? &md->theirs : &md->ours;
-	unsigned other_mode = s_ours ? md->theirs_mode : md->ours_mode;
-	char *ol = xasprintf("%s:%s", m->ours_label, s_ours ? dst->path : md->path);
-	char *tl = xasprintf("%s:%s", m->theirs_label, s_ours ? md->path : dst->path);
+	int two_way = MODE_TYPE(o->mode) != MODE_TYPE(a->mode);
+	int plain = pathnames[0] == pathnames[1] && pathnames[1] == pathnames[2];
+	char *ol = plain ? xstrdup(m->ours_label) : xasprintf("%s:%s", m->ours_label, pathnames[1]);
+	char *tl = plain ? xstrdup(m->theirs_label) : xasprintf("%s:%s", m->theirs_label, pathnames[2]);
 	struct content c;
-	int mode_clean = 1, error;
+	int error;
 
-	ov->ent.mode = merge_mode(md->base_mode, s_ours ? dst->e.mode : other_mode,
-				  s_ours ? other_mode : dst->e.mode, &mode_clean);
-	error = merge_blobs(m, dst->path, &md->base, s_ours ? &dst->e.oid : other,
-			    s_ours ? other : &dst->e.oid, ol, tl, &c);
-	if (error == 0) {
-		ov->ent.oid = c.oid;
-		if (!c.clean || !mode_clean) {
-			struct merge_conflict *k = &ov->conflict;
-
-			ov->has_conflict = 1;
-			k->path = xstrdup(dst->path);
-			k->kind = c.binary ? MERGE_CONFLICT_BINARY : MERGE_CONFLICT_CONTENT;
-			k->nhunks = c.nhunks;
-			k->base = md->base;
-			k->base_mode = md->base_mode;
-			k->base_path = xstrdup(md->path);
-			k->ours = s_ours ? dst->e.oid : *other;
-			k->ours_mode = s_ours ? dst->e.mode : other_mode;
-			k->ours_path = xstrdup(s_ours ? dst->path : md->path);
-			k->theirs = s_ours ? *other : dst->e.oid;
-			k->theirs_mode = s_ours ? other_mode : dst->e.mode;
-			k->theirs_path = xstrdup(s_ours ? md->path : dst->path);
-		}
-	}
+	m->marker_bump = bump;
+	error = merge_blobs(m, path, two_way ? NULL : &o->oid, &a->oid, &b->oid, ol, tl, &c);
+	m->marker_bump = 0;
 	free(ol);
 	free(tl);
+	if (error < 0)
+		return error;
+	out->v.oid = c.oid;
+	out->binary = c.binary;
+	out->nhunks = c.nhunks;
+	out->content_clean = c.clean;
+	if (c.binary && m->depth) {
+		/* inside a virtual base git takes the base, cleanly */
+		out->content_clean = 1;
+		if (two_way && (error = write_empty_blob(m, &out->v.oid)) < 0)
+			return error;
+	}
+	return 0;
+}
+
+static int content_merge(struct mctx *m, const char *path, const struct version *o,
+			 const struct version *a, const struct version *b,
+			 const char *const pathnames[3], int bump, struct cmerge *out)
+{
+	int error = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->content_clean = 1;
+	buf_clear(&m->path);
+	buf_puts(&m->path, path);
+	if (a->mode == b->mode || a->mode == o->mode) {
+		out->v.mode = b->mode;
+		out->clean = 1;
+	} else {
+		out->v.mode = a->mode;
+		out->clean = b->mode == o->mode;
+	}
+	if (git_oid_equal(&a->oid, &b->oid) || git_oid_equal(&a->oid, &o->oid)) {
+		out->v.oid = b->oid;
+	} else if (git_oid_equal(&b->oid, &o->oid)) {
+		out->v.oid = a->oid;
+	} else if (S_ISREG(a->mode)) {
+		error = content_merge_text(m, path, o, a, b, pathnames, bump, out);
+	} else if (MODE_TYPE(a->mode) == MODE_GITLINK) {
+		/* submodules are never checked out here: a conflict, ours */
+		out->content_clean = 0;
+		out->v.oid = m->depth ? o->oid : a->oid;
+		if (m->depth && MODE_TYPE(o->mode) != MODE_TYPE(a->mode))
+			out->v = *o;
+	} else {
+		/* symlinks do not merge: ours, or the base in a virtual base */
+		out->content_clean = 0;
+		out->v = m->depth ? *o : (struct version){ a->oid, out->v.mode };
+	}
+	out->clean = out->clean && out->content_clean;
 	return error;
 }
 
-/* A conflict on an override, copying the strings of c. */
-static void override_conflict(struct override *x, const struct merge_conflict *c)
+/* --- directory renames (merge.directoryRenames=conflict) --- */
+
+/*
+ * Each directory a side removed goes where most of its files went; a tie
+ * is git's "directory rename split", a conflict with nothing staged.
+ */
+static void dir_renames_decide(struct mctx *m, int side)
 {
-	struct merge_conflict *k = &x->conflict;
+	struct gmap_iter it, ci;
+	struct gmap_ent *e, *c;
 
-	x->has_conflict = 1;
-	*k = *c;
-	k->path = xstrdup(x->path);
-	k->base_path = dup_or_null(c->base_path);
-	k->ours_path = dup_or_null(c->ours_path);
-	k->theirs_path = dup_or_null(c->theirs_path);
-}
+	gmap_iter_init(&it, &m->dir_counts[side]);
+	while ((e = gmap_iter_next(&it))) {
+		intptr_t max = 0, bad_max = 0;
+		const char *best = NULL;
 
-/* Keep the renamed file at dst (side s_ours), recording a rename conflict
- * against the base version at src. */
-static void rename_conflict_at(struct override *x, const struct merge_conflict *src,
-			       const struct added *dst, int s_ours, int with_base)
-{
-	struct merge_conflict c;
-
-	memset(&c, 0, sizeof(c));
-	c.kind = MERGE_CONFLICT_RENAME;
-	if (with_base) {
-		c.base = src->base;
-		c.base_mode = src->base_mode;
-		c.base_path = src->path;
-	}
-	if (s_ours) {
-		c.ours = dst->e.oid;
-		c.ours_mode = dst->e.mode;
-		c.ours_path = dst->path;
-	} else {
-		c.theirs = dst->e.oid;
-		c.theirs_mode = dst->e.mode;
-		c.theirs_path = dst->path;
-	}
-	x->ent = dst->e;
-	override_conflict(x, &c);
-}
-
-/* --- directory renames (merge-ort's merge.directoryRenames=conflict) --- */
-
-/* A count of one file renamed from directory `from` to `to`, or (once
- * decided) one directory rename. */
-struct dir_pair {
-	char *from, *to;
-};
-
-struct dir_pairs {
-	struct dir_pair *v;
-	size_t n, alloc;
-};
-
-static void dir_pairs_push(struct dir_pairs *l, const char *from, const char *to)
-{
-	array_grow(&l->v, &l->alloc, l->n + 1, sizeof(*l->v));
-	l->v[l->n].from = xstrdup(from);
-	l->v[l->n].to = xstrdup(to);
-	l->n++;
-}
-
-static void dir_pairs_release(struct dir_pairs *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		free(l->v[i].from);
-		free(l->v[i].to);
-	}
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static int dir_pair_cmp(const void *pa, const void *pb)
-{
-	const struct dir_pair *a = pa, *b = pb;
-	int c = strcmp(a->from, b->from);
-
-	return c ? c : strcmp(a->to, b->to);
-}
-
-static struct dir_pair *dir_pairs_find(const struct dir_pairs *l, const char *from)
-{
-	size_t lo = 0, hi = l->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(l->v[mid].from, from);
-
-		if (!c)
-			return &l->v[mid];
-		if (c < 0)
-			lo = mid + 1;
+		gmap_iter_init(&ci, e->v.p);
+		while ((c = gmap_iter_next(&ci))) {
+			if (c->v.i == max) {
+				bad_max = max;
+			} else if (c->v.i > max) {
+				max = c->v.i;
+				best = c->key;
+			}
+		}
+		if (!max)
+			continue;
+		if (bad_max == max)
+			note_add(m, e->key);
 		else
-			hi = mid;
+			gmap_put(&m->dir_renames[side], e->key, NULL)->v.p = (void *)best;
 	}
-	return NULL;
 }
 
-static int strp_cmp(const void *pa, const void *pb)
+/* A directory both sides renamed moves with neither. */
+static void dir_renames_both(struct mctx *m)
+{
+	struct gmap_iter it;
+	struct gmap_ent *e;
+	const char **both = NULL;
+	size_t n = 0, alloc = 0, i;
+
+	gmap_iter_init(&it, &m->dir_renames[1]);
+	while ((e = gmap_iter_next(&it)))
+		if (gmap_find(&m->dir_renames[2], e->key)) {
+			array_grow(&both, &alloc, n + 1, sizeof(*both));
+			both[n++] = e->key;
+		}
+	for (i = 0; i < n; i++) {
+		gmap_remove(&m->dir_renames[2], both[i]);
+		gmap_remove(&m->dir_renames[1], both[i]);
+	}
+	free(both);
+}
+
+/* The deepest renamed directory holding path. */
+static struct gmap_ent *dir_renamed(const struct gmap *renames, const char *path)
+{
+	char *t = xstrdup(path), *s;
+	struct gmap_ent *e = NULL;
+
+	while (!e && (s = strrchr(t, '/'))) {
+		*s = '\0';
+		e = gmap_find(renames, t);
+	}
+	free(t);
+	return e;
+}
+
+static char *dir_rename_apply(struct mctx *m, const struct gmap_ent *r, const char *path)
+{
+	const char *new_dir = r->v.p, *rest = path + strlen(r->key);
+	size_t nl = strlen(new_dir), rl = strlen(rest);
+	char *s;
+
+	if (!nl)
+		return pool_strdup(&m->pool, rest + 1);
+	s = pool_alloc(&m->pool, nl + rl + 1);
+	memcpy(s, new_dir, nl);
+	memcpy(s + nl, rest, rl + 1);
+	return s;
+}
+
+static int str_ptr_cmp(const void *pa, const void *pb)
 {
 	return strcmp(*(char *const *)pa, *(char *const *)pb);
 }
 
-static int strlist_has(const struct strlist *l, const char *s)
+/* Which new paths the other side's directory renames would give the
+ * files this side added (or renamed), and from where. */
+static void collisions_compute(struct mctx *m, struct gmap *out, const struct gmap *renames,
+			       const struct rn_queue *pairs)
 {
-	return l->n && bsearch(&s, l->v, l->n, sizeof(*l->v), strp_cmp) != NULL;
-}
+	size_t i;
 
-/* Is directory dir (no trailing slash) at or below one of the sorted
- * roots?  Each ancestor is one binary search, so a side removing many
- * directories costs a logarithm per look, not a scan. */
-static int dir_under(const struct strlist *roots, const char *dir)
-{
-	char *t = xstrdup(dir), *s;
-	int found = 0;
+	gmap_init(out, &m->pool);
+	if (!renames->count)
+		return;
+	for (i = 0; i < pairs->n; i++) {
+		const struct rn_pair *p = pairs->v[i];
+		struct gmap_ent *r, *e;
+		struct collision *c;
+		char *to;
+		int added;
 
-	for (;;) {
-		if ((found = strlist_has(roots, t)) || !(s = strrchr(t, '/')))
-			break;
-		*s = '\0';
+		if ((p->status != 'A' && p->status != 'R') ||
+		    !(r = dir_renamed(renames, p->two->path)))
+			continue;
+		to = dir_rename_apply(m, r, p->two->path);
+		e = gmap_put(out, to, &added);
+		if (added)
+			e->v.p = pool_alloc(&m->pool, sizeof(*c));
+		c = e->v.p;
+		if (c->n && bsearch(&p->two->path, c->sources, c->n, sizeof(char *), str_ptr_cmp))
+			continue;
+		array_grow(&c->sources, &c->alloc, c->n + 1, sizeof(*c->sources));
+		c->sources[c->n++] = (char *)p->two->path;
+		qsort(c->sources, c->n, sizeof(*c->sources), str_ptr_cmp);
 	}
-	free(t);
-	return found;
 }
 
-static int dir_removed(const struct strlist *roots, const char *dir)
+static void collisions_free(struct gmap *g)
 {
-	return *dir && dir_under(roots, dir);
+	struct gmap_iter it;
+	struct gmap_ent *e;
+
+	gmap_iter_init(&it, g);
+	while ((e = gmap_iter_next(&it)))
+		free(((struct collision *)e->v.p)->sources);
+	gmap_release(g);
 }
 
-static char *path_dirname(const char *p)
+/* Is something of side_mask's, or anything settled, at path already? */
+static int path_in_way(struct mctx *m, const char *path, unsigned side_mask)
 {
-	const char *s = strrchr(p, '/');
+	struct mpath *p = path_get(m, path);
 
-	return s ? xstrndup(p, (size_t)(s - p)) : xstrdup("");
+	return p && (p->clean || (side_mask & (p->filemask | p->dirmask)));
 }
 
 /*
- * A file renamed from src to dst counts for its directory's rename, and
- * for the parents' while the trailing directory names agree (a/b/c/f ->
- * a/x/c/f counts a/b/c -> a/x/c and a/b -> a/x), as long as the old
- * directory is one the side removed (git's update_dir_rename_counts()).
+ * The new path of side's added (or renamed) file path under the other
+ * side's directory renames, or NULL: no rename applies, the renamed
+ * directory was itself renamed on this side, or the move collides (an
+ * entry in the way, several files onto one path: git's "implicit dir
+ * rename" conflicts, recorded without stages).
  */
-static void dir_count_pair(struct dir_pairs *counts, const struct strlist *roots,
-			   const struct strlist *relevant, const char *src, const char *dst)
+static const char *dir_rename_target(struct mctx *m, const char *path, int side,
+				     struct gmap *collisions)
 {
-	char *od = path_dirname(src), *nd = path_dirname(dst);
-	int first = 1;
+	const struct gmap *renames = &m->dir_renames[3 - side];
+	struct gmap_ent *r, *ce;
+	struct collision *c;
+	char *to;
 
-	for (;; first = 0) {
-		if (!first) {
-			char *os = strrchr(od, '/'), *ns = strrchr(nd, '/');
+	if (!renames->count || gmap_find(&collisions[3 - side], path) ||
+	    !(r = dir_renamed(renames, path)) || gmap_find(&m->dir_renames[side], r->v.p))
+		return NULL;
+	to = dir_rename_apply(m, r, path);
+	ce = gmap_find(&collisions[side], to);
+	c = ce ? ce->v.p : NULL;
+	if (!c || c->reported) {
+		to = NULL;
+	} else if (path_in_way(m, to, 1u << side) || c->n > 1) {
+		c->reported = 1;
+		note_add(m, to);
+		to = NULL;
+	}
+	return to;
+}
 
-			if (!*od || !*nd ||
-			    strcmp(os ? os + 1 : od, ns ? ns + 1 : nd))
-				break;
-			if (os)
-				*os = '\0';
-			else
-				*od = '\0';
-			if (ns)
-				*ns = '\0';
-			else
-				*nd = '\0';
+/* The interned parent directory of path, created (with the ones above)
+ * as open directory entries of side's when the merge has none yet. */
+static const char *dir_intern(struct mctx *m, const char *path, unsigned filemask)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	struct mpath *p;
+	const char *parent;
+
+	if (!slash)
+		return m->top;
+	dir = pool_strndup(&m->pool, path, (size_t)(slash - path));
+	if ((p = path_get(m, dir)))
+		return p->path;
+	parent = dir_intern(m, dir, filemask);
+	p = path_new(m, dir, parent);
+	p->dirmask = filemask;
+	p->is_null = 1;
+	return p->path;
+}
+
+/*
+ * Move the open entry of pair's destination to new_path, where the other
+ * side's directory rename puts it: git's default for that is a "file
+ * location" conflict, the file placed at the new path.
+ */
+static void dir_rename_move(struct mctx *m, struct rn_pair *pair, const char *new_path)
+{
+	struct mpath *p = path_get(m, pair->two->path), *there;
+	const char *parent = dir_intern(m, new_path, p->filemask);
+
+	if (!p->dirmask) {
+		if (p->ours.mode && !m->depth)
+			changed_add(m, p->path);
+		gmap_remove(&m->paths, p->path);
+	} else {
+		/* a directory stays there: split the file off */
+		struct mpath *f = pool_alloc(&m->pool, sizeof(*f));
+		int k;
+
+		*f = *p;
+		f->dirmask = 0;
+		f->stages[1] = NO_VERSION;
+		p->filemask = 0;
+		p->clean = 1;
+		for (k = 0; k < 3; k++)
+			if (!(p->dirmask & (1u << k)))
+				p->stages[k] = NO_VERSION;
+		p = f;
+	}
+	p->dir = parent;
+	p->base_off = *parent ? strlen(parent) + 1 : 0;
+	p->ours = NO_VERSION;
+	there = path_get(m, new_path);
+	if (!there) {
+		path_put(m, pool_strdup(&m->pool, new_path), p);
+	} else {
+		int idx = (int)p->filemask >> 1;
+
+		there->filemask |= p->filemask;
+		if (there->dirmask)
+			there->df_conflict = 1;
+		there->pathnames[idx] = p->pathnames[idx];
+		there->stages[idx] = p->stages[idx];
+		p = there;
+	}
+	p->path_conflict = 1;
+	set_kind(p, MERGE_CONFLICT_LOCATION);
+	pair->two->path = p->path;
+}
+
+/* --- renames (merge-ort's process_renames) --- */
+
+static int pair_one_cmp(const void *pa, const void *pb)
+{
+	const struct rn_pair *a = *(struct rn_pair *const *)pa, *b = *(struct rn_pair *const *)pb;
+	int c = strcmp(a->one->path, b->one->path);
+
+	/* stable: sides were queued one after the other */
+	if (c)
+		return c;
+	return a->side != b->side ? a->side - b->side : (a < b ? -1 : a > b);
+}
+
+/* One source renamed by both sides: to one path (the renames merge
+ * there), or to two (rename/rename, both kept, the base too). */
+static int rename_both(struct mctx *m, struct rn_pair *p1, struct rn_pair *p2,
+		       const char *oldpath, const char *newpath)
+{
+	const char *names[3] = { oldpath, newpath, p2->two->path };
+	struct mpath *base = path_get(m, names[0]);
+	struct mpath *s1 = path_get(m, names[1]), *s2 = path_get(m, names[2]);
+	struct cmerge c;
+	int error, was_binary;
+
+	if (!base || !s1 || !s2 || base->clean || s1->clean || s2->clean)
+		return tide_error_set(TIDE_ERROR, "merge: lost track of the renames of '%s'",
+				      oldpath);
+	if (!strcmp(names[1], names[2])) {
+		s1->stages[0] = base->stages[0];
+		s1->filemask |= 1;
+		base->is_null = 1;
+		base->clean = 1;
+		return 0;
+	}
+	if ((error = content_merge(m, p1->one->path, &base->stages[0], &s1->stages[1],
+				   &s2->stages[2], names, 1 + 2 * m->depth, &c)) < 0)
+		return error;
+	was_binary = !c.clean && same_version(&c.v, &s1->stages[1]);
+	s1->stages[1] = c.v;
+	s2->stages[2] = was_binary ? s2->stages[2] : c.v;
+	s1->path_conflict = s2->path_conflict = base->path_conflict = 1;
+	set_kind(s1, MERGE_CONFLICT_RENAME);
+	set_kind(s2, MERGE_CONFLICT_RENAME);
+	set_kind(base, MERGE_CONFLICT_RENAME);
+	return 0;
+}
+
+/* The renamed file meets a file the other side has at its new path. */
+static int rename_collides(struct mctx *m, struct rn_pair *pair, struct mpath *oldp,
+			   struct mpath *newp, int target)
+{
+	const char *names[3];
+	struct mpath *v[3];
+	struct cmerge c;
+	int error;
+
+	names[0] = names[3 - target] = oldp->path;
+	names[target] = newp->path;
+	v[0] = v[3 - target] = oldp;
+	v[target] = newp;
+	if ((error = content_merge(m, pair->one->path, &v[0]->stages[0], &v[1]->stages[1],
+				   &v[2]->stages[2], names, 1 + 2 * m->depth, &c)) < 0)
+		return error;
+	newp->stages[target] = c.v;
+	if (!c.clean)
+		set_kind(newp, MERGE_CONFLICT_RENAME);
+	return 0;
+}
+
+/* One side's rename of an open entry: its versions move to the new path. */
+static int rename_one(struct mctx *m, struct rn_pair *pair, struct mpath *oldp,
+		      struct mpath *newp)
+{
+	int target = pair->side, other = 3 - target, error = 0;
+	int deleted = oldp->filemask == 1;
+	int collision = (newp->filemask & (1u << other)) != 0;
+	int type_changed = !deleted && S_ISREG(oldp->stages[other].mode) !=
+					S_ISREG(newp->stages[target].mode);
+
+	if (type_changed && collision)
+		collision = 0;
+	if (collision && !deleted) {
+		error = rename_collides(m, pair, oldp, newp, target);
+	} else if (collision) {
+		newp->path_conflict = 1;
+		set_kind(newp, MERGE_CONFLICT_RENAME);
+	} else {
+		newp->stages[0] = oldp->stages[0];
+		newp->filemask |= 1;
+		newp->pathnames[0] = oldp->path;
+		if (type_changed) {
+			oldp->stages[0] = NO_VERSION;
+			oldp->filemask &= 6;
+		} else if (deleted) {
+			newp->path_conflict = 1;
+			set_kind(newp, MERGE_CONFLICT_RENAME);
+		} else {
+			newp->stages[other] = oldp->stages[other];
+			newp->filemask |= 1u << other;
+			newp->pathnames[other] = oldp->path;
 		}
-		/* git goes on through removed directories at or below one the
-		 * other side added files to, and counts those it added to */
-		if (!dir_removed(roots, od) || !dir_under(relevant, od))
-			break;
-		if (strlist_has(relevant, od))
-			dir_pairs_push(counts, od, nd);
 	}
-	free(od);
-	free(nd);
+	if (!type_changed) {
+		oldp->is_null = 1;
+		oldp->clean = 1;
+	}
+	return error;
 }
 
-static int added_oid_cmp(const void *pa, const void *pb)
+static int renames_process(struct mctx *m, struct rn_queue *q)
 {
-	const struct added *a = pa, *b = pb;
-	int c = git_oid_cmp(&a->e.oid, &b->e.oid);
+	size_t i;
+	int error = 0;
 
-	return c ? c : strcmp(a->path, b->path);
-}
+	for (i = 0; i < q->n && error == 0; i++) {
+		struct rn_pair *pair = q->v[i];
+		struct mpath *oldp = path_get(m, pair->one->path);
+		struct mpath *newp = path_get(m, pair->two->path);
 
-/* Identical files scanned per source: many copies of one blob (empty
- * files) must not make exact matching quadratic. */
-#define EXACT_SCAN 256
-
-static struct added *exact_match(struct added_list *dst, const struct added *src)
-{
-	size_t lo = 0, hi = dst->n, i, seen = 0;
-	struct added *pick = NULL;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (git_oid_cmp(&dst->v[mid].e.oid, &src->e.oid) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < dst->n && seen < EXACT_SCAN; i++, seen++) {
-		struct added *a = &dst->v[i];
-
-		if (!git_oid_equal(&a->e.oid, &src->e.oid))
-			break;
-		if (a->used)
+		/* gone with a directory rename, or nothing to carry over */
+		if (!oldp || oldp->clean)
 			continue;
-		if (!strcmp(path_basename(a->path), path_basename(src->path)))
-			return a;
-		if (!pick)
-			pick = a;
+		if (i + 1 < q->n && !strcmp(oldp->path, q->v[i + 1]->one->path)) {
+			error = rename_both(m, pair, q->v[i + 1], oldp->path,
+					    newp ? newp->path : pair->two->path);
+			i++;
+			continue;
+		}
+		if (!newp || newp->clean)
+			return tide_error_set(TIDE_ERROR, "merge: lost track of '%s'",
+					      pair->two->path);
+		error = rename_one(m, pair, oldp, newp);
 	}
-	return pick;
+	return error;
 }
 
-/* The best inexact target of src among dst's unused files, or NULL. */
-static int similar_match(struct mctx *m, struct added_list *dst, struct added *src,
-			 struct added **out)
+/* Additions and renames of side, moved by the other side's directory
+ * renames where they apply, queued for processing. */
+static void renames_collect(struct mctx *m, struct rn_queue *out, int side,
+			    struct gmap *collisions)
 {
-	int best = -1, error = 0;
+	struct rn_queue *q = &m->pairs[side];
 	size_t i;
 
-	*out = NULL;
-	if (!src->sig && (error = blob_sig(m, &src->e.oid, &src->sig)) < 0)
-		return error;
-	if (!src->sig)
-		return 0;
-	for (i = 0; i < dst->n; i++) {
-		struct added *a = &dst->v[i];
-		int score;
+	for (i = 0; i < q->n; i++) {
+		struct rn_pair *p = q->v[i];
+		const char *to;
 
-		if (a->used)
+		if (p->status != 'A' && p->status != 'R')
 			continue;
-		if (!a->sig && (error = blob_sig(m, &a->e.oid, &a->sig)) < 0)
-			return error;
-		if (!a->sig)
+		to = dir_rename_target(m, p->two->path, side, collisions);
+		if (p->status != 'R' && !to)
 			continue;
-		score = git_hashsig_compare(src->sig, a->sig);
-		if (score >= RENAME_SCORE && score > best) {
-			best = score;
-			*out = a;
-		}
+		if (to)
+			dir_rename_move(m, p, to);
+		p->side = side;
+		rn_queue_push(out, p);
 	}
+}
+
+static void statuses_plain(struct rn_queue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		q->v[i]->status = !q->v[i]->one->mode ? 'A' : 'D';
+}
+
+static int renames_detect_side(struct mctx *m, int side)
+{
+	struct rename_opts o;
+	int error;
+
+	if (!m->pairs[side].n || !m->relevant[side].count) {
+		statuses_plain(&m->pairs[side]);
+		return 0;
+	}
+	memset(&o, 0, sizeof(o));
+	o.repo = m->repo;
+	o.odb = m->odb;
+	o.pool = &m->pool;
+	o.limit = RENAME_LIMIT;
+	error = rename_detect(&o, &m->pairs[side], &m->relevant[side], &m->dirs_removed[side],
+			      &m->dir_counts[side]);
+	if (o.needed_limit > m->needed_limit)
+		m->needed_limit = o.needed_limit;
+	m->big_skipped += o.big_skipped;
+	return error;
+}
+
+/* Find the renames and apply them to the open entries (git's
+ * detect_and_process_renames()). */
+static int renames(struct mctx *m)
+{
+	struct rn_queue all = { NULL, 0, 0 };
+	struct gmap collisions[3];
+	int side, error;
+
+	if (!(m->pairs[1].n && m->relevant[1].count) && !(m->pairs[2].n && m->relevant[2].count))
+		return 0;
+	if ((error = renames_detect_side(m, 1)) < 0 || (error = renames_detect_side(m, 2)) < 0)
+		return error;
+	if (!m->depth) {
+		dir_renames_decide(m, 1);
+		dir_renames_decide(m, 2);
+		dir_renames_both(m);
+	}
+	for (side = 1; side <= 2; side++)
+		collisions_compute(m, &collisions[side], &m->dir_renames[3 - side], &m->pairs[side]);
+	renames_collect(m, &all, 1, collisions);
+	renames_collect(m, &all, 2, collisions);
+	for (side = 1; side <= 2; side++)
+		collisions_free(&collisions[side]);
+	if (all.n)
+		qsort(all.v, all.n, sizeof(*all.v), pair_one_cmp);
+	error = renames_process(m, &all);
+	free(all.v);
+	return error;
+}
+
+/* --- processing (merge-ort's process_entries) --- */
+
+/* The entries of the directories being completed, children first. */
+struct dir_versions {
+	struct dv_ent {
+		const char *name;
+		const struct version *v;
+	} *v;
+	size_t n, alloc;
+	struct dv_off {
+		const char *dir;
+		size_t off;
+	} *off;
+	size_t noff, off_alloc;
+	const char *last;
+	size_t last_len;
+};
+
+static void record_entry(struct dir_versions *d, const char *path, const struct mpath *p)
+{
+	if (p->is_null)
+		return;
+	array_grow(&d->v, &d->alloc, d->n + 1, sizeof(*d->v));
+	d->v[d->n].name = path + p->base_off;
+	d->v[d->n].v = &p->result;
+	d->n++;
+}
+
+/* git's tree order: a directory's name compares as if it ended in '/'. */
+static int dv_cmp(const void *pa, const void *pb)
+{
+	const struct dv_ent *a = pa, *b = pb;
+	size_t la = strlen(a->name), lb = strlen(b->name), n = la < lb ? la : lb;
+	int c = memcmp(a->name, b->name, n);
+	unsigned ca, cb;
+
+	if (c)
+		return c;
+	ca = n < la ? (unsigned char)a->name[n] : (MODE_TYPE(a->v->mode) == MODE_TREE ? '/' : 0);
+	cb = n < lb ? (unsigned char)b->name[n] : (MODE_TYPE(b->v->mode) == MODE_TREE ? '/' : 0);
+	return (int)ca - (int)cb;
+}
+
+/* Write entries off.. of d as one tree object. */
+static int tree_write(struct mctx *m, struct dir_versions *d, size_t off, git_oid *out)
+{
+	struct buf raw = BUF_INIT;
+	size_t i;
+	int error;
+
+	if (d->n > off)
+		qsort(d->v + off, d->n - off, sizeof(*d->v), dv_cmp);
+	for (i = off; i < d->n; i++) {
+		buf_printf(&raw, "%o %s", d->v[i].v->mode, d->v[i].name);
+		buf_putc(&raw, '\0');
+		buf_put(&raw, d->v[i].v->oid.id, GIT_OID_RAWSZ);
+	}
+	errno = 0;
+	error = git_odb_write(out, m->odb, raw.ptr ? raw.ptr : "", raw.len, GIT_OBJECT_TREE);
+	buf_release(&raw);
+	if (error < 0)
+		return tide_error_git(TIDE_ERROR, "cannot write a merged tree");
+	if (errno && (error = merge_object_written(m->repo, out, errno, "a merged tree")) < 0)
+		return error;
+	m->res->trees_written++;
 	return 0;
 }
 
 /*
- * The rename sources below removed root r that git looks at (its
- * "relevant" sources): files in a directory at or below one the other
- * side added files to, and files the other side modified.
+ * Entries come in reverse path order, so when the next one lies outside
+ * the directory of the last, that directory is complete: write it (or
+ * drop it when nothing is left in it), as git's
+ * write_completed_directory() does.
  */
-static int dir_sources(struct mctx *m, const struct ent *roots, int side, const char *r,
-		       const struct strlist *relevant, struct added_list *out)
+static int dir_complete(struct mctx *m, const char *new_dir, struct dir_versions *d)
 {
-	struct added_list all, mod;
-	struct strlist modp = { NULL, 0, 0 };
-	struct ent b, o;
-	char *prefix = xasprintf("%s/", r);
-	size_t i;
-	int error;
-
-	memset(&all, 0, sizeof(all));
-	memset(&mod, 0, sizeof(mod));
-	if ((error = ent_at(m, &roots[0], r, &b)) < 0 || !IS_TREE(&b) ||
-	    (error = ent_at(m, &roots[3 - side], r, &o)) < 0 ||
-	    (error = collect_added(m, &NONE_ENT, &b, prefix, &all)) < 0 ||
-	    (error = collect_changed(m, &b, tree_or_none(&o), prefix, 1, &mod)) < 0)
-		goto done;
-	for (i = 0; i < mod.n; i++)
-		strlist_push(&modp, xstrdup(mod.v[i].path));
-	if (modp.n)
-		qsort(modp.v, modp.n, sizeof(*modp.v), strp_cmp);
-	for (i = 0; i < all.n; i++) {
-		char *dir = path_dirname(all.v[i].path);
-
-		if (dir_under(relevant, dir) || strlist_has(&modp, all.v[i].path)) {
-			array_grow(&out->v, &out->alloc, out->n + 1, sizeof(*out->v));
-			out->v[out->n++] = all.v[i];
-			all.v[i].path = NULL;
-		}
-		free(dir);
-	}
-done:
-	free(prefix);
-	added_list_release(&all);
-	added_list_release(&mod);
-	strlist_release(&modp);
-	return error;
-}
-
-/* Pair the files side removed under its removed roots with the files it
- * added: exact copies first, then by similarity; count each pair. */
-static int dir_counts_side(struct mctx *m, const struct ent *roots, int side,
-			   const struct strlist *relevant, struct dir_pairs *counts)
-{
-	struct added_list src, dst;
-	size_t i;
+	struct mpath *info;
+	size_t off;
+	const char *prev;
 	int error = 0;
 
-	memset(&src, 0, sizeof(src));
-	memset(&dst, 0, sizeof(dst));
-	for (i = 0; i < m->removed[side].n && error == 0; i++)
-		error = dir_sources(m, roots, side, m->removed[side].v[i], relevant, &src);
-	if (error == 0 && src.n)
-		error = collect_added(m, &roots[0], &roots[side], "", &dst);
-	if (error == 0 && dst.n)
-		qsort(dst.v, dst.n, sizeof(*dst.v), added_oid_cmp);
-	for (i = 0; i < src.n && dst.n; i++) {
-		struct added *a = exact_match(&dst, &src.v[i]);
-
-		if (a) {
-			a->used = src.v[i].used = 1;
-			dir_count_pair(counts, &m->removed[side], relevant, src.v[i].path,
-				       a->path);
-		}
+	if (new_dir == d->last)
+		return 0;
+	if (!d->last || !strncmp(new_dir, d->last, d->last_len)) {
+		array_grow(&d->off, &d->off_alloc, d->noff + 1, sizeof(*d->off));
+		d->off[d->noff].dir = new_dir;
+		d->off[d->noff++].off = d->n;
+		d->last = new_dir;
+		d->last_len = strlen(new_dir);
+		return 0;
 	}
-	for (i = 0; i < src.n && error == 0 && dst.n <= RENAME_LIMIT &&
-		    src.n <= RENAME_LIMIT; i++) {
-		struct added *a;
-
-		if (src.v[i].used)
-			continue;
-		if ((error = similar_match(m, &dst, &src.v[i], &a)) == 0 && a) {
-			a->used = 1;
-			dir_count_pair(counts, &m->removed[side], relevant, src.v[i].path,
-				       a->path);
-		}
+	info = path_get(m, d->last);
+	off = d->off[d->noff - 1].off;
+	if (!info)
+		return tide_error_set(TIDE_ERROR, "merge: lost directory '%s'", d->last);
+	if (off == d->n) {
+		info->is_null = 1;
+	} else {
+		info->is_null = 0;
+		info->result.mode = MODE_TREE;
+		error = tree_write(m, d, off, &info->result.oid);
 	}
-	added_list_release(&src);
-	added_list_release(&dst);
+	d->noff--;
+	d->n = off;
+	prev = d->noff ? d->off[d->noff - 1].dir : NULL;
+	if (new_dir != prev) {
+		array_grow(&d->off, &d->off_alloc, d->noff + 1, sizeof(*d->off));
+		d->off[d->noff].dir = new_dir;
+		d->off[d->noff++].off = d->n;
+	}
+	d->last = new_dir;
+	d->last_len = strlen(new_dir);
 	return error;
 }
 
-/* A conflict without stages (see MERGE_CONFLICT_DIR_RENAME). */
-static void dir_note(struct mctx *m, const char *path)
+static void note_changed(struct mctx *m, const char *path, const struct mpath *p)
 {
-	struct merge_conflict c;
+	struct version now = p->is_null ? NO_VERSION : p->result;
 
-	memset(&c, 0, sizeof(c));
-	c.path = (char *)path;
-	c.kind = MERGE_CONFLICT_DIR_RENAME;
-	array_grow(&m->notes, &m->notes_alloc, m->nnotes + 1, sizeof(*m->notes));
-	m->notes[m->nnotes] = c;
-	m->notes[m->nnotes].path = xstrdup(path);
-	m->nnotes++;
+	if (!same_version(&now, &p->ours))
+		changed_add(m, path);
 }
 
-/*
- * Collapse the counts into renames: each old directory goes where most of
- * its files went; a tie is git's "directory rename split", a conflict
- * where the other side added files to the directory (relevant).
- */
-static void dir_renames_decide(struct mctx *m, struct dir_pairs *counts,
-			       const struct strlist *relevant, struct dir_pairs *out)
+/* "path~label", the label's slashes flattened, numbered while taken. */
+static char *unique_path(struct mctx *m, const char *path, const char *label)
 {
-	size_t i = 0, j;
+	struct buf b = BUF_INIT;
+	size_t base, i;
+	int n = 0;
+	char *r;
 
-	if (counts->n)
-		qsort(counts->v, counts->n, sizeof(*counts->v), dir_pair_cmp);
-	while (i < counts->n) {
-		const char *best = NULL, *from = counts->v[i].from;
-		size_t max = 0, ties = 0;
-
-		for (j = i; j < counts->n && !strcmp(counts->v[j].from, counts->v[i].from);) {
-			size_t k = j;
-
-			while (k < counts->n && !dir_pair_cmp(&counts->v[k], &counts->v[j]))
-				k++;
-			if (k - j > max) {
-				max = k - j;
-				best = counts->v[j].to;
-				ties = 0;
-			} else if (k - j == max) {
-				ties++;
-			}
-			j = k;
-		}
-		/* only directories the other side added files to move */
-		if (strlist_has(relevant, from) && ties)
-			dir_note(m, from);
-		else if (strlist_has(relevant, from))
-			dir_pairs_push(out, from, best);
-		i = j;
+	buf_printf(&b, "%s~", path);
+	base = b.len;
+	buf_puts(&b, label);
+	for (i = base; i < b.len; i++)
+		if (b.ptr[i] == '/')
+			b.ptr[i] = '_';
+	base = b.len;
+	while (gmap_find(&m->paths, buf_cstr(&b))) {
+		buf_truncate(&b, base);
+		buf_printf(&b, "_%d", n++);
 	}
-}
-
-/* The deepest renamed directory holding path, as in check_dir_renamed(). */
-static const struct dir_pair *dir_renamed(const struct dir_pairs *ren, const char *path)
-{
-	char *t = xstrdup(path), *s;
-	const struct dir_pair *r = NULL;
-
-	while (!r && (s = strrchr(t, '/'))) {
-		*s = '\0';
-		r = dir_pairs_find(ren, t);
-	}
-	free(t);
+	r = pool_strdup(&m->pool, buf_cstr(&b));
+	buf_release(&b);
 	return r;
 }
 
-static char *dir_apply(const struct dir_pair *r, const char *path)
+static void drop_stages_but(struct mpath *p, unsigned keep)
 {
-	const char *rest = path + strlen(r->from);
+	int k;
 
-	return *r->to ? xasprintf("%s%s", r->to, rest) : xstrdup(rest + 1);
+	for (k = 0; k < 3; k++)
+		if (!(keep & (1u << k)))
+			p->stages[k] = NO_VERSION;
 }
 
-static int dir_move_cmp(const void *pa, const void *pb)
+/* A file where a directory remains: it moves to "path~<its side>". */
+static struct mpath *df_move_file(struct mctx *m, struct mpath *p, int *df_index)
 {
-	const struct dir_move *a = pa, *b = pb;
-	int c = strcmp(a->to, b->to);
+	struct mpath *f = pool_alloc(&m->pool, sizeof(*f));
 
-	return c ? c : strcmp(a->from, b->from);
+	*f = *p;
+	f->match_mask &= ~f->dirmask;
+	f->dirmask = 0;
+	drop_stages_but(f, f->filemask);
+	*df_index = p->dirmask & 2 ? 2 : 1;
+	path_put(m, unique_path(m, p->path, *df_index == 1 ? m->ours_label : m->theirs_label), f);
+	f->ours = NO_VERSION;
+	set_kind(f, MERGE_CONFLICT_FILE_DIRECTORY);
+	p->filemask = 0;
+	return f;
 }
 
-/*
- * The files side `adder` added under directories the other side renamed
- * move with them (t6423's rules): not into a directory the adder itself
- * renamed away, not when several would land on one path or something of
- * the adder's is in the way (both conflicts without a move).
- */
-static int dir_moves_side(struct mctx *m, const struct ent *roots, int adder,
-			  const struct dir_pairs *ren, const struct dir_pairs *own,
-			  const struct added_list *adds)
+/* A file, a symlink or a submodule, different types on each side: the
+ * regular file (both, when neither is one) moves to "path~<side>". */
+static struct mpath *distinct_types(struct mctx *m, struct mpath *p, struct dir_versions *d)
 {
-	struct dir_move *c = NULL;
-	size_t n = 0, alloc = 0, i, j;
-	int error = 0;
+	unsigned o = MODE_TYPE(p->stages[0].mode), a = MODE_TYPE(p->stages[1].mode);
+	unsigned b = MODE_TYPE(p->stages[2].mode);
+	int ren_a = S_ISREG(p->stages[1].mode), ren_b = !ren_a && S_ISREG(p->stages[2].mode);
+	const char *path = p->path, *a_path, *b_path;
+	struct mpath *t = pool_alloc(&m->pool, sizeof(*t));
 
-	for (i = 0; i < adds->n; i++) {
-		const struct dir_pair *r = dir_renamed(ren, adds->v[i].path);
-
-		if (!r || dir_pairs_find(own, r->to))
-			continue;
-		array_grow(&c, &alloc, n + 1, sizeof(*c));
-		c[n].from = adds->v[i].path;
-		c[n].to = dir_apply(r, adds->v[i].path);
-		c[n].side = adder;
-		c[n].used = 0;
-		n++;
+	if (!ren_a && !ren_b)
+		ren_a = ren_b = 1;
+	a_path = ren_a ? unique_path(m, path, m->ours_label) : NULL;
+	b_path = ren_b ? unique_path(m, path, m->theirs_label) : path;
+	p->clean = 0;
+	*t = *p;
+	t->result = p->stages[2];
+	t->stages[1] = NO_VERSION;
+	t->filemask = 5;
+	if (b != o) {
+		t->stages[0] = NO_VERSION;
+		t->filemask = 4;
 	}
-	if (n)
-		qsort(c, n, sizeof(*c), dir_move_cmp);
-	for (i = 0; i < n; i = j) {
-		struct ent way;
-
-		for (j = i + 1; j < n && !strcmp(c[j].to, c[i].to); j++)
-			;
-		if (j - i > 1) {
-			dir_note(m, c[i].to);
-			continue;
-		}
-		if ((error = ent_at(m, &roots[adder], c[i].to, &way)) < 0)
-			break;
-		if (way.mode) {
-			dir_note(m, c[i].to);
-			continue;
-		}
-		array_grow(&m->moves, &m->moves_alloc, m->nmoves + 1, sizeof(*m->moves));
-		m->moves[m->nmoves] = c[i];
-		m->moves[m->nmoves].from = xstrdup(c[i].from);
-		c[i].to = NULL;
-		m->nmoves++;
+	p->result = p->stages[1];
+	p->stages[2] = NO_VERSION;
+	p->filemask = 3;
+	if (a != o) {
+		p->stages[0] = NO_VERSION;
+		p->filemask = 2;
 	}
-	for (i = 0; i < n; i++)
-		free(c[i].to);
-	free(c);
-	return error;
+	set_kind(p, MERGE_CONFLICT_MODE);
+	set_kind(t, MERGE_CONFLICT_MODE);
+	if (ren_a) {
+		path_put(m, a_path, p);
+		if (ren_b)
+			gmap_remove(&m->paths, path);
+	}
+	path_put(m, b_path, t);
+	if (ren_a)
+		p->ours = NO_VERSION;
+	if (ren_b)
+		t->ours = NO_VERSION;
+	gmap_put(&m->conflicted, t->path, NULL)->v.p = t;
+	record_entry(d, t->path, t);
+	note_changed(m, t->path, t);
+	return p;
 }
 
-/* The files the other side of `side` added under side's removed roots,
- * and their directories (the removed ones a rename is looked for). */
-static int dir_adds_side(struct mctx *m, const struct ent *roots, int side,
-			 struct added_list *adds, struct strlist *relevant)
+static enum merge_conflict_kind content_kind(const struct mpath *p, const struct cmerge *c)
 {
-	size_t i;
-	int error = 0;
-
-	for (i = 0; i < m->removed[side].n && error == 0; i++) {
-		const char *r = m->removed[side].v[i];
-		struct ent b, o;
-		char *prefix = xasprintf("%s/", r);
-
-		if ((error = ent_at(m, &roots[0], r, &b)) == 0 &&
-		    (error = ent_at(m, &roots[3 - side], r, &o)) == 0 && IS_TREE(&o))
-			error = collect_added(m, tree_or_none(&b), &o, prefix, adds);
-		free(prefix);
-	}
-	for (i = 0; i < adds->n; i++)
-		strlist_push(relevant, path_dirname(adds->v[i].path));
-	if (relevant->n)
-		qsort(relevant->v, relevant->n, sizeof(*relevant->v), strp_cmp);
-	return error;
+	if (c->binary)
+		return MERGE_CONFLICT_BINARY;
+	if (MODE_TYPE(c->v.mode) == MODE_GITLINK)
+		return MERGE_CONFLICT_SUBMODULE;
+	if (c->content_clean)
+		return MERGE_CONFLICT_MODE;
+	return p->filemask == 6 ? MERGE_CONFLICT_ADD_ADD : MERGE_CONFLICT_CONTENT;
 }
 
-/* Find each side's directory renames and the moves they imply. */
-static int dir_renames_plan(struct mctx *m, const struct ent *roots)
+/* Both sides have a file of one type here (and maybe the base). */
+static int process_both(struct mctx *m, struct mpath *p, int df_index)
 {
-	struct dir_pairs ren[3], shared[3];
-	struct added_list adds[3];
-	struct strlist relevant[3];
-	int side, error = 0;
-
-	memset(ren, 0, sizeof(ren));
-	memset(shared, 0, sizeof(shared));
-	memset(adds, 0, sizeof(adds));
-	memset(relevant, 0, sizeof(relevant));
-	for (side = 1; side <= 2 && error == 0; side++) {
-		struct dir_pairs counts = { NULL, 0, 0 };
-
-		if (!m->removed[side].n)
-			continue;
-		qsort(m->removed[side].v, m->removed[side].n, sizeof(char *), strp_cmp);
-		if ((error = dir_adds_side(m, roots, side, &adds[side], &relevant[side])) == 0 &&
-		    adds[side].n &&
-		    (error = dir_counts_side(m, roots, side, &relevant[side], &counts)) == 0)
-			dir_renames_decide(m, &counts, &relevant[side], &ren[side]);
-		dir_pairs_release(&counts);
-	}
-	/* both maps are looked up while one is pruned: prune copies */
-	for (side = 1; side <= 2; side++) {
-		size_t i;
-
-		for (i = 0; i < ren[side].n; i++)
-			dir_pairs_push(&shared[side], ren[side].v[i].from, ren[side].v[i].to);
-	}
-	for (side = 1; side <= 2; side++) {
-		size_t i, w = 0;
-
-		for (i = 0; i < ren[side].n; i++) {
-			if (dir_pairs_find(&shared[3 - side], ren[side].v[i].from)) {
-				free(ren[side].v[i].from);
-				free(ren[side].v[i].to);
-			} else {
-				ren[side].v[w++] = ren[side].v[i];
-			}
-		}
-		ren[side].n = w;
-	}
-	for (side = 1; side <= 2 && error == 0; side++)
-		if (ren[side].n)
-			error = dir_moves_side(m, roots, 3 - side, &ren[side], &ren[3 - side],
-					       &adds[side]);
-	for (side = 0; side < 3; side++) {
-		dir_pairs_release(&ren[side]);
-		dir_pairs_release(&shared[side]);
-		added_list_release(&adds[side]);
-		strlist_release(&relevant[side]);
-	}
-	return error;
-}
-
-/*
- * After a first walk, each modify/delete conflict of a regular file may
- * be a rename on the deleting side.  Only those paths are looked at (as
- * merge-ort limits itself to "relevant" rename sources), so a merge
- * without such conflicts never pays for rename detection.
- */
-struct plan {
-	struct added_list added[2];	/* [0]: theirs added, [1]: ours added */
-	struct override *ov;
-	size_t nov, alloc;
-};
-
-static int move_from_cmp(const void *pa, const void *pb)
-{
-	const struct dir_move *a = pa, *b = pb;
-	int c = strcmp(a->from, b->from);
-
-	return c ? c : a->side - b->side;
-}
-
-/* The move of a path side added (moves are sorted by from, side). */
-static struct dir_move *move_find(struct mctx *m, const char *from, int side)
-{
-	struct dir_move key, *mv;
-
-	if (!m->nmoves)
-		return NULL;
-	key.from = (char *)from;
-	key.side = side;
-	mv = bsearch(&key, m->moves, m->nmoves, sizeof(key), move_from_cmp);
-	return mv && !mv->used ? mv : NULL;
-}
-
-/* A rename target in a directory the other side renamed moves along:
- * its old place gets the other side's entry (none, usually). */
-static int plan_moved(struct mctx *m, const struct ent *roots, struct plan *p,
-		      struct added *a, int side)
-{
-	struct dir_move *mv = move_find(m, a->path, side);
-	struct ent other;
+	struct cmerge c;
 	int error;
 
-	if (!mv)
-		return 0;
-	mv->used = 1;
-	if ((error = ent_at(m, &roots[3 - side], a->path, &other)) < 0)
+	if ((error = content_merge(m, p->path, &p->stages[0], &p->stages[1], &p->stages[2],
+				   p->pathnames, 0, &c)) < 0)
 		return error;
-	override_push(&p->ov, &p->nov, &p->alloc, a->path, IS_FILE(&other) ? &other : NULL);
-	free(a->path);
-	a->path = xstrdup(mv->to);
-	a->moved = 1;
+	p->clean = c.clean && !p->df_conflict && !p->path_conflict;
+	p->result = c.v;
+	p->is_null = !c.v.mode;
+	p->nhunks = c.nhunks;
+	if (c.clean && p->df_conflict) {
+		p->filemask = 1u << df_index;
+		p->stages[df_index] = c.v;
+	}
+	if (!c.clean)
+		set_kind(p, content_kind(p, &c));
 	return 0;
 }
 
-/* A clean result at a moved path is still git's "file location" conflict. */
-static void location_conflict(struct override *x, const struct merge_conflict *src,
-			      const struct ent *e, int side, const char *from)
+/* The one-sided cases: unchanged on a side, deleted, added. */
+static void process_rest(struct mctx *m, struct mpath *p)
 {
-	struct merge_conflict c;
+	if (p->match_mask) {
+		p->clean = !p->df_conflict && !p->path_conflict;
+		if (p->match_mask == 6) {
+			p->result = p->stages[1];
+		} else {
+			int side = (7 & ~p->match_mask) == 4 ? 2 : 1;
 
-	if (x->has_conflict)
-		return;
-	memset(&c, 0, sizeof(c));
-	c.kind = MERGE_CONFLICT_LOCATION;
-	if (src && src->base_mode) {
-		c.base = src->base;
-		c.base_mode = src->base_mode;
-		c.base_path = src->path;
+			p->result = p->stages[side];
+			p->is_null = !p->result.mode;
+			if (p->is_null)
+				p->clean = 1;
+		}
+	} else if (p->filemask == 3 || p->filemask == 5) {
+		int side = p->filemask == 5 ? 2 : 1;
+
+		p->result = p->stages[m->depth ? 0 : side];
+		p->clean = 0;
+		if (!p->path_conflict || !git_oid_equal(&p->stages[0].oid, &p->stages[side].oid))
+			set_kind(p, MERGE_CONFLICT_MODIFY_DELETE);
+	} else if (p->filemask == 2 || p->filemask == 4) {
+		p->result = p->stages[p->filemask == 4 ? 2 : 1];
+		p->clean = !p->df_conflict && !p->path_conflict;
+	} else if (p->filemask == 1) {
+		p->is_null = 1;
+		p->result = NO_VERSION;
+		p->clean = !p->path_conflict;
 	}
-	if (side == 1) {
-		c.ours = e->oid;
-		c.ours_mode = e->mode;
-		c.ours_path = (char *)from;
+}
+
+/* Merge one open entry (git's process_entry()). */
+static int process_entry(struct mctx *m, struct mpath *p, struct dir_versions *d)
+{
+	int df_index = 0, error = 0;
+
+	if (p->dirmask) {
+		record_entry(d, p->path, p);
+		if (!p->filemask)
+			return 0;
+	}
+	if (p->df_conflict && !p->result.mode) {
+		/* the directory is gone: only the file is left here */
+		p->df_conflict = 0;
+		p->clean = 0;
+		p->is_null = 0;
+		p->match_mask &= ~p->dirmask;
+		p->dirmask = 0;
+		drop_stages_but(p, p->filemask);
+	} else if (p->df_conflict) {
+		if (p->filemask == 1) {
+			p->filemask = 0;
+			return 0;
+		}
+		p = df_move_file(m, p, &df_index);
+	}
+	if (p->match_mask) {
+		process_rest(m, p);
+	} else if (p->filemask >= 6 &&
+		   MODE_TYPE(p->stages[1].mode) != MODE_TYPE(p->stages[2].mode)) {
+		if (m->depth) {
+			p->clean = 0;
+			p->result = p->stages[0];
+			p->is_null = !p->result.mode;
+		} else {
+			p = distinct_types(m, p, d);
+		}
+	} else if (p->filemask >= 6) {
+		error = process_both(m, p, df_index);
 	} else {
-		c.theirs = e->oid;
-		c.theirs_mode = e->mode;
-		c.theirs_path = (char *)from;
+		process_rest(m, p);
 	}
-	override_conflict(x, &c);
-}
-
-static int plan_rename(struct mctx *m, const struct ent *roots, struct plan *p,
-		       const struct merge_conflict *src, int s_ours, struct added **out)
-{
-	struct added_list *l = &p->added[s_ours];
-	int error;
-
-	*out = NULL;
-	if (!l->loaded) {
-		l->loaded = 1;
-		if ((error = collect_added(m, &roots[0], &roots[s_ours ? 1 : 2], "", l)) < 0)
-			return error;
-	}
-	if ((error = find_rename(m, src->path, &src->base, l, out)) < 0)
+	if (error < 0)
 		return error;
-	if (*out) {
-		(*out)->used = 1;
-		error = plan_moved(m, roots, p, *out, s_ours ? 1 : 2);
-	}
-	return error;
-}
-
-/* Modify/delete: the deleting side may have renamed the file. */
-static int plan_modify_delete(struct mctx *m, const struct ent *roots, struct plan *p,
-			      const struct merge_conflict *md)
-{
-	int s_ours = md->ours_mode == 0;
-	struct added *dst;
-	struct override *x;
-	struct ent other_dst;
-	int error;
-
-	if ((error = plan_rename(m, roots, p, md, s_ours, &dst)) < 0 || !dst)
-		return error;
-	override_push(&p->ov, &p->nov, &p->alloc, md->path, NULL);
-	override_push(&p->ov, &p->nov, &p->alloc, dst->path, NULL);
-	x = &p->ov[p->nov - 1];
-	if ((error = rename_merge(m, md, dst, s_ours, x)) < 0 ||
-	    (error = ent_at(m, &roots[s_ours ? 2 : 1], dst->path, &other_dst)) < 0)
-		return error;
-	if (IS_FILE(&other_dst))
-		error = rename_add(m, x, &other_dst, s_ours);
-	if (error == 0 && dst->moved)
-		location_conflict(x, md, &x->ent, s_ours ? 1 : 2, x->path);
-	return error;
-}
-
-/* Deleted on both sides: renamed on one (rename/delete), on both to one
- * path (merge there) or to two (rename/rename), as git reports them. */
-static int plan_gone(struct mctx *m, const struct ent *roots, struct plan *p,
-		     const struct merge_conflict *g)
-{
-	struct added *dst_o, *dst_t;
-	struct merge_conflict md;
-	int error;
-
-	if ((error = plan_rename(m, roots, p, g, 1, &dst_o)) < 0 ||
-	    (error = plan_rename(m, roots, p, g, 0, &dst_t)) < 0)
-		return error;
-	if (!dst_o && !dst_t)
-		return 0;
-	if (dst_o && dst_t && !strcmp(dst_o->path, dst_t->path)) {
-		md = *g;
-		md.theirs = dst_t->e.oid;
-		md.theirs_mode = dst_t->e.mode;
-		override_push(&p->ov, &p->nov, &p->alloc, dst_o->path, NULL);
-		if ((error = rename_merge(m, &md, dst_o, 1, &p->ov[p->nov - 1])) == 0 &&
-		    (dst_o->moved || dst_t->moved))
-			location_conflict(&p->ov[p->nov - 1], g, &p->ov[p->nov - 1].ent,
-					  dst_o->moved ? 1 : 2, p->ov[p->nov - 1].path);
-		return error;
-	}
-	if (dst_o && dst_t) {
-		memset(&md, 0, sizeof(md));
-		md.kind = MERGE_CONFLICT_RENAME;
-		md.base = g->base;
-		md.base_mode = g->base_mode;
-		md.base_path = g->path;
-		override_push(&p->ov, &p->nov, &p->alloc, g->path, NULL);
-		override_conflict(&p->ov[p->nov - 1], &md);
-	}
-	if (dst_o) {
-		override_push(&p->ov, &p->nov, &p->alloc, dst_o->path, NULL);
-		rename_conflict_at(&p->ov[p->nov - 1], g, dst_o, 1, !dst_t);
-	}
-	if (dst_t) {
-		override_push(&p->ov, &p->nov, &p->alloc, dst_t->path, NULL);
-		rename_conflict_at(&p->ov[p->nov - 1], g, dst_t, 0, !dst_o);
-	}
+	if (!p->clean)
+		gmap_put(&m->conflicted, p->path, NULL)->v.p = p;
+	record_entry(d, p->path, p);
+	note_changed(m, p->path, p);
 	return 0;
 }
 
-/*
- * After a first walk, each modify/delete conflict of a regular file, and
- * each file deleted on both sides, may be a rename.  Only those paths are
- * looked at (merge-ort, too, limits itself to "relevant" rename sources),
- * so a merge without such paths never pays for rename detection.
- */
-/*
- * A file the adding side added where the other side renamed the
- * directory: at the new place, merged as an add/add with what the
- * renaming side has there, and a conflict either way.
- */
-static int plan_move(struct mctx *m, const struct ent *roots, struct plan *p,
-		     const struct dir_move *mv)
+/* git's order for processing: as if every name ended in '/', so a
+ * directory comes right before what it holds. */
+static int dirs_first_cmp(const void *pa, const void *pb)
 {
-	struct ent added, left, there;
-	struct override *x;
-	int error;
+	const unsigned char *a = (const unsigned char *)(*(struct mpath *const *)pa)->path;
+	const unsigned char *b = (const unsigned char *)(*(struct mpath *const *)pb)->path;
+	unsigned c1, c2;
 
-	if ((error = ent_at(m, &roots[mv->side], mv->from, &added)) < 0 ||
-	    (error = ent_at(m, &roots[3 - mv->side], mv->from, &left)) < 0 ||
-	    (error = ent_at(m, &roots[3 - mv->side], mv->to, &there)) < 0)
-		return error;
-	if (!IS_FILE(&added))
-		return 0;
-	override_push(&p->ov, &p->nov, &p->alloc, mv->from, IS_FILE(&left) ? &left : NULL);
-	override_push(&p->ov, &p->nov, &p->alloc, mv->to, &added);
-	x = &p->ov[p->nov - 1];
-	if (IS_FILE(&there) && MODE_TYPE(there.mode) == MODE_TYPE(added.mode))
-		error = rename_add(m, x, &there, mv->side == 1);
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	c1 = *a ? *a : '/';
+	c2 = *b ? *b : '/';
+	if (c1 == c2)
+		return *a ? 1 : -1;
+	return (int)c1 - (int)c2;
+}
+
+static int process_entries(struct mctx *m, git_oid *tree)
+{
+	struct dir_versions d;
+	struct mpath **all;
+	struct gmap_iter it;
+	struct gmap_ent *e;
+	size_t n = 0, i;
+	int error = 0;
+
+	memset(&d, 0, sizeof(d));
+	if (!m->paths.count) {
+		d.n = 0;
+		return tree_write(m, &d, 0, tree);
+	}
+	all = xmalloc(m->paths.count * sizeof(*all));
+	gmap_iter_init(&it, &m->paths);
+	while ((e = gmap_iter_next(&it)))
+		all[n++] = e->v.p;
+	qsort(all, n, sizeof(*all), dirs_first_cmp);
+	for (i = n; i-- > 0 && error == 0;) {
+		struct mpath *p = all[i];
+
+		if ((error = dir_complete(m, p->dir, &d)) < 0)
+			break;
+		if (p->clean) {
+			record_entry(&d, p->path, p);
+			note_changed(m, p->path, p);
+		} else {
+			error = process_entry(m, p, &d);
+		}
+	}
+	if (error == 0 && (d.noff != 1 || d.off[0].off != 0))
+		error = tide_error_set(TIDE_ERROR, "merge: directories out of order");
 	if (error == 0)
-		location_conflict(x, NULL, &added, mv->side, mv->from);
+		error = tree_write(m, &d, 0, tree);
+	free(all);
+	free(d.v);
+	free(d.off);
 	return error;
 }
 
-static int renames_plan(struct mctx *m, const struct ent *roots)
+/* --- the result --- */
+
+static void conflict_from(struct merge_conflict *c, const struct mpath *p)
 {
-	struct plan p;
-	size_t i;
-	int error = 0;
-
-	memset(&p, 0, sizeof(p));
-	if (m->removed[1].n || m->removed[2].n)
-		error = dir_renames_plan(m, roots);
-	if (m->nmoves)
-		qsort(m->moves, m->nmoves, sizeof(*m->moves), move_from_cmp);
-	for (i = 0; i < m->res->nconflicts && error == 0; i++) {
-		const struct merge_conflict *md = &m->res->conflicts[i];
-
-		if (md->kind == MERGE_CONFLICT_MODIFY_DELETE &&
-		    MODE_TYPE(md->base_mode) == 0100000u)
-			error = plan_modify_delete(m, roots, &p, md);
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(p->path);
+	if (p->kind >= 0)
+		c->kind = (enum merge_conflict_kind)p->kind;
+	else if (p->df_conflict)
+		c->kind = MERGE_CONFLICT_FILE_DIRECTORY;
+	else if (p->path_conflict)
+		c->kind = MERGE_CONFLICT_RENAME;
+	else
+		c->kind = MERGE_CONFLICT_CONTENT;
+	c->nhunks = p->nhunks;
+	if (p->filemask & 1) {
+		c->base = p->stages[0].oid;
+		c->base_mode = p->stages[0].mode;
+		c->base_path = xstrdup(p->pathnames[0]);
 	}
-	for (i = 0; i < m->ngone && error == 0; i++)
-		error = plan_gone(m, roots, &p, &m->gone[i]);
-	for (i = 0; i < m->nmoves && error == 0; i++)
-		if (!m->moves[i].used)
-			error = plan_move(m, roots, &p, &m->moves[i]);
-	added_list_release(&p.added[0]);
-	added_list_release(&p.added[1]);
-	if (error < 0 || !p.nov) {
-		overrides_free(p.ov, p.nov);
-		return error;
+	if (p->filemask & 2) {
+		c->ours = p->stages[1].oid;
+		c->ours_mode = p->stages[1].mode;
+		c->ours_path = xstrdup(p->pathnames[1]);
 	}
-	qsort(p.ov, p.nov, sizeof(*p.ov), override_cmp);
-	m->ov = p.ov;
-	m->nov = p.nov;
-	return 1;
+	if (p->filemask & 4) {
+		c->theirs = p->stages[2].oid;
+		c->theirs_mode = p->stages[2].mode;
+		c->theirs_path = xstrdup(p->pathnames[2]);
+	}
+}
+
+static int conflict_cmp(const void *pa, const void *pb)
+{
+	const struct merge_conflict *a = pa, *b = pb;
+	int c = strcmp(a->path, b->path);
+
+	/* staged ones first at one path, as notes are appended */
+	if (c)
+		return c;
+	return (a->base_mode || a->ours_mode || a->theirs_mode) ?
+	       -!(b->base_mode || b->ours_mode || b->theirs_mode) :
+	       !!(b->base_mode || b->ours_mode || b->theirs_mode);
 }
 
 static int str_cmp(const void *pa, const void *pb)
@@ -2111,68 +1860,95 @@ static int str_cmp(const void *pa, const void *pb)
 	return strcmp(*(char *const *)pa, *(char *const *)pb);
 }
 
-static int conflict_cmp(const void *pa, const void *pb)
+static void result_finish(struct mctx *m)
 {
-	return strcmp(((const struct merge_conflict *)pa)->path,
-		      ((const struct merge_conflict *)pb)->path);
-}
-
-static void conflicts_reset(struct mctx *m)
-{
+	struct merge_result *r = m->res;
+	struct gmap_iter it;
+	struct gmap_ent *e;
 	size_t i;
 
-	for (i = 0; i < m->res->nconflicts; i++)
-		conflict_release(&m->res->conflicts[i]);
-	m->res->nconflicts = 0;
-	for (i = 0; i < m->res->nchanged; i++)
-		free(m->res->changed[i]);
-	m->res->nchanged = 0;
+	gmap_iter_init(&it, &m->conflicted);
+	while ((e = gmap_iter_next(&it))) {
+		array_grow(&r->conflicts, &m->conflicts_alloc, r->nconflicts + 1,
+			   sizeof(*r->conflicts));
+		conflict_from(&r->conflicts[r->nconflicts++], e->v.p);
+	}
+	for (i = 0; i < m->nnotes; i++) {
+		array_grow(&r->conflicts, &m->conflicts_alloc, r->nconflicts + 1,
+			   sizeof(*r->conflicts));
+		r->conflicts[r->nconflicts++] = m->notes[i];
+	}
+	m->nnotes = 0;
+	if (r->nconflicts)
+		qsort(r->conflicts, r->nconflicts, sizeof(*r->conflicts), conflict_cmp);
+	if (r->nchanged)
+		qsort(r->changed, r->nchanged, sizeof(*r->changed), str_cmp);
+	if (m->needed_limit)
+		warning_add(r, &m->warnings_alloc,
+			    xasprintf("inexact rename detection was skipped: it would need "
+				      "merge.renameLimit of %d (%d is used), so only renames of "
+				      "unchanged files and files of the same name were found",
+				      m->needed_limit, RENAME_LIMIT));
+	if (m->big_skipped)
+		warning_add(r, &m->warnings_alloc,
+			    xasprintf("%zu file%s larger than %u MiB %s paired by identical "
+				      "content only", m->big_skipped,
+				      m->big_skipped == 1 ? "" : "s", RENAME_BLOB_MAX >> 20,
+				      m->big_skipped == 1 ? "was" : "were"));
 }
 
-static void root_ent(struct ent *e, const git_tree *tree)
+static void version_of_tree(struct version *v, const git_tree *tree)
 {
-	memset(e, 0, sizeof(*e));
+	memset(v, 0, sizeof(*v));
 	if (tree) {
-		e->oid = *git_tree_id(tree);
-		e->mode = MODE_TREE;
+		v->oid = *git_tree_id(tree);
+		v->mode = MODE_TREE;
 	}
 }
 
-static int merge_roots(struct mctx *m, const struct ent roots[3], int find_renames)
+static void mctx_release(struct mctx *m)
 {
-	struct ent res;
-	int error;
+	size_t i;
+	int k;
 
-	m->collect_gone = find_renames && !m->depth;
-	error = merge_dir(m, &roots[0], &roots[1], &roots[2], &res);
-	m->collect_gone = 0;
-	if (error < 0)
-		return error;
-	if (find_renames && (m->res->nconflicts || m->ngone || m->removed[1].n ||
-			     m->removed[2].n)) {
-		if ((error = renames_plan(m, roots)) < 0)
-			return error;
-		if (error > 0) {
-			conflicts_reset(m);
-			if ((error = merge_dir(m, &roots[0], &roots[1], &roots[2], &res)) < 0)
-				return error;
+	for (k = 0; k < 3; k++) {
+		free(m->pairs[k].v);
+		gmap_release(&m->relevant[k]);
+		gmap_release(&m->dirs_removed[k]);
+		gmap_release(&m->dir_renames[k]);
+		gmap_release(&m->deferred[k]);
+		if (m->dir_counts[k].table) {
+			struct gmap_iter it;
+			struct gmap_ent *e;
+
+			gmap_iter_init(&it, &m->dir_counts[k]);
+			while ((e = gmap_iter_next(&it)))
+				gmap_release(e->v.p);
 		}
+		gmap_release(&m->dir_counts[k]);
 	}
-	if (!res.mode) {
-		struct out_dir empty = { NULL, 0, 0 };
+	gmap_release(&m->paths);
+	gmap_release(&m->conflicted);
+	for (i = 0; i < m->nnotes; i++)
+		conflict_release(&m->notes[i]);
+	free(m->notes);
+	pool_release(&m->pool);
+	buf_release(&m->path);
+	git_odb_free(m->odb);
+}
 
-		if ((error = tree_write(m, &empty, &res.oid)) < 0)
-			return error;
+/* Each text conflict's marker size, for rerere and reports (merge.h). */
+static void note_marker_sizes(struct mctx *m)
+{
+	struct merge_conflict *c;
+	size_t i;
+
+	for (i = 0; i < m->res->nconflicts; i++) {
+		c = &m->res->conflicts[i];
+		if (c->nhunks && (c->kind == MERGE_CONFLICT_CONTENT ||
+				  c->kind == MERGE_CONFLICT_ADD_ADD))
+			c->marker_size = path_marker_size(m, c->path);
 	}
-	m->res->tree = res.oid;
-	for (size_t i = 0; i < m->nnotes; i++)
-		conflict_push(m, &m->notes[i]);
-	if (m->res->nconflicts)
-		qsort(m->res->conflicts, m->res->nconflicts, sizeof(*m->res->conflicts),
-	      conflict_cmp);
-	if (m->res->nchanged)
-		qsort(m->res->changed, m->res->nchanged, sizeof(*m->res->changed), str_cmp);
-	return 0;
 }
 
 static int merge_trees_depth(struct merge_result *out, git_repository *repo,
@@ -2181,42 +1957,45 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 			     int depth)
 {
 	struct mctx m;
-	struct ent roots[3];
-	int error;
+	struct version roots[3];
+	int k, error;
 
 	memset(out, 0, sizeof(*out));
 	memset(&m, 0, sizeof(m));
 	m.repo = repo;
 	m.res = out;
 	m.depth = depth;
+	m.attr_commit = opts ? opts->attr_commit : NULL;
 	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
+	m.find_renames = opts ? opts->find_renames : 1;
+	m.top = "";
 	m.big_file = opts && opts->big_file_threshold ? opts->big_file_threshold
 						      : default_big_file;
 	m.budget = opts && opts->content_budget ? opts->content_budget : default_budget;
-	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : 7;
+	m.marker_size = opts && opts->marker_size > 0 ? opts->marker_size : ATTR_MARKER_SIZE;
+	m.marker_fixed = opts && opts->marker_size > 0;
 	if (git_repository_odb(&m.odb, repo) < 0)
 		return tide_error_git(TIDE_ERROR, "cannot open the object database");
-	root_ent(&roots[0], base);
-	root_ent(&roots[1], ours);
-	root_ent(&roots[2], theirs);
-	error = merge_roots(&m, roots, opts ? opts->find_renames : 1);
-	overrides_free(m.ov, m.nov);
-	for (size_t i = 0; i < m.ngone; i++)
-		conflict_release(&m.gone[i]);
-	free(m.gone);
-	for (size_t i = 0; i < m.nnotes; i++)
-		conflict_release(&m.notes[i]);
-	free(m.notes);
-	for (size_t i = 0; i < m.nmoves; i++) {
-		free(m.moves[i].from);
-		free(m.moves[i].to);
+	gmap_init(&m.paths, &m.pool);
+	gmap_init(&m.conflicted, &m.pool);
+	for (k = 0; k < 3; k++) {
+		gmap_init(&m.relevant[k], &m.pool);
+		gmap_init(&m.dirs_removed[k], &m.pool);
+		gmap_init(&m.dir_counts[k], &m.pool);
+		gmap_init(&m.dir_renames[k], &m.pool);
+		gmap_init(&m.deferred[k], &m.pool);
 	}
-	free(m.moves);
-	strlist_release(&m.removed[1]);
-	strlist_release(&m.removed[2]);
-	buf_release(&m.path);
-	git_odb_free(m.odb);
+	version_of_tree(&roots[0], base);
+	version_of_tree(&roots[1], ours);
+	version_of_tree(&roots[2], theirs);
+	if ((error = collect(&m, roots)) == 0 && (!m.find_renames || (error = renames(&m)) == 0) &&
+	    (error = process_entries(&m, &out->tree)) == 0) {
+		result_finish(&m);
+		if (depth == 0)
+			note_marker_sizes(&m);
+	}
+	mctx_release(&m);
 	if (error < 0)
 		merge_result_clear(out);
 	return error;
@@ -2240,7 +2019,19 @@ int merge_trees(struct merge_result *out, git_repository *repo,
 /* --- merge bases --- */
 
 static int bases_tree(git_tree **out, git_repository *repo, const git_oidarray *bases,
-		      const struct merge_opts *opts, int depth);
+		      const struct merge_opts *opts, int depth, struct merge_result *w);
+
+/* Move from's warnings (an inner merge's) to the end of to's. */
+static void warnings_move(struct merge_result *to, struct merge_result *from)
+{
+	size_t i, alloc = to->nwarnings;
+
+	for (i = 0; i < from->nwarnings; i++)
+		warning_add(to, &alloc, from->warnings[i]);
+	free(from->warnings);
+	from->warnings = NULL;
+	from->nwarnings = 0;
+}
 
 static int commit_time_cmp(const void *pa, const void *pb)
 {
@@ -2258,7 +2049,8 @@ static int commit_time_cmp(const void *pa, const void *pb)
  * there are several).
  */
 static int step_base(git_tree **out, git_repository *repo, git_commit **done, size_t ndone,
-		     const git_commit *next, const struct merge_opts *opts, int depth)
+		     const git_commit *next, const struct merge_opts *opts, int depth,
+		     struct merge_result *w)
 {
 	git_oid *ids = xcalloc(ndone, sizeof(*ids));
 	git_oidarray bases = { NULL, 0 };
@@ -2271,7 +2063,7 @@ static int step_base(git_tree **out, git_repository *repo, git_commit **done, si
 	free(ids);
 	if (error < 0)
 		return tide_error_wrap(error, "cannot compute merge bases");
-	error = bases_tree(out, repo, &bases, opts, depth);
+	error = bases_tree(out, repo, &bases, opts, depth, w);
 	git_oidarray_dispose(&bases);
 	return error;
 }
@@ -2282,10 +2074,10 @@ static int step_base(git_tree **out, git_repository *repo, git_commit **done, si
  */
 static int virtual_base(git_tree **out, git_repository *repo,
 			const git_oidarray *bases, const struct merge_opts *opts,
-			int depth)
+			int depth, struct merge_result *w)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1, NULL, 0, 0, 0 };
+				 "Temporary merge branch 2", 1, NULL, 0, 0, 0, NULL };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
@@ -2297,6 +2089,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 		vo.content_budget = opts->content_budget;
 		vo.marker_size = opts->marker_size;
 	}
+	vo.attr_commit = opts ? opts->attr_commit : NULL;
 	for (i = 0; i < bases->count && error == 0; i++)
 		if (git_commit_lookup(&commits[i], repo, &bases->ids[i]) < 0)
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
@@ -2309,7 +2102,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 		git_tree *base = NULL, *next = NULL;
 
 		memset(&vb, 0, sizeof(vb));
-		error = step_base(&base, repo, commits, i, commits[i], opts, depth + 1);
+		error = step_base(&base, repo, commits, i, commits[i], opts, depth + 1, w);
 		if (error < 0)
 			break;
 		if (git_commit_tree(&next, commits[i]) < 0)
@@ -2318,6 +2111,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			error = merge_trees_depth(&vb, repo, base, acc, next, &vo, depth + 1);
 		git_tree_free(base);
 		git_tree_free(next);
+		warnings_move(w, &vb);
 		if (error == 0) {
 			git_tree_free(acc);
 			acc = NULL;
@@ -2339,7 +2133,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 
 /* The tree of one merge base, the virtual base of several, or NULL for none. */
 static int bases_tree(git_tree **out, git_repository *repo, const git_oidarray *bases,
-		      const struct merge_opts *opts, int depth)
+		      const struct merge_opts *opts, int depth, struct merge_result *w)
 {
 	git_commit *c = NULL;
 	int error = 0;
@@ -2351,24 +2145,25 @@ static int bases_tree(git_tree **out, git_repository *repo, const git_oidarray *
 			error = tide_error_git(TIDE_ERROR, "cannot read merge base");
 		git_commit_free(c);
 	} else if (bases->count > 1) {
-		error = virtual_base(out, repo, bases, opts, depth);
+		error = virtual_base(out, repo, bases, opts, depth, w);
 	}
 	return error;
 }
 
 /* The merge base tree of two commits (NULL when unrelated). */
 static int base_tree(git_tree **out, git_repository *repo, const git_oid *a,
-		     const git_oid *b, const struct merge_opts *opts, int depth)
+		     const git_oid *b, const struct merge_opts *opts, int depth,
+		     struct merge_result *w)
 {
 	git_oidarray bases = { NULL, 0 };
 	int error;
 
 	*out = NULL;
 	if (depth == 0 && opts && opts->bases)
-		return bases_tree(out, repo, opts->bases, opts, depth);
+		return bases_tree(out, repo, opts->bases, opts, depth, w);
 	if ((error = graph_merge_bases(&bases, repo, a, b)) < 0)
 		return tide_error_wrap(error, "cannot compute merge bases");
-	error = bases_tree(out, repo, &bases, opts, depth);
+	error = bases_tree(out, repo, &bases, opts, depth, w);
 	git_oidarray_dispose(&bases);
 	return error;
 }
@@ -2379,19 +2174,23 @@ static int merge_commit_ids(struct merge_result *out, git_repository *repo,
 {
 	git_commit *co = NULL, *ct = NULL;
 	git_tree *b = NULL, *o = NULL, *t = NULL;
+	struct merge_result w;		/* the virtual bases' warnings */
 	int error;
 
 	memset(out, 0, sizeof(*out));
+	memset(&w, 0, sizeof(w));
 	if (git_commit_lookup(&co, repo, ours) < 0 ||
 	    git_commit_lookup(&ct, repo, theirs) < 0 ||
 	    git_commit_tree(&o, co) < 0 || git_commit_tree(&t, ct) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot read the commits to merge");
 		goto done;
 	}
-	if ((error = base_tree(&b, repo, ours, theirs, opts, depth)) < 0)
+	if ((error = base_tree(&b, repo, ours, theirs, opts, depth, &w)) < 0)
 		goto done;
-	error = merge_trees_depth(out, repo, b, o, t, opts, depth);
+	if ((error = merge_trees_depth(out, repo, b, o, t, opts, depth)) == 0)
+		warnings_move(out, &w);
 done:
+	merge_result_clear(&w);
 	git_tree_free(b);
 	git_tree_free(o);
 	git_tree_free(t);
@@ -2404,8 +2203,14 @@ int merge_commits(struct merge_result *out, git_repository *repo,
 		  const git_commit *ours, const git_commit *theirs,
 		  const struct merge_opts *opts)
 {
-	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs),
-				opts, 0);
+	struct merge_opts o = MERGE_OPTS_INIT;
+
+	if (opts)
+		o = *opts;
+	/* Attributes as `git merge` in a checkout of ours reads them. */
+	if (!o.attr_commit)
+		o.attr_commit = git_commit_id(ours);
+	return merge_commit_ids(out, repo, git_commit_id(ours), git_commit_id(theirs), &o, 0);
 }
 
 /* --- objects in memory, one pack --- */
@@ -2602,44 +2407,51 @@ int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid
 	       default_budget;
 }
 
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload)
+struct hunk_sink {
+	void (*add)(void *payload, size_t i, const char *hunk);
+	void *payload;
+	size_t i;
+	struct buf text;
+};
+
+static void hunk_region(void *payload, const char *region, size_t len)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
+	struct hunk_sink *h = payload;
+
+	buf_clear(&h->text);
+	buf_put(&h->text, region, len);
+	h->add(h->payload, h->i, buf_cstr(&h->text));
+}
+
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree_id,
+			  const char *const *paths, const int *marker_sizes, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload)
+{
+	struct tree_paths *tp = tree_paths_new(paths, n);
+	struct tree_path_entry *e = xcalloc(n ? n : 1, sizeof(*e));
+	struct hunk_sink h = { add, payload, 0, BUF_INIT };
 	git_blob *blob = NULL;
-	struct buf hunk = BUF_INIT;
-	const char *p, *end;
 	size_t size;
-	int in = 0;
 
-	/* a blob over the limits was never merged by lines: no markers of ours */
-	if (git_tree_lookup(&tree, repo, tree_id) < 0 ||
-	    git_tree_entry_bypath(&entry, tree, path) < 0 ||
-	    merge_diff_over_limits(repo, git_tree_entry_id(entry), NULL, &size, &size) ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0)
+	if (tree_paths_read(e, tp, repo, tree_id) < 0)
 		goto done;
-	p = git_blob_rawcontent(blob);
-	end = p + git_blob_rawsize(blob);
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-
-		if (!in && len >= 7 && !memcmp(p, "<<<<<<<", 7))
-			in = 1;
-		if (in)
-			buf_put(&hunk, p, len);
-		if (in && len >= 7 && !memcmp(p, ">>>>>>>", 7)) {
-			add(payload, buf_cstr(&hunk));
-			buf_clear(&hunk);
-			in = 0;
-		}
-		p += len;
+	for (h.i = 0; h.i < n; h.i++) {
+		if (!e[h.i].mode || e[h.i].mode == GIT_FILEMODE_TREE ||
+		    e[h.i].mode == GIT_FILEMODE_COMMIT)
+			continue;	/* not a file: no text to conflict in */
+		/* a blob over the limits was never merged by lines: no markers of ours */
+		if (merge_diff_over_limits(repo, &e[h.i].id, NULL, &size, &size) ||
+		    git_blob_lookup(&blob, repo, &e[h.i].id) < 0)
+			continue;
+		conflict_regions(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+				 marker_sizes ? marker_sizes[h.i] : 0, hunk_region, &h);
+		git_blob_free(blob);
+		blob = NULL;
 	}
 done:
-	buf_release(&hunk);
-	git_blob_free(blob);
-	git_tree_entry_free(entry);
-	git_tree_free(tree);
+	buf_release(&h.text);
+	free(e);
+	tree_paths_free(tp);
+	tide_error_clear();
 	git_error_clear();
 }

@@ -43,6 +43,8 @@ struct merge_conflict {
 	unsigned base_mode, ours_mode, theirs_mode;
 	char *base_path, *ours_path, *theirs_path;	/* differ under renames */
 	int nhunks;			/* conflict hunks in the merged text */
+	/* Text conflicts: the size of the markers written (conflict-marker-size), else 0. */
+	int marker_size;
 };
 
 struct merge_opts {
@@ -66,7 +68,20 @@ struct merge_opts {
 	 */
 	size_t big_file_threshold;
 	size_t content_budget;
-	int marker_size;		/* conflict markers; 0: 7 (twice the depth added inside virtual bases) */
+	/*
+	 * Conflict markers of this size for every path, and no attributes
+	 * read; 0: each path's conflict-marker-size (7 without one) and merge
+	 * driver (binary, union or text: src/attr.h) from attr_commit.  Twice
+	 * the depth is added inside virtual bases.
+	 */
+	int marker_size;
+	/*
+	 * The commit whose .gitattributes give each path's conflict marker
+	 * size and merge driver (conflict-marker-size, merge=; src/attr.h),
+	 * as git's merge in a checkout of ours reads them.  NULL:
+	 * merge_commits() takes ours, merge_trees() git's defaults (7, text).
+	 */
+	const git_oid *attr_commit;
 };
 
 #define MERGE_BIG_FILE_DEFAULT ((size_t)512 << 20)	/* git's core.bigFileThreshold */
@@ -88,7 +103,7 @@ void merge_set_limits(size_t big_file_threshold, size_t content_budget);
 int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
 			   size_t *size_a, size_t *size_b);
 
-#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0 }
+#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0, NULL }
 
 struct merge_result {
 	git_oid tree;			/* the written result tree */
@@ -107,6 +122,14 @@ struct merge_result {
 	 */
 	char **changed;
 	size_t nchanged;
+	/*
+	 * What the merge could not do as asked and did as git does instead
+	 * (rename detection past merge.renameLimit keeps exact and same-name
+	 * renames only), one sentence each, for the caller to report with
+	 * the tree's name.  The result is still the merge git makes.
+	 */
+	char **warnings;
+	size_t nwarnings;
 };
 
 /* Merge two commits; several merge bases are merged recursively first. */
@@ -145,11 +168,17 @@ int merge_object_written(git_repository *repo, const git_oid *id, int write_errn
 			 const char *what);
 
 /*
- * The conflicted regions of path in a merged tree, markers included: each
- * "<<<<<<<" .. ">>>>>>>" run is passed to add().  Nothing when the path or
- * its blob is missing (the conflict is then not a text one).
+ * The conflicted regions of each of the n paths in a merged tree, markers
+ * included: each "<<<<<<<" .. ">>>>>>>" region of paths[i] is passed to
+ * add(payload, i, hunk), in order; its markers are of exactly
+ * marker_sizes[i] characters (the conflict's marker_size, 0 for 7; NULL
+ * for 7 everywhere), so lines of seven '<' in a file with
+ * conflict-marker-size 32 stay text.  Nothing for a path or blob that is
+ * missing (the conflict is then not a text one).  One pass over the
+ * tree: each directory is read once, however many paths it holds.
  */
-void merge_conflict_hunks(git_repository *repo, const git_oid *tree, const char *path,
-			  void (*add)(void *payload, const char *hunk), void *payload);
+void merge_conflict_hunks(git_repository *repo, const git_oid *tree,
+			  const char *const *paths, const int *marker_sizes, size_t n,
+			  void (*add)(void *payload, size_t i, const char *hunk), void *payload);
 
 #endif

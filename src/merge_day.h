@@ -25,6 +25,8 @@ struct tree;
 struct trees_conf;
 struct workspace;
 
+struct previous_index;
+
 /* A merge made today: bisect and reports map commits to trees with it. */
 struct merged_tree {
 	const char *name;
@@ -56,6 +58,12 @@ struct merge_day {
 	struct buf *mergelog;		/* Next/merge.log */
 	struct event_sink events;
 	struct merge_day_build_hook build_merge;
+	/*
+	 * Each tree's work (merge_isolate.h) gets at most tree_seconds (its
+	 * "merge-timeout=" wins) and tree_memory bytes more than the run had.
+	 */
+	long tree_seconds;
+	size_t tree_memory;
 	git_oid base;
 	/* the stage's state */
 	git_oid state;			/* the day so far; starts at base */
@@ -65,9 +73,18 @@ struct merge_day {
 	int nmerges;			/* merge attempts */
 	const char *version_from;	/* set while merging a tree's previous version */
 	git_mailmap *mailmap;		/* the base's .mailmap, while a conflict's sides are recorded */
+	struct previous_index *previous;	/* earlier days' versions of the trees, read once */
 };
 
-/* Merge tree t: 0 whatever became of it, or a TIDE_E* code when tide failed. */
+/* The defaults of trees.conf's merge-timeout= and DIR/config's merge-memory. */
+#define MERGE_DAY_TIMEOUT 300
+#define MERGE_DAY_MEMORY ((size_t)512 << 20)
+
+/*
+ * Merge tree t: 0 whatever became of it (a failure of the tree's own
+ * leaves it out, with its previous version where it has one), or a
+ * TIDE_E* code when the workspace failed (disk, repository).
+ */
 int merge_day_tree(struct merge_day *md, const struct tree *t);
 void merge_day_release(struct merge_day *md);
 

@@ -57,6 +57,32 @@ void nextfiles_sha1s(struct buf *out, const struct day *day)
 	}
 }
 
+void nextfiles_cut(struct buf *out, const char *text, size_t max)
+{
+	size_t len = strlen(text), n = len;
+
+	if (len <= max) {
+		buf_put(out, text, len);
+		return;
+	}
+	/* Back to the start of a character: never half of one. */
+	for (n = max; n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80; n--)
+		;
+	buf_put(out, text, n);
+	buf_puts(out, "[...]");
+}
+
+char *nextfiles_cut_owned(char *s, size_t max)
+{
+	struct buf b = BUF_INIT;
+
+	if (!s || strlen(s) <= max)
+		return s;
+	nextfiles_cut(&b, s, max);
+	free(s);
+	return buf_detach(&b);
+}
+
 void nextfiles_log_start(struct buf *out, const char *base_tag, const char *base_abbrev,
 			 const char *base_subject)
 {
@@ -69,13 +95,17 @@ void nextfiles_log_start(struct buf *out, const char *base_tag, const char *base
 	buf_printf(out, "$ date -R\n%s\n", stamp);
 	buf_puts(out, "$ git checkout master\n");
 	buf_printf(out, "$ git reset --hard %s\n", base_tag);
-	buf_printf(out, "HEAD is now at %s %s\n", base_abbrev, base_subject);
+	buf_printf(out, "HEAD is now at %s ", base_abbrev);
+	nextfiles_cut(out, base_subject, NEXTFILES_SUBJECT_MAX);
+	buf_putc(out, '\n');
 }
 
 void nextfiles_log_merging(struct buf *out, const char *ref, const char *abbrev,
 			   const char *subject)
 {
-	buf_printf(out, "Merging %s (%s %s)\n", ref, abbrev, subject);
+	buf_printf(out, "Merging %s (%s ", ref, abbrev);
+	nextfiles_cut(out, subject, NEXTFILES_SUBJECT_MAX);
+	buf_puts(out, ")\n");
 	buf_printf(out, "$ git merge %s\n", ref);
 }
 

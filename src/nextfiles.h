@@ -16,7 +16,20 @@ struct day;
 void nextfiles_trees(struct buf *out, const struct trees_conf *conf);
 void nextfiles_sha1s(struct buf *out, const struct day *day);
 
-/* merge.log pieces, appended to out in the order the run does things. */
+/*
+ * Text a tree wrote (a commit subject, an author) as tide copies it into
+ * published files: at most max bytes, cut at a UTF-8 character boundary
+ * and marked with "[...]" when cut.  A 100 MB commit message must not
+ * become a 100 MB line of Next/merge.log, committed every day.
+ */
+#define NEXTFILES_SUBJECT_MAX 256	/* merge.log, day.json, reports */
+#define NEXTFILES_AUTHOR_MAX 256	/* day.json, reports */
+#define NEXTFILES_DIFFSTAT_FILES 1000	/* files listed per merge in merge.log */
+void nextfiles_cut(struct buf *out, const char *text, size_t max);
+/* nextfiles_cut() of s into a new string, in place of s (freed); NULL stays NULL. */
+char *nextfiles_cut_owned(char *s, size_t max);
+
+/* merge.log pieces, appended to out in the order the run does things; subjects cut. */
 void nextfiles_log_start(struct buf *out, const char *base_tag, const char *base_abbrev,
 			 const char *base_subject);
 void nextfiles_log_merging(struct buf *out, const char *ref, const char *abbrev,

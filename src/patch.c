@@ -322,6 +322,7 @@ struct body {
 	struct buf msg;		/* UTF-8: what comes before the diff */
 	struct buf diff;	/* the diff's bytes, as sent */
 	int in_diff;
+	int keep_cr;		/* an LF text: a CR ending a line of a plain part is content */
 };
 
 /* Whether the line after the current one starts with prefix. */
@@ -388,9 +389,10 @@ static int put_converted(struct buf *dst, const char *text, size_t len, const ch
 }
 
 /* One leaf part's bytes, the transfer encoding (base64, QP) undone. */
-static void part_bytes(struct buf *out, GMimePart *part)
+static void part_bytes(struct buf *out, GMimePart *part, int keep_cr)
 {
 	GMimeDataWrapper *w = g_mime_part_get_content(part);
+	GMimeContentEncoding enc = g_mime_part_get_content_encoding(part);
 	GMimeStream *mem;
 	GByteArray *arr;
 	size_t i;
@@ -400,9 +402,17 @@ static void part_bytes(struct buf *out, GMimePart *part)
 	mem = g_mime_stream_mem_new();
 	g_mime_data_wrapper_write_to_stream(w, mem);
 	arr = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem));
-	/* Decoded CRLF lines are mail transport, as for the undecoded body. */
+	/*
+	 * Decoded CRLF lines are mail transport, as for the undecoded body;
+	 * in a part sent as it is in an LF text they are the file's (a diff
+	 * of a CR LF file), kept as patch(1) keeps them.
+	 */
+	keep_cr = keep_cr && enc != GMIME_CONTENT_ENCODING_BASE64 &&
+		  enc != GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE &&
+		  enc != GMIME_CONTENT_ENCODING_UUENCODE;
 	for (i = 0; i < arr->len; i++)
-		if (!(arr->data[i] == '\r' && i + 1 < arr->len && arr->data[i + 1] == '\n'))
+		if (keep_cr ||
+		    !(arr->data[i] == '\r' && i + 1 < arr->len && arr->data[i + 1] == '\n'))
 			buf_putc(out, (char)arr->data[i]);
 	g_object_unref(mem);
 }
@@ -434,7 +444,7 @@ static int add_part(struct body *b, GMimeObject *obj)
 
 	if (!is_text_part(obj))
 		return 0;
-	part_bytes(&raw, GMIME_PART(obj));
+	part_bytes(&raw, GMIME_PART(obj), b->keep_cr);
 	at = b->in_diff ? 0 : diff_offset(buf_cstr(&raw), raw.len);
 	/* After the diff, only more diffs count (not a list footer part). */
 	if (b->in_diff && diff_offset(buf_cstr(&raw), raw.len) == raw.len)
@@ -830,21 +840,73 @@ static int is_header_line(const char *line, size_t len)
 	return i > 0 && i < len;
 }
 
-/* The mail as GMime should see it: no mbox "From " line, LF line ends (git mailsplit). */
-static void normalize(struct buf *out, const char *text, size_t len)
+/*
+ * The mail as GMime should see it: no mbox "From " line, LF line ends
+ * (git mailsplit).  Only a text whose first line ends in CR LF is taken
+ * as sent with CR LF line ends, as patch(1) and the applier take a
+ * mangled patch: in an LF text, a CR ending a line is content (a diff of
+ * a CR LF file), kept as patch(1) keeps it.
+ */
+static int normalize(struct buf *out, const char *text, size_t len)
 {
-	struct cursor c = { text, text + len };
+	struct cursor c = { text, text + len }, first;
 	const char *line;
 	size_t n;
+	int crlf;
 
 	if (line_is(text, len, "From "))
 		next_line(&c, &line, &n);
+	first = c;
+	crlf = next_line(&first, &line, &n) && n && line[n - 1] == '\r';
 	while (next_line(&c, &line, &n)) {
-		if (n && line[n - 1] == '\r')
+		if (crlf && n && line[n - 1] == '\r')
 			n--;
 		buf_put(out, line, n);
 		buf_putc(out, '\n');
 	}
+	return crlf;
+}
+
+/*
+ * DEP-3 (Debian's patch headers) when the mail ones are missing: Author
+ * for From, Description for Subject, as gbp pq reads them.  The first
+ * line of Description is the subject; its continuation lines (" ." an
+ * empty one, as in debian/control) open the message.
+ */
+static int read_dep3(struct patch *p, GMimeObject *obj, struct body *b)
+{
+	GMimeHeaderList *list = g_mime_object_get_header_list(obj);
+	GMimeHeader *h;
+	const char *raw, *nl, *line, *end;
+	char *first = NULL, *v = NULL;
+	int error = 0;
+
+	if (!p->author_name && (h = g_mime_header_list_get_header(list, "Author")) &&
+	    (raw = g_mime_header_get_raw_value(h)) && !(error = decode_header(&v, "Author", raw)))
+		set_from(p, v);
+	free(v), v = NULL;
+	if (error || p->subject || !(h = g_mime_header_list_get_header(list, "Description")) ||
+	    !(raw = g_mime_header_get_raw_value(h)))
+		return error;
+	nl = strchr(raw, '\n');
+	first = nl ? xstrndup(raw, (size_t)(nl - raw)) : xstrdup(raw);
+	if (!(error = decode_header(&v, "Description", first)))
+		set_subject(p, v);
+	for (line = nl ? nl + 1 : NULL; !error && line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		end = nl ? nl : line + strlen(line);
+		if (*line == ' ' || *line == '\t')
+			line++;
+		if (end - line == 1 && *line == '.')
+			line = end;
+		error = put_converted(&b->msg, line, (size_t)(end - line), "utf-8");
+		buf_putc(&b->msg, '\n');
+	}
+	if (b->msg.len && !error)
+		buf_putc(&b->msg, '\n');
+	free(first);
+	free(v);
+	return error;
 }
 
 static int parse_headers_and_body(struct patch *p, struct body *b, const struct buf *mail)
@@ -863,7 +925,8 @@ static int parse_headers_and_body(struct patch *p, struct body *b, const struct 
 	}
 	if ((error = read_header(p, GMIME_OBJECT(msg), "From")) < 0 ||
 	    (error = read_header(p, GMIME_OBJECT(msg), "Subject")) < 0 ||
-	    (error = read_header(p, GMIME_OBJECT(msg), "Date")) < 0)
+	    (error = read_header(p, GMIME_OBJECT(msg), "Date")) < 0 ||
+	    (error = read_dep3(p, GMIME_OBJECT(msg), b)) < 0)
 		goto done;
 	if ((part = g_mime_message_get_mime_part(msg)) != NULL)
 		error = add_object(b, part, 0);
@@ -873,6 +936,54 @@ done:
 	g_object_unref(parser);
 	g_object_unref(stream);
 	return error;
+}
+
+/*
+ * Where a file's header block ends without the blank line a mail has:
+ * git mailinfo takes the first line that is neither a header nor a
+ * header's continuation as the body's first line, and patch(1) starts
+ * the diff at its first "--- "/"+++ " pair whatever text is above it.
+ * Debian's DEP-3 headers ("Description:" with continuation lines) often
+ * run straight into "--- a/...".  Returns the offset of that first body
+ * line, or len when the headers end with a blank line (or the text).
+ */
+static size_t header_block_end(const char *text, size_t len)
+{
+	struct cursor c = { text, text + len };
+	const char *line, *at = text;
+	size_t n;
+	int in_header = 0;
+
+	while (next_line(&c, &line, &n)) {
+		if (!n)
+			return len;	/* the mail's own blank line */
+		if (starts_diff(line, n, &c))
+			return (size_t)(at - text);
+		if (is_header_line(line, n))
+			in_header = 1;
+		else if (!(in_header && (line[0] == ' ' || line[0] == '\t')))
+			return (size_t)(at - text);
+		at = c.p;
+	}
+	return len;
+}
+
+/*
+ * The blank line GMime needs between headers and body, where the file
+ * has none (header_block_end()).
+ */
+static void end_headers(struct buf *mail)
+{
+	size_t at = header_block_end(buf_cstr(mail), mail->len);
+	struct buf fixed = BUF_INIT;
+
+	if (at >= mail->len)
+		return;
+	buf_put(&fixed, mail->ptr, at);
+	buf_putc(&fixed, '\n');
+	buf_put(&fixed, mail->ptr + at, mail->len - at);
+	buf_release(mail);
+	*mail = fixed;
 }
 
 /* A plain patch file (quilt): no headers, the text is the body. */
@@ -890,7 +1001,7 @@ static void plain_body(struct body *b, const struct buf *mail)
 /* Parse a mail; without need_diff a mail with no diff (a cover letter, a reply) is fine. */
 int patch_parse_mail(struct patch *out, const char *text, size_t len, int need_diff)
 {
-	struct body b = { BUF_INIT, BUF_INIT, 0 };
+	struct body b = { BUF_INIT, BUF_INIT, 0, 0 };
 	struct buf mail = BUF_INIT;
 	const char *nl;
 	int error = 0;
@@ -900,11 +1011,12 @@ int patch_parse_mail(struct patch *out, const char *text, size_t len, int need_d
 		return tide_error_set(TIDE_EINVAL, "mail of %zu bytes is over the %u MB limit",
 				      len, PATCH_MAX_MESSAGE >> 20);
 	patch_gmime_init();
-	normalize(&mail, text, len);
+	b.keep_cr = !normalize(&mail, text, len);
 	nl = memchr(buf_cstr(&mail), '\n', mail.len);
-	if (mail.len && is_header_line(mail.ptr, nl ? (size_t)(nl - mail.ptr) : mail.len))
+	if (mail.len && is_header_line(mail.ptr, nl ? (size_t)(nl - mail.ptr) : mail.len)) {
+		end_headers(&mail);
 		error = parse_headers_and_body(out, &b, &mail);
-	else
+	} else
 		plain_body(&b, &mail);
 	if (error < 0)
 		goto done;
@@ -922,6 +1034,19 @@ done:
 	buf_release(&b.msg);
 	buf_release(&b.diff);
 	return error;
+}
+
+size_t patch_diff_lineno(const struct patch *p, const char *text, size_t len)
+{
+	/* Without its newline: a CRLF file has "\r\n" where the copy has "\n". */
+	const char *nl = memchr(p->diff, '\n', p->diff_len), *at, *s;
+	size_t first = nl ? (size_t)(nl - p->diff) : p->diff_len, n = 1;
+
+	if (!first || !(at = memmem(text, len, p->diff, first)))
+		return 1;
+	for (s = text; s < at; s++)
+		n += *s == '\n';
+	return n;
 }
 
 int patch_parse(struct patch *out, const char *text, size_t len)

@@ -43,8 +43,21 @@ struct patch {
 	char *owned;		/* private: the decoded body diff points into */
 };
 
-/* Parse one mail; the patch owns all its memory (text may be freed). */
+/*
+ * Parse one mail; the patch owns all its memory (text may be freed).
+ * A file without a blank line after its headers (Debian's DEP-3
+ * "Description:" running into "--- a/...") has its body start at the
+ * first line that is not a header, as git mailinfo reads it, and its diff
+ * at the first "--- "/"+++ " pair (or "diff"/"Index:" line), as patch(1)
+ * does; DEP-3's Author and Description stand in for missing From and
+ * Subject headers.
+ */
 int patch_parse(struct patch *out, const char *text, size_t len);
+/*
+ * The line of text (the file p was parsed from) where p's diff starts, so
+ * messages name file lines; 1 when the diff was encoded there (base64).
+ */
+size_t patch_diff_lineno(const struct patch *p, const char *text, size_t len);
 /* The same; without need_diff a mail without a diff (cover letter, reply) parses too. */
 int patch_parse_mail(struct patch *out, const char *text, size_t len, int need_diff);
 void patch_release(struct patch *p);

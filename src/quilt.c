@@ -4,15 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fcntl.h>
 
 #include <curl/curl.h>
 #include <git2.h>
+#include <openssl/evp.h>
 
 #include "apply.h"
 #include "error.h"
 #include "patch.h"
 #include "quilt.h"
+#include "safefs.h"
 #include "text.h"
 #include "util.h"
 
@@ -152,7 +157,122 @@ struct response {
 	FILE *out;		/* the temporary file beside the destination */
 	long long size, max;	/* bytes written so far, and the limit */
 	int too_large, write_errno;
+	EVP_MD_CTX *sha;	/* of the body, for the cache's record (meta_write()) */
 };
+
+/* SHA-256 of a body, as 64 hex digits and a NUL. */
+static void sha_hex(char out[65], EVP_MD_CTX *ctx)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	if (!EVP_DigestFinal_ex(ctx, md, &n))
+		abort();
+	for (i = 0; i < n && i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static EVP_MD_CTX *sha_new(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	/* Like allocation failure (buf.h). */
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+		abort();
+	return ctx;
+}
+
+static void sha_of(char out[65], const void *data, size_t len)
+{
+	EVP_MD_CTX *ctx = sha_new();
+
+	if (!EVP_DigestUpdate(ctx, data, len))
+		abort();
+	sha_hex(out, ctx);
+	EVP_MD_CTX_free(ctx);
+}
+
+/*
+ * A file of the cache: the directory holding it, opened below the cache
+ * one component at a time (src/safefs.h: a link planted in the way is
+ * replaced, never followed out of the workspace), and its name there.
+ */
+struct slot {
+	int dirfd;
+	const char *base;	/* in rel */
+	char *rel, *shown;	/* the name below the cache; cachedir/rel, for messages */
+};
+
+static int slot_open(struct slot *s, const char *cachedir, const char *prefix, const char *name)
+{
+	int rootfd, error;
+
+	s->dirfd = -1;
+	s->rel = xasprintf("%s%s", prefix, name);
+	s->shown = path_join(cachedir, s->rel);
+	if ((error = mkdir_p(cachedir, 0777)) < 0)
+		return error;
+	if ((rootfd = open(cachedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot open '%s'", cachedir);
+	error = safefs_open_parent(&s->dirfd, &s->base, rootfd, s->rel, 1, NULL);
+	close(rootfd);
+	return error;
+}
+
+static void slot_close(struct slot *s)
+{
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->rel);
+	free(s->shown);
+	s->dirfd = -1;
+	s->rel = s->shown = NULL;
+}
+
+static int slot_read(struct buf *out, const struct slot *s, size_t max)
+{
+	return safefs_read_at(out, s->dirfd, s->base, max, s->shown);
+}
+
+/* The temporary name a slot's new content is written under (one per process). */
+static char *slot_tmp(void)
+{
+	return xasprintf(".tide-tmp.%ld", (long)getpid());
+}
+
+static int slot_open_tmp(const struct slot *s, const char *tmp)
+{
+	unlinkat(s->dirfd, tmp, 0);
+	return openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+static int slot_commit_tmp(const struct slot *s, const char *tmp)
+{
+	if (renameat(s->dirfd, tmp, s->dirfd, s->base) < 0)
+		return tide_error_errno(TIDE_EIO, "cannot replace '%s'", s->shown);
+	return 0;
+}
+
+/*
+ * The cache is tide's to rebuild: its files are renamed into place without
+ * an fsync each, and quilt_fetch() syncs the file system once at the end.
+ */
+static int slot_write(const struct slot *s, const void *data, size_t len)
+{
+	char *tmp = slot_tmp();
+	int fd = slot_open_tmp(s, tmp), error = 0;
+
+	if (fd < 0 || fd_write_all(fd, data, len) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", s->shown);
+	if (fd >= 0 && close(fd) < 0 && !error)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", s->shown);
+	if (!error)
+		error = slot_commit_tmp(s, tmp);
+	if (error)
+		unlinkat(s->dirfd, tmp, 0);
+	free(tmp);
+	return error;
+}
 
 static size_t on_body(char *data, size_t size, size_t n, void *payload)
 {
@@ -171,6 +291,8 @@ static size_t on_body(char *data, size_t size, size_t n, void *payload)
 		r->write_errno = errno;
 		return 0;
 	}
+	if (r->sha && !EVP_DigestUpdate(r->sha, data, len))
+		abort();
 	r->size += (long long)len;
 	return len;
 }
@@ -204,17 +326,52 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
 	return size * n;
 }
 
-/* The cached validators of a file: "ETAG\nLAST-MODIFIED\n". */
-static void meta_read(const char *meta, char **etag, char **lm)
+/* Validators are a few short lines; a bigger .meta file is not tide's. */
+#define META_MAX 65536
+
+/* Does the cached file still have the hash its .meta records? */
+static int cached_copy_is(const struct slot *file, const char *hex, long long max)
 {
 	struct buf b = BUF_INIT;
-	char *nl;
+	char have[65];
+	int same = 0;
+
+	if (slot_read(&b, file, (size_t)max) == 0) {
+		sha_of(have, buf_cstr(&b), b.len);
+		same = !strcmp(have, hex);
+	}
+	tide_error_clear();
+	buf_release(&b);
+	return same;
+}
+
+/*
+ * The cached validators of file: "ETAG\nLAST-MODIFIED\nsha256 HEX\n".
+ * None when the copy no longer has the hash recorded with them: written
+ * without an fsync, a copy a crash cut short must be fetched again, not
+ * answered 304 and applied.  Records without a hash (older tide, which
+ * synced each file) are taken as they are.
+ */
+static void meta_read(const struct slot *meta, const struct slot *file, long long max,
+		      char **etag, char **lm)
+{
+	struct buf b = BUF_INIT;
+	char *nl, *hash;
 
 	*etag = *lm = NULL;
-	if (file_read(&b, meta) < 0) {
+	if (slot_read(&b, meta, META_MAX) < 0) {
 		tide_error_clear();
 		buf_release(&b);
 		return;
+	}
+	if ((hash = strstr(b.ptr, "\nsha256 ")) != NULL) {
+		*hash = '\0';
+		hash += strlen("\nsha256 ");
+		str_rtrim(hash);
+		if (!cached_copy_is(file, hash, max)) {
+			buf_release(&b);
+			return;
+		}
 	}
 	nl = strchr(b.ptr, '\n');
 	if (nl) {
@@ -225,29 +382,26 @@ static void meta_read(const char *meta, char **etag, char **lm)
 	buf_release(&b);
 }
 
-static int meta_write(const char *meta, const struct response *r)
+static int meta_write(const struct slot *meta, const struct response *r, const char *sha)
 {
-	char *dir = xstrdup(meta), *slash = strrchr(dir, '/');
-	char *text = xasprintf("%s\n%s\n", r->etag ? r->etag : "",
-			       r->last_modified ? r->last_modified : "");
-	int error;
+	char *text = xasprintf("%s\n%s\nsha256 %s\n", r->etag ? r->etag : "",
+			       r->last_modified ? r->last_modified : "", sha);
+	int error = slot_write(meta, text, strlen(text));
 
-	*slash = '\0';
-	if ((error = mkdir_p(dir, 0777)) == 0)
-		error = file_write_atomic(meta, text, strlen(text));
-	free(dir);
 	free(text);
 	return error;
 }
 
-static struct curl_slist *conditional_headers(const char *file, const char *meta)
+static struct curl_slist *conditional_headers(const struct slot *file, const struct slot *meta,
+					      long long max)
 {
 	struct curl_slist *h = NULL;
 	char *etag, *lm, *line;
+	struct stat st;
 
-	if (!path_exists(file))
+	if (fstatat(file->dirfd, file->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL;
-	meta_read(meta, &etag, &lm);
+	meta_read(meta, file, max, &etag, &lm);
 	if (etag && *etag) {
 		line = xasprintf("If-None-Match: %s", etag);
 		h = curl_slist_append(h, line);
@@ -272,16 +426,14 @@ static int http_status(long code, const char *name, const char *url)
 			      name, url, code);
 }
 
-static int store_file(const char *file, const char *meta, const struct response *r)
+static int store_file(const struct slot *file, const struct slot *meta, const struct response *r)
 {
-	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
+	char sha[65];
 	int error;
 
-	*slash = '\0';
-	if ((error = mkdir_p(dir, 0777)) == 0 &&
-	    (error = file_write_atomic(file, buf_cstr(&r->body), r->body.len)) == 0)
-		error = meta_write(meta, r);
-	free(dir);
+	sha_of(sha, buf_cstr(&r->body), r->body.len);
+	if ((error = slot_write(file, buf_cstr(&r->body), r->body.len)) == 0)
+		error = meta_write(meta, r, sha);
 	return error;
 }
 
@@ -370,45 +522,42 @@ static int set_limits(CURL *curl, const struct quilt_opts *o, long ms)
 	return 0;
 }
 
-/* A temporary file beside file, for the body; *tmp gets its name. */
-static int open_temp(FILE **out, char **tmp, const char *file)
+/* A temporary file beside the slot's, for the body; *tmp gets its name. */
+static int open_temp(FILE **out, char **tmp, const struct slot *file)
 {
-	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
-	int fd, error;
+	int fd;
 
-	*slash = '\0';
 	*out = NULL;
-	*tmp = xasprintf("%s.tmp-XXXXXX", file);
-	if ((error = mkdir_p(dir, 0777)) == 0) {
-		if ((fd = mkstemp(*tmp)) < 0 || !(*out = fdopen(fd, "wb"))) {
-			error = tide_error_errno(TIDE_EIO, "cannot create '%s'", *tmp);
-			if (fd >= 0)
-				close(fd);
-		}
-	}
-	free(dir);
-	if (error < 0) {
+	*tmp = slot_tmp();
+	if ((fd = slot_open_tmp(file, *tmp)) < 0 || !(*out = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
 		free(*tmp);
 		*tmp = NULL;
+		return tide_error_errno(TIDE_EIO, "cannot create a file beside '%s'", file->shown);
 	}
-	return error;
+	return 0;
 }
 
-/* The body is complete: put it in place, then its validators. */
-static int commit_temp(struct response *r, const char *tmp, const char *file, const char *meta)
+/* The body is complete: put it in place, then its validators (synced later, quilt_fetch()). */
+static int commit_temp(struct response *r, const char *tmp, const struct slot *file,
+		       const struct slot *meta)
 {
 	FILE *f = r->out;
+	char sha[65];
+	int error;
 
 	r->out = NULL;
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
+	if (fflush(f) != 0) {
 		fclose(f);
-		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
+		return tide_error_errno(TIDE_EIO, "cannot write '%s'", file->shown);
 	}
 	if (fclose(f) != 0)
-		return tide_error_errno(TIDE_EIO, "cannot write '%s'", tmp);
-	if (rename(tmp, file) < 0)
-		return tide_error_errno(TIDE_EIO, "cannot replace '%s'", file);
-	return meta_write(meta, r);
+		return tide_error_errno(TIDE_EIO, "cannot write '%s'", file->shown);
+	if ((error = slot_commit_tmp(file, tmp)) < 0)
+		return error;
+	sha_hex(sha, r->sha);
+	return meta_write(meta, r, sha);
 }
 
 static void setup_transfer(CURL *curl, const char *url, char *errbuf, struct response *r,
@@ -437,23 +586,27 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		    const char *cachedir, const struct quilt_opts *o)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
-	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0 };
+	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, o->max_size, 0, 0, sha_new() };
 	char *url = xasprintf("%s%s%s", dir, str_ends_with(dir, "/") ? "" : "/", name);
 	char *shown = url_redact(url);	/* what messages name: no password */
-	char *file = path_join(cachedir, name), *tmp = NULL;
-	char *metaname = xasprintf(".meta/%s", name);
-	char *meta = path_join(cachedir, metaname);
-	struct curl_slist *hdrs = conditional_headers(file, meta);
+	char *tmp = NULL;
+	struct slot file, meta;
+	struct curl_slist *hdrs = NULL;
 	CURL *curl = curl_easy_init();
 	CURLcode rc;
 	long code = 0, ms;
 	int error, by_deadline;
 
+	meta.dirfd = -1, meta.rel = meta.shown = NULL;
+	if ((error = slot_open(&file, cachedir, "", name)) < 0 ||
+	    (error = slot_open(&meta, cachedir, ".meta/", name)) < 0)
+		goto done;
+	hdrs = conditional_headers(&file, &meta, o->max_size);
 	if (!(ms = transfer_ms(o, &by_deadline))) {
 		error = tide_error_set(TIDE_ETIMEOUT, "'%s': fetch-deadline reached", shown);
 		goto done;
 	}
-	if ((error = set_limits(curl, o, ms)) < 0 || (error = open_temp(&r.out, &tmp, file)) < 0)
+	if ((error = set_limits(curl, o, ms)) < 0 || (error = open_temp(&r.out, &tmp, &file)) < 0)
 		goto done;
 	setup_transfer(curl, url, errbuf, &r, hdrs, o);
 	st->requests++;
@@ -468,7 +621,7 @@ static int http_get(struct quilt_stats *st, const char *dir, const char *name,
 		error = 0;
 	} else if (code == 200) {
 		st->downloaded++;
-		error = commit_temp(&r, tmp, file, meta);
+		error = commit_temp(&r, tmp, &file, &meta);
 	} else {
 		error = http_status(code, name, shown);
 	}
@@ -476,42 +629,58 @@ done:
 	if (r.out)
 		fclose(r.out);
 	if (tmp)
-		unlink(tmp);	/* after a rename, nothing is there any more */
+		unlinkat(file.dirfd, tmp, 0);	/* after a rename, nothing is there any more */
 	curl_easy_cleanup(curl);
 	curl_slist_free_all(hdrs);
+	EVP_MD_CTX_free(r.sha);
 	free(r.etag);
 	free(r.last_modified);
-	free(url), free(shown), free(file), free(tmp), free(metaname), free(meta);
+	slot_close(&file);
+	slot_close(&meta);
+	free(url), free(shown), free(tmp);
 	return error;
 }
 
-/* A local directory: copy files whose content changed into the cache. */
+/*
+ * A local directory: copy files whose content changed into the cache.
+ * The directory is the integrator's (links in it are followed), but what
+ * a series names there must be a regular file within max-size.
+ */
 static int local_get(struct quilt_stats *st, const char *dir, const char *name,
-		     const char *cachedir)
+		     const char *cachedir, const struct quilt_opts *o)
 {
-	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0 };
+	struct response r = { BUF_INIT, NULL, NULL, NULL, 0, 0, 0, 0, NULL };
 	struct buf old = BUF_INIT;
-	char *src = path_join(dir, name), *file = path_join(cachedir, name);
-	char *metaname = xasprintf(".meta/%s", name), *meta = path_join(cachedir, metaname);
+	char *src = path_join(dir, name);
+	struct slot file, meta;
 	int error;
 
-	if ((error = file_read(&r.body, src)) < 0) {
-		error = tide_error_set(error, "cannot read '%s' from '%s': %s", name, dir,
+	meta.dirfd = -1, meta.rel = meta.shown = NULL;
+	if ((error = slot_open(&file, cachedir, "", name)) < 0 ||
+	    (error = slot_open(&meta, cachedir, ".meta/", name)) < 0)
+		goto done;
+	if ((error = safefs_read_regular(&r.body, src, (size_t)o->max_size)) < 0) {
+		if (error == TIDE_EINVAL)	/* the file's own refusal says which and why */
+			tide_error_wrap(error, "cannot read '%s' from '%s'", name, dir);
+		else
+			tide_error_set(error, "cannot read '%s' from '%s': %s", name, dir,
 				       error == TIDE_ENOTFOUND ? "no such file" : "I/O error");
 		goto done;
 	}
-	if (file_read(&old, file) == 0 && old.len == r.body.len &&
+	if (slot_read(&old, &file, (size_t)o->max_size) == 0 && old.len == r.body.len &&
 	    !memcmp(buf_cstr(&old), buf_cstr(&r.body), old.len)) {
 		st->not_modified++;
 		goto done;
 	}
 	tide_error_clear();
 	st->downloaded++;
-	error = store_file(file, meta, &r);
+	error = store_file(&file, &meta, &r);
 done:
 	buf_release(&r.body);
 	buf_release(&old);
-	free(src), free(file), free(metaname), free(meta);
+	slot_close(&file);
+	slot_close(&meta);
+	free(src);
 	return error;
 }
 
@@ -521,8 +690,30 @@ static int get_file(struct quilt_stats *st, const char *url, const char *name,
 	if (is_http(url))
 		return http_get(st, url, name, cachedir, o);
 	if (str_starts_with(url, "file://"))
-		return local_get(st, url + 7, name, cachedir);
-	return local_get(st, url, name, cachedir);
+		return local_get(st, url + 7, name, cachedir, o);
+	return local_get(st, url, name, cachedir, o);
+}
+
+/* The time budget of the whole series (series-timeout=), checked between files. */
+static int series_time_left(const struct quilt_opts *o, const char *doing, size_t done,
+			    size_t total)
+{
+	if (o->series_deadline <= 0 || time_now() < o->series_deadline)
+		return 0;
+	return tide_error_set(TIDE_ETIMEOUT, "series-timeout of %ld s reached %s patch %zu of %zu",
+			      o->series_timeout, doing, done + 1, total);
+}
+
+/* One sync of the cache's file system for all the files written without one. */
+static int cache_sync(const char *cachedir)
+{
+	int fd = open(cachedir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), error = 0;
+
+	if (fd < 0 || syncfs(fd) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot sync '%s'", cachedir);
+	if (fd >= 0)
+		close(fd);
+	return error;
 }
 
 int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
@@ -531,7 +722,7 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 	struct quilt_opts defaults = QUILT_OPTS_INIT;
 	struct quilt_stats ignored = { 0 };
 	struct buf text = BUF_INIT;
-	char *series = path_join(cachedir, "series");
+	struct slot series = { -1, NULL, NULL, NULL };
 	size_t i;
 	int error;
 
@@ -542,18 +733,27 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 		stats = &ignored;
 	if ((error = mkdir_p(cachedir, 0777)) < 0 ||
 	    (error = get_file(stats, url, "series", cachedir, opts)) < 0 ||
-	    (error = file_read(&text, series)) < 0 ||
+	    (error = slot_open(&series, cachedir, "", "series")) < 0 ||
+	    (error = slot_read(&text, &series, (size_t)opts->max_size)) < 0 ||
 	    (error = quilt_series_parse(out, buf_cstr(&text))) < 0)
 		goto done;
+	if (opts->max_patches > 0 && out->npatches > (size_t)opts->max_patches) {
+		error = tide_error_set(TIDE_EINVAL, "series of %zu patches, more than max-patches %ld",
+				       out->npatches, opts->max_patches);
+		goto done;
+	}
 	for (i = 0; i < out->npatches; i++)
-		if ((error = get_file(stats, url, out->patches[i], cachedir, opts)) < 0)
+		if ((error = series_time_left(opts, "fetching", i, out->npatches)) < 0 ||
+		    (error = get_file(stats, url, out->patches[i], cachedir, opts)) < 0)
 			goto done;
+	if ((error = cache_sync(cachedir)) < 0)
+		goto done;
 	stats->fetched = 1;
 done:
 	if (error < 0)
 		quilt_series_release(out);
 	buf_release(&text);
-	free(series);
+	slot_close(&series);
 	return error;
 }
 
@@ -582,25 +782,6 @@ static int make_committer(git_signature **out, git_repository *repo, const git_o
 	return 0;
 }
 
-/*
- * The line of the patch file where the diff part starts, so messages name
- * file lines.  patch_parse() keeps a decoded copy of the diff, so find its
- * first line in the file; a diff that was base64 or quoted-printable there
- * is not found, and lines are then counted from the diff's start.
- */
-static size_t diff_lineno(const char *text, size_t len, const struct patch *p)
-{
-	/* Without its newline: a CRLF file has "\r\n" where the copy has "\n". */
-	const char *nl = memchr(p->diff, '\n', p->diff_len), *at, *s;
-	size_t first = nl ? (size_t)(nl - p->diff) : p->diff_len, n = 1;
-
-	if (!first || !(at = memmem(text, len, p->diff, first)))
-		return 1;
-	for (s = text; s < at; s++)
-		n += *s == '\n';
-	return n;
-}
-
 /* "patch 'x' does not apply to 'f': hunk ...", "patch 'x': line 3: ..." */
 static int patch_failed(int error, const char *name)
 {
@@ -626,7 +807,8 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 	char *file = path_join(cachedir, name);
 	int error, parsed = 0;
 
-	if ((error = file_read(&text, file)) < 0)
+	/* The cache (or DIR/fixups) is the workspace's: no link, FIFO or device there is read. */
+	if ((error = safefs_read_file(&text, file, (size_t)o->max_size)) < 0)
 		goto done;
 	if ((error = patch_parse(&p, text.ptr, text.len)) < 0) {
 		error = tide_error_wrap(TIDE_EINVAL, "patch '%s'", name);
@@ -636,7 +818,7 @@ static int apply_one(git_oid *tip, git_repository *repo, const char *cachedir,
 	aopts.strip = po->strip;
 	aopts.reverse = po->reverse;
 	aopts.fuzz = o->fuzz;
-	aopts.lineno = diff_lineno(text.ptr, text.len, &p);
+	aopts.lineno = patch_diff_lineno(&p, text.ptr, text.len);
 	if ((error = make_committer(&committer, repo, tip, &p, o)) < 0 ||
 	    (error = apply_patch_commit(tip, repo, tip, &p, &aopts, committer, o->trailer,
 					NULL)) < 0)
@@ -664,7 +846,8 @@ int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
 		opts = &defaults;
 	git_oid_cpy(&tip, base);
 	for (i = 0; i < series->npatches; i++)
-		if ((error = apply_one(&tip, repo, cachedir, series->patches[i],
+		if ((error = series_time_left(opts, "applying", i, series->npatches)) < 0 ||
+		    (error = apply_one(&tip, repo, cachedir, series->patches[i],
 				       series->opts ? &series->opts[i] : &p1, opts)) < 0)
 			return error;
 	git_oid_cpy(out, &tip);
@@ -675,11 +858,17 @@ int quilt_prepare(git_oid *out, struct quilt_stats *stats, git_repository *repo,
 		  const char *name, const char *url, const char *cachedir,
 		  const git_oid *base, const struct quilt_opts *opts)
 {
+	struct quilt_opts o = QUILT_OPTS_INIT;
 	struct quilt_series series;
 	git_reference *ref = NULL;
 	char *refname = xasprintf("refs/quilt/%s", name);
 	int error;
 
+	if (opts)
+		o = *opts;
+	opts = &o;
+	if (o.series_timeout > 0)
+		o.series_deadline = time_now() + (double)o.series_timeout;
 	if ((error = quilt_fetch(&series, stats, url, cachedir, opts)) < 0) {
 		tide_error_wrap(error, "quilt tree '%s'", name);
 		goto done;

@@ -17,6 +17,8 @@
 /* The defaults of man/trees.conf.5. */
 #define QUILT_MAX_SIZE (256LL << 20)
 #define QUILT_MAX_REDIRS 5L
+#define QUILT_MAX_PATCHES 10000L	/* "max-patches=" */
+#define QUILT_SERIES_TIMEOUT 1800L	/* "series-timeout=": fetch and apply, seconds */
 
 /*
  * Limits of each HTTP transfer; every one fails the transfer (TIDE_ETIMEOUT
@@ -33,9 +35,17 @@ struct quilt_opts {
 	const char *trailer;	/* appended to each commit message, e.g. "Tide-Tree: x" */
 	const char *cainfo;	/* CA bundle for https://; NULL: the system's */
 	int fuzz;		/* context lines a hunk may ignore (apply_opts.fuzz); 0 */
+	long max_patches;	/* patches a series may have; 0: no limit */
+	/*
+	 * A time_now() by which the whole series must be fetched and applied
+	 * (quilt_prepare() sets it from series_timeout); 0: none.
+	 */
+	double series_deadline;
+	long series_timeout;	/* seconds; 0: none */
 };
 
-#define QUILT_OPTS_INIT { 10, 300, 300, QUILT_MAX_SIZE, 0, NULL, NULL, NULL, NULL, 0 }
+#define QUILT_OPTS_INIT { 10, 300, 300, QUILT_MAX_SIZE, 0, NULL, NULL, NULL, NULL, 0, \
+			  QUILT_MAX_PATCHES, 0, 0 }
 
 struct quilt_stats {
 	size_t requests;	/* HTTP requests sent */
@@ -71,7 +81,12 @@ int quilt_series_from_dir(struct quilt_series *out, const char *dir);
 
 /*
  * Mirror url's series and its patches into cachedir.  Errors name the
- * file and URL ("cannot fetch 'x.patch' from 'URL': HTTP 404").
+ * file and URL ("cannot fetch 'x.patch' from 'URL': HTTP 404").  A series
+ * of more than max_patches is refused before any patch is fetched.  The
+ * cached files are written without an fsync each (two per patch made a
+ * 100,000-patch series take over 15 minutes): one syncfs() at the end
+ * makes the whole cache durable, and a copy whose recorded hash does not
+ * match (a crash before that sync) is fetched again, never trusted.
  */
 int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 		const char *url, const char *cachedir, const struct quilt_opts *opts);
@@ -79,7 +94,8 @@ int quilt_fetch(struct quilt_series *out, struct quilt_stats *stats,
 /*
  * Apply the cached series onto base as one commit per patch; out gets the
  * last commit (base itself for an empty series).  A patch that does not
- * apply is TIDE_ECONFLICT naming the patch and the file.
+ * apply is TIDE_ECONFLICT naming the patch and the file; past
+ * series_deadline, TIDE_ETIMEOUT saying how far it got.
  */
 int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
 		const struct quilt_series *series, const char *cachedir,
@@ -87,7 +103,8 @@ int quilt_apply(git_oid *out, git_repository *repo, const git_oid *base,
 
 /*
  * Both steps and the ref: fetch url into cachedir, apply onto base,
- * update refs/quilt/<name>.  Messages are prefixed with the tree's name.
+ * update refs/quilt/<name>, all within series_timeout.  Messages are
+ * prefixed with the tree's name.
  */
 int quilt_prepare(git_oid *out, struct quilt_stats *stats, git_repository *repo,
 		  const char *name, const char *url, const char *cachedir,

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "changes.h"
+#include "checkmail.h"
 #include "conf.h"
 #include "day.h"
 #include "error.h"
@@ -146,7 +147,9 @@ static void conflict_id(char *id, const struct day_conflict *c)
 
 	for (i = 0; i < c->nhunks; i++)
 		buf_puts(&all, c->hunks[i]);
-	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len) <= 0) {
+	/* The hunks carry their markers: their length is the file's conflict-marker-size. */
+	if (rerere_normalize(NULL, id, buf_cstr(&all), all.len,
+			     rerere_marker_size_of(buf_cstr(&all), all.len)) <= 0) {
 		/* No text conflict (modify/delete ...): identify it by path and kind. */
 		buf_printf(&all, "%s\n%s\n", c->path, c->kind ? c->kind : "");
 		rerere_sha1_hex(id, all.ptr, all.len);
@@ -182,10 +185,16 @@ static json_t *file_json(const struct day_tree *dt, const struct day_conflict *c
 		      "kind", json_text(c->kind), "conflict_id", id, "hunks", hunks,
 		      "ours_commits", commits_json(c->ours, c->nours),
 		      "theirs_commits", commits_json(c->theirs, c->ntheirs));
-	if ((res = find_resolution(dt, c->path)))
+	if (c->blame)
+		json_object_set_new(f, "blame", json_text(c->blame));
+	if ((res = find_resolution(dt, c->path))) {
 		json_object_set_new(f, "resolution", json_pack("{s:o, s:o, s:o}",
 			"path", json_text(res->path), "id", json_text(res->id),
 			"diff", json_text(res->diff)));
+		if (res->combined)
+			json_object_set_new(json_object_get(f, "resolution"), "combined",
+					    json_text(res->combined));
+	}
 	return f;
 }
 
@@ -239,6 +248,24 @@ static const char *handled(const struct day_tree *dt)
 	return dt->status == TREE_MERGED ? "recorded" : "dropped";
 }
 
+/*
+ * The commit behind a tree's build problems, when the day's bisect named
+ * one of the tree's: "culprit": {commit, subject, conflicts_with?}.
+ */
+static void culprit_json(json_t *r, const struct day *day, const struct day_tree *dt)
+{
+	const struct day_bisect *b = day->bisect;
+
+	if (!b || !b->tree || strcmp(b->tree, dt->name) || !b->commit || !b->outcome ||
+	    (strcmp(b->outcome, "found") && strcmp(b->outcome, "semantic-conflict")))
+		return;
+	json_object_set_new(r, "culprit", json_pack("{s:o, s:o}", "commit", json_text(b->commit),
+						    "subject", json_text(b->subject)));
+	if (b->conflicts_with)
+		json_object_set_new(json_object_get(r, "culprit"), "conflicts_with",
+				    json_text(b->conflicts_with));
+}
+
 int report_tree_json(json_t **out, const struct day *day, const struct day_tree *dt,
 		     const struct day *prev)
 {
@@ -274,6 +301,8 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 	if (json_array_size(configs))
 		json_object_set(r, "configs", configs);
 	json_decref(configs);
+	if (json_array_size(configs))
+		culprit_json(r, day, dt);
 	if (h->version_from)
 		json_object_set_new(r, "version_from", json_text(h->version_from));
 	if (h->nresolution_errors)
@@ -402,6 +431,27 @@ static void hunks_section(struct buf *out, const json_t *f, int named)
 		buf_puts(out, "  (no text hunks: the file itself conflicts)\n\n");
 }
 
+/* What the commit lists cannot say, per file (day.json's "blame"). */
+static void blame_notes(struct buf *out, const json_t *files)
+{
+	size_t i, n = json_array_size(files), notes = 0;
+	json_t *f;
+
+	json_array_foreach(files, i, f) {
+		const char *note = json_string_value(json_object_get(f, "blame"));
+
+		if (!note)
+			continue;
+		if (n > 1)
+			buf_printf(out, "Note on %s: %s.\n", jstr(f, "path"), note);
+		else
+			buf_printf(out, "Note: %s.\n", note);
+		notes++;
+	}
+	if (notes)
+		buf_putc(out, '\n');
+}
+
 /*
  * One block for every file whose conflict is with the same trees, as
  * linux-next's mails list them: the paths, the commits of both sides
@@ -428,6 +478,7 @@ static void group_section(struct buf *out, const json_t *r, const json_t *files,
 	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
 	commit_lines(out, theirs);
 	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
+	blame_notes(out, files);
 	json_array_foreach(files, i, f)
 		hunks_section(out, f, n > 1);
 	json_decref(ours);
@@ -489,12 +540,11 @@ static void handling_section(struct buf *out, const json_t *r)
 			   "is now fixed as far as %s is concerned, but any non trivial\n"
 			   "conflicts should be mentioned to your upstream maintainer when your\n"
 			   "tree is submitted for merging.\n\n", jstr(r, "project"));
-		json_array_foreach(json_object_get(r, "files"), i, f) {
-			if (!(res = json_object_get(f, "resolution")))
-				continue;
-			buf_printf(out, "%s: resolved from recorded resolution %s\n\n%s\n",
-				   jstr(f, "path"), jstr(res, "id"), jstr(res, "diff"));
-		}
+		json_array_foreach(json_object_get(r, "files"), i, f)
+			if ((res = json_object_get(f, "resolution")))
+				buf_printf(out, "%s: resolved from recorded resolution %s\n",
+					   jstr(f, "path"), jstr(res, "id"));
+		buf_putc(out, '\n');
 	} else if (!strcmp(how, "previous")) {
 		buf_printf(out, "No recorded resolution applies, so I used the version from %s\n"
 			   "of the %s tree for today.\n\n", jstr(r, "version_from"), jstr(r, "tree"));
@@ -521,6 +571,7 @@ static void handling_section(struct buf *out, const json_t *r)
 /* At most this many errors and as many new warnings of a configuration are listed. */
 #define REPORT_MAX_DIAGS 20
 
+/* As the compiler says it: "file:line:column: error: message". */
 static void diag_lines(struct buf *out, const char *what, const json_t *diags)
 {
 	json_t *d;
@@ -528,38 +579,89 @@ static void diag_lines(struct buf *out, const char *what, const json_t *diags)
 
 	json_array_foreach(diags, i, d) {
 		json_int_t line = json_integer_value(json_object_get(d, "line"));
+		json_int_t col = json_integer_value(json_object_get(d, "column"));
 
 		if (i == REPORT_MAX_DIAGS) {
-			buf_printf(out, "  ... and %zu more\n", n - i);
+			buf_printf(out, "... and %zu more\n", n - i);
 			break;
 		}
-		buf_printf(out, "  %s: ", what);
-		if (*jstr(d, "file") && line)
-			buf_printf(out, "%s:%lld: ", jstr(d, "file"), (long long)line);
-		else if (*jstr(d, "file"))
-			buf_printf(out, "%s: ", jstr(d, "file"));
-		buf_printf(out, "%s\n", jstr(d, "message"));
+		if (*jstr(d, "file"))
+			buf_printf(out, "%s:", jstr(d, "file"));
+		if (*jstr(d, "file") && line > 0)
+			buf_printf(out, "%lld:", (long long)line);
+		if (*jstr(d, "file") && line > 0 && col > 0)
+			buf_printf(out, "%lld:", (long long)col);
+		buf_printf(out, "%s%s: %s\n", *jstr(d, "file") ? " " : "", what, jstr(d, "message"));
 	}
 }
 
-/* One section per configuration with errors or new warnings in the tree's files. */
+/*
+ * linux-next's "After merging the X tree, today's linux-next build
+ * (CONFIG) failed like this:" for each configuration, then what caused
+ * it (the day's bisect, when it named a commit of the tree) and what was
+ * done about the tree.
+ */
 static void config_sections(struct buf *out, const json_t *r)
 {
-	const json_t *configs = json_object_get(r, "configs");
-	json_t *c;
-	size_t i;
+	const json_t *configs = json_object_get(r, "configs"), *c, *culprit;
+	size_t i, nw;
+	int failed = 0;
 
 	if (!json_array_size(configs))
 		return;
 	if (out->len > 1 && memcmp(out->ptr + out->len - 2, "\n\n", 2))
 		buf_putc(out, '\n');
-	buf_printf(out, "Today's %s build%s found problems in files of the %s tree:\n",
-		   jstr(r, "project"), json_array_size(configs) > 1 ? "s" : "", jstr(r, "tree"));
 	json_array_foreach(configs, i, c) {
-		buf_printf(out, "\nConfiguration %s (%s), build %s:\n\n", jstr(c, "name"),
-			   jstr(c, "arch"), jstr(c, "status"));
+		int errors = json_array_size(json_object_get(c, "errors")) > 0;
+
+		nw = json_array_size(json_object_get(c, "new_warnings"));
+		failed |= errors;
+		buf_printf(out, "After merging the %s tree, today's %s build (%s %s)\n", jstr(r, "tree"),
+			   jstr(r, "project"), jstr(c, "arch"), jstr(c, "name"));
+		if (errors)
+			buf_puts(out, "failed like this:\n\n");
+		else
+			buf_printf(out, "produced %s:\n\n", nw > 1 ? "these warnings" : "this warning");
 		diag_lines(out, "error", json_object_get(c, "errors"));
-		diag_lines(out, "new warning", json_object_get(c, "new_warnings"));
+		diag_lines(out, "warning", json_object_get(c, "new_warnings"));
+		buf_putc(out, '\n');
+	}
+	if ((culprit = json_object_get(r, "culprit"))) {
+		buf_printf(out, "%s by commit\n\n  %.12s (\"%s\")\n\n", failed ? "Caused" : "Introduced",
+			   jstr(culprit, "commit"), jstr(culprit, "subject"));
+		if (*jstr(culprit, "conflicts_with"))
+			buf_printf(out, "interacting with the %s tree (a semantic conflict).\n\n",
+				   jstr(culprit, "conflicts_with"));
+	} else {
+		buf_printf(out, "The commit of the %s tree behind this is not known yet\n"
+				"(tide bisect %s --build finds it).\n\n", jstr(r, "tree"), jstr(r, "date"));
+	}
+	if (*jstr(r, "version_from") && !json_array_size(json_object_get(r, "files")))
+		buf_printf(out, "I have used the %s tree from %s for today.\n", jstr(r, "tree"),
+			   jstr(r, "version_from"));
+	else if (!strcmp(jstr(r, "status"), "dropped"))
+		buf_printf(out, "I have dropped the %s tree for today.\n", jstr(r, "tree"));
+	else if (failed)
+		buf_printf(out, "The %s tree is in today's tree as it is.\n", jstr(r, "tree"));
+}
+
+/*
+ * After the signature, as linux-next's mails carry it: how the merge
+ * resolved each file, as git shows the merge commit (`diff --cc`).  A
+ * file whose result is one side's version has none (git shows none).
+ */
+static void resolution_diffs(struct buf *out, const json_t *r)
+{
+	const json_t *f;
+	size_t i;
+
+	if (strcmp(jstr(r, "handled"), "recorded"))
+		return;
+	json_array_foreach(json_object_get(r, "files"), i, f) {
+		const char *cc = jstr(json_object_get(f, "resolution"), "combined");
+
+		if (*cc)
+			buf_printf(out, "\n%s", cc);
 	}
 }
 
@@ -571,7 +673,11 @@ void report_text(struct buf *out, const json_t *r)
 		handling_section(out, r);
 	}
 	config_sections(out, r);
+	/* one blank line before the signature, whichever section came last */
+	while (out->len > 1 && out->ptr[out->len - 1] == '\n' && out->ptr[out->len - 2] == '\n')
+		buf_truncate(out, out->len - 1);
 	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
+	resolution_diffs(out, r);
 }
 
 static int write_one(const char *dir, const char *tree, const json_t *r)
@@ -638,50 +744,32 @@ static char *message_id(const json_t *r, const char *from)
 	return id;
 }
 
-/* Bounds a configuration's name in a subject line. */
-#define SUBJECT_MAX_NAME 32
-
-/*
- * name for a header: printable ASCII only (a record may have been edited
- * by hand, so trees.conf's check is not relied on), at most
- * SUBJECT_MAX_NAME bytes, "..." for the rest.
- */
-static void subject_name(struct buf *out, const char *name)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i < SUBJECT_MAX_NAME; i++)
-		buf_putc(out, name[i] > ' ' && name[i] < 0x7f ? name[i] : '?');
-	if (name[i])
-		buf_puts(out, "...");
-}
-
-/*
- * "linux-next: build failure in the gpio tree's files on up (x86_64)
- * (next-20261203)", or "on 3 configurations": one configuration is
- * named, more are counted, so the line stays short whatever trees.conf
- * declares.
- */
+/* "linux-next: build failure after merge of the gpio tree" (or warning, warnings). */
 static void build_subject(struct buf *out, const json_t *r)
 {
 	const json_t *configs = json_object_get(r, "configs"), *c;
+	size_t i, warnings = 0;
 	int failed = 0;
-	size_t i;
 
-	json_array_foreach(configs, i, c)
+	json_array_foreach(configs, i, c) {
 		failed |= json_array_size(json_object_get(c, "errors")) > 0;
-	buf_printf(out, "%s: build %s in the %s tree's files on ", jstr(r, "project"),
-		   failed ? "failure" : "warnings", jstr(r, "tree"));
-	c = json_array_get(configs, 0);
-	if (json_array_size(configs) == 1) {
-		subject_name(out, jstr(c, "name"));
-		buf_puts(out, " (");
-		subject_name(out, jstr(c, "arch"));
-		buf_putc(out, ')');
-	} else {
-		buf_printf(out, "%zu configurations", json_array_size(configs));
+		warnings += json_array_size(json_object_get(c, "new_warnings"));
 	}
-	buf_printf(out, " (%s)", jstr(r, "tag"));
+	buf_printf(out, "%s: build %s after merge of the %s tree", jstr(r, "project"),
+		   failed ? "failure" : warnings > 1 ? "warnings" : "warning", jstr(r, "tree"));
+}
+
+/* The commits a report names (both sides of each file), each author once, as Cc. */
+static void cc_authors(struct mail_msg *m, const json_t *r)
+{
+	const json_t *f, *c;
+	size_t i, j, k;
+	const char *const sides[] = { "ours_commits", "theirs_commits" };
+
+	json_array_foreach(json_object_get(r, "files"), i, f)
+		for (k = 0; k < 2; k++)
+			json_array_foreach(json_object_get(f, sides[k]), j, c)
+				mail_add_author(&m->cc, &m->ncc, json_string_value(json_object_get(c, "author")));
 }
 
 int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *conf,
@@ -693,19 +781,19 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	/* the maintainers of both trees, the authors of the commits named */
 	mail_add_rcpt(&out->to, &out->nto, contact_of(conf, tree));
 	json_array_foreach(json_object_get(r, "with"), i, v)
-		mail_add_rcpt(out->nto ? &out->cc : &out->to, out->nto ? &out->ncc : &out->nto,
-			      contact_of(conf, json_string_value(v)));
+		mail_add_rcpt(&out->to, &out->nto, contact_of(conf, json_string_value(v)));
 	if (!out->nto) {
 		mail_msg_release(out);
 		return tide_error_set(TIDE_ENOTFOUND, "no contact address for tree '%s'", tree);
 	}
+	cc_authors(out, r);
 	if (json_array_size(json_object_get(r, "files"))) {
 		buf_printf(&subject, "%s: manual merge of the %s tree with ", jstr(r, "project"),
 			   tree);
 		with_phrase(&subject, json_object_get(r, "with"));
-		buf_printf(&subject, " (%s)", jstr(r, "tag"));
 	} else {
 		build_subject(&subject, r);
 	}
@@ -737,6 +825,43 @@ static int merged_today(const struct day_tree *t)
 	return tree_status_in_day(t->status) && t->status != TREE_PREVIOUS;
 }
 
+/* linux-next's "Non-merge commits (relative to Linus' tree)" and its diffstat line. */
+static void announce_counts(struct buf *b, const struct day *d)
+{
+	const json_t *m = d->checks ? d->checks->mainline : NULL;
+
+	if (!m)
+		return;
+	buf_printf(b, "Non-merge commits (relative to mainline): %lld\n",
+		   (long long)json_integer_value(json_object_get(m, "commits")));
+	if (json_object_get(m, "files")) {
+		buf_putc(b, ' ');
+		day_checks_shortstat(b, m);
+		buf_putc(b, '\n');
+	}
+	buf_putc(b, '\n');
+}
+
+static void config_built(struct buf *b, const char *name, const struct day_build *build)
+{
+	buf_printf(b, "  %s (%s): %s\n", name, build && build->arch ? build->arch : "?",
+		   !build ? "not built" : build->status ? build->status : "?");
+}
+
+/* The configurations the day built, the first one's build being the day's. */
+static void announce_configs(struct buf *b, const struct day *d)
+{
+	size_t i;
+
+	if (!d->build && !d->nconfigs)
+		return;
+	buf_puts(b, "\nConfigurations built:\n\n");
+	if (d->build)
+		config_built(b, d->build->config ? d->build->config : "default", d->build);
+	for (i = 0; i < d->nconfigs; i++)
+		config_built(b, d->configs[i].name, d->configs[i].build);
+}
+
 int report_announcement(struct mail_msg *out, git_repository *repo, const struct day *d,
 			const struct day *prev, const char *to, const char *from)
 {
@@ -762,6 +887,7 @@ int report_announcement(struct mail_msg *out, git_repository *repo, const struct
 			buf_truncate(&body, body.len - 1);
 		buf_puts(&body, "\n\n");
 	}
+	announce_counts(&body, d);
 	buf_printf(&body, "The %s tree is tagged %s: %s (%.12s) with %zu of %zu trees "
 		   "merged at today's version.\n", project, d->tag ? d->tag : d->date,
 		   d->base_tag ? d->base_tag : "the base", d->base_commit ? d->base_commit : "",
@@ -773,6 +899,8 @@ int report_announcement(struct mail_msg *out, git_repository *repo, const struct
 				buf_printf(&body, "  %-*s  %s\n", (int)width, d->trees[i].name,
 					   tree_status_name(d->trees[i].status) ?: "unknown");
 	}
+	checks_announce_text(&body, d);
+	announce_configs(&body, d);
 	buf_printf(&body, "\nEach tree's conflicts: tide report %s\n", d->date);
 	mail_add_rcpt(&out->to, &out->nto, to);
 	out->from = xstrdup(from);

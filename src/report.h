@@ -39,7 +39,9 @@ struct mail_msg;
  *                    "new_warnings": [...] } ]
  *
  * in the day's order (its own build first), only the diagnostics
- * attributed to the tree (the build record's objects).  A tree without
+ * attributed to the tree (the build record's objects), and, when the
+ * day's bisect named a commit of the tree, "culprit": {"commit",
+ * "subject", "conflicts_with"?}.  A tree without
  * a conflict has "files": [], "with": [] and no "handled".
  */
 
@@ -75,9 +77,11 @@ void report_text(struct buf *out, const json_t *report);
 int report_write_day(const struct day *day, const struct day *prev, const char *daydir);
 
 /*
- * The mail for a report: To the tree's contact, Cc the other trees'
- * contacts (from conf), From from.  TIDE_ENOTFOUND when nobody has a
- * contact address.
+ * The mail for a report, in linux-next's layouts ("manual merge of the X
+ * tree with the Y tree", "build failure after merge of the X tree"): To
+ * the contacts (from conf) of the tree and of the trees it conflicts
+ * with, Cc the authors of the commits it names (mail_add_author()), From
+ * from.  TIDE_ENOTFOUND when no tree has a contact address.
  */
 int report_mail(struct mail_msg *out, const json_t *report, const struct trees_conf *conf,
 		const char *from);

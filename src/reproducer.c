@@ -16,7 +16,10 @@
 #include "conf.h"
 #include "day.h"
 #include "error.h"
+#include "proc.h"
 #include "reproducer.h"
+#include "rerere.h"
+#include "safefs.h"
 #include "text.h"
 #include "util.h"
 
@@ -120,9 +123,18 @@ static int copy_resolution(struct repro *rp, const char *id, json_t *files)
 		rel = xasprintf("rr-cache/%s/%s", id, e->d_name);
 		path = path_join(src, e->d_name);
 		buf_clear(&data);
-		if ((error = file_read(&data, path)) == 0 &&
-		    (error = write_file(rp, rel, data.ptr ? data.ptr : "", data.len, 0644)) == 0)
+		/*
+		 * The store is untrusted (shared caches fill it): a link or a
+		 * FIFO planted beside the variant the day used is left out, never
+		 * read through into the published reproducer.
+		 */
+		if ((error = safefs_read_file(&data, path, RERERE_MAX_FILE)) == TIDE_EINVAL) {
+			tide_error_clear();
+			error = 0;
+		} else if (!error &&
+			   (error = write_file(rp, rel, data.ptr ? data.ptr : "", data.len, 0644)) == 0) {
 			json_array_append_new(files, json_text(rel));
+		}
 		free(path);
 		free(rel);
 	}
@@ -309,7 +321,7 @@ static char *probe(const char *tool)
 {
 	char *argv[] = { (char *)tool, "--version", NULL };
 
-	return tool_first_line(argv);
+	return proc_first_line(argv);
 }
 
 /* From the build and boot records when they have it, else asked now (and said so). */
@@ -603,7 +615,8 @@ static void load_conf(struct repro *rp)
 		rp->conf_text = xstrdup(in->conf_text);
 		/* Absolute: a rewrite from another directory resolves its relative URLs. */
 		rp->conf_path = in->conf_path ? path_absolute(in->conf_path) : NULL;
-	} else if (file_read(&old, path) == 0 && (prev = json_loadb(old.ptr, old.len, 0, NULL)) &&
+	} else if (safefs_read_file(&old, path, DAY_MAX_RECORD) == 0 &&
+		   (prev = json_loadb(old.ptr, old.len, 0, NULL)) &&
 		   json_string_value(json_object_get((c = json_object_get(prev, "trees_conf")), "content"))) {
 		rp->conf_text = xstrdup(jstr(c, "content"));
 		rp->conf_path = jstr(c, "path") ? xstrdup(jstr(c, "path")) : NULL;

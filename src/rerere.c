@@ -13,17 +13,20 @@
 #include <git2.h>
 #include <openssl/evp.h>
 
+#include "attr.h"
 #include "build.h"
 #include "error.h"
 #include "merge.h"
 #include "rerere.h"
 #include "text.h"
 #include "safefs.h"
+#include "treepaths.h"
 #include "util.h"
 #include "workspace.h"
 #include "worktree.h"
 
-#define MARKER_SIZE 7
+
+static int write_under(const char *dir, const char *rel, const void *text, size_t len);
 
 /*
  * SHA-1 from OpenSSL's libcrypto.  libgit2 only exposes object hashing
@@ -87,26 +90,31 @@ static int line_next(struct lines *l, const char **line, size_t *len)
 	return 1;
 }
 
-/* git's is_cmarker(): '<' and '>' need a space (the label) after them. */
-static int is_marker(const char *line, size_t len, char c)
+/*
+ * git's is_cmarker(): exactly size marker characters ('<' and '>' then
+ * need a space, the label), so with conflict-marker-size 32 a line of
+ * seven '<' is text, as git reads it (git.git's test scripts hold such
+ * lines).
+ */
+static int is_marker(const char *line, size_t len, char c, int size)
 {
-	size_t i;
+	size_t i, n = size > 0 ? (size_t)size : ATTR_MARKER_SIZE;
 
-	if (len <= MARKER_SIZE)
+	if (len <= n)
 		return 0;
-	for (i = 0; i < MARKER_SIZE; i++)
+	for (i = 0; i < n; i++)
 		if (line[i] != c)
 			return 0;
-	if ((c == '<' || c == '>') && line[MARKER_SIZE] != ' ')
+	if ((c == '<' || c == '>') && line[n] != ' ')
 		return 0;
-	return isspace((unsigned char)line[MARKER_SIZE]);
+	return isspace((unsigned char)line[n]);
 }
 
-static void put_marker(struct buf *out, char c)
+static void put_marker(struct buf *out, char c, int size)
 {
 	int i;
 
-	for (i = 0; i < MARKER_SIZE; i++)
+	for (i = 0; i < size; i++)
 		buf_putc(out, c);
 	buf_putc(out, '\n');
 }
@@ -132,7 +140,8 @@ static int buf_cmp(const struct buf *a, const struct buf *b)
  * Returns 1 when the hunk ended properly, -1 when the markers are
  * unbalanced, -2 when hunks are nested more than MAX_NESTING deep.
  */
-static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx, int depth)
+static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx, int depth,
+			   int size)
 {
 	enum { SIDE_1, SIDE_2, ORIGINAL } hunk = SIDE_1;
 	struct buf one = BUF_INIT, two = BUF_INIT, nested = BUF_INIT, tmp;
@@ -143,30 +152,30 @@ static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx, i
 	if (depth > MAX_NESTING)
 		return -2;
 	while (line_next(l, &line, &len)) {
-		if (is_marker(line, len, '<')) {
-			if ((ret = handle_conflict(&nested, l, NULL, depth + 1)) < 0)
+		if (is_marker(line, len, '<', size)) {
+			if ((ret = handle_conflict(&nested, l, NULL, depth + 1, size)) < 0)
 				break;
 			ret = -1;
 			buf_put(hunk == SIDE_1 ? &one : &two, nested.ptr, nested.len);
 			buf_clear(&nested);
-		} else if (is_marker(line, len, '|')) {
+		} else if (is_marker(line, len, '|', size)) {
 			if (hunk != SIDE_1)
 				break;
 			hunk = ORIGINAL;
-		} else if (is_marker(line, len, '=')) {
+		} else if (is_marker(line, len, '=', size)) {
 			if (hunk == SIDE_2)
 				break;
 			hunk = SIDE_2;
-		} else if (is_marker(line, len, '>')) {
+		} else if (is_marker(line, len, '>', size)) {
 			if (hunk != SIDE_2)
 				break;
 			if (buf_cmp(&one, &two) > 0)
 				tmp = one, one = two, two = tmp;
-			put_marker(out, '<');
+			put_marker(out, '<', size);
 			buf_put(out, one.ptr, one.len);
-			put_marker(out, '=');
+			put_marker(out, '=', size);
 			buf_put(out, two.ptr, two.len);
-			put_marker(out, '>');
+			put_marker(out, '>', size);
 			if (ctx) {
 				sha1_update(ctx, buf_cstr(&one), one.len + 1);
 				sha1_update(ctx, buf_cstr(&two), two.len + 1);
@@ -183,7 +192,8 @@ static int handle_conflict(struct buf *out, struct lines *l, struct sha1 *ctx, i
 	return ret;
 }
 
-int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t len)
+int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t len,
+		     int marker_size)
 {
 	struct lines l = { text, text + len };
 	struct buf out = BUF_INIT;
@@ -192,13 +202,15 @@ int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t le
 	size_t n;
 	int hunks = 0, error;
 
+	if (marker_size <= 0)
+		marker_size = ATTR_MARKER_SIZE;
 	sha1_init(&ctx);
 	while (line_next(&l, &line, &n)) {
-		if (!is_marker(line, n, '<')) {
+		if (!is_marker(line, n, '<', marker_size)) {
 			buf_put(&out, line, n);
 			continue;
 		}
-		if ((error = handle_conflict(&out, &l, &ctx, 1)) < 0) {
+		if ((error = handle_conflict(&out, &l, &ctx, 1, marker_size)) < 0) {
 			EVP_MD_CTX_free(ctx.ctx);
 			buf_release(&out);
 			if (error == -2)
@@ -216,7 +228,7 @@ int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t le
 	return hunks;
 }
 
-int rerere_has_markers(const char *text, size_t len)
+int rerere_has_markers(const char *text, size_t len, int marker_size)
 {
 	struct lines l = { text, text + len };
 	const char *line;
@@ -224,9 +236,21 @@ int rerere_has_markers(const char *text, size_t len)
 
 	/* A lone "=======" is legitimate text (reST, help texts): only the labelled ends count. */
 	while (line_next(&l, &line, &n))
-		if (is_marker(line, n, '<') || is_marker(line, n, '>'))
+		if (is_marker(line, n, '<', marker_size) || is_marker(line, n, '>', marker_size))
 			return 1;
 	return 0;
+}
+
+int rerere_marker_size_of(const char *hunk, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && hunk[n] == '<')
+		n++;
+	if (n < ATTR_MARKER_SIZE || n > ATTR_MARKER_SIZE_MAX || n == len ||
+	    (hunk[n] != ' ' && hunk[n] != '\n'))
+		return ATTR_MARKER_SIZE;
+	return (int)n;
 }
 
 static char *variant_path(const char *store, const char *id, const char *name,
@@ -237,34 +261,63 @@ static char *variant_path(const char *store, const char *id, const char *name,
 	return xasprintf("%s/%s/%s", store, id, name);
 }
 
+/*
+ * The variant an entry file name is of: "preimage" and "postimage" 0,
+ * "preimage.N" N; -1 for any other name, and for N past
+ * RERERE_MAX_VARIANTS (a shared cache naming postimage.999999999 would
+ * otherwise make every lookup try a billion variants).
+ */
+static int variant_of(const char *name)
+{
+	const char *dot;
+	char *end;
+	long v;
+
+	if (!strcmp(name, "preimage") || !strcmp(name, "postimage"))
+		return 0;
+	if (!(str_starts_with(name, "preimage.") || str_starts_with(name, "postimage.")))
+		return -1;
+	dot = strchr(name, '.') + 1;
+	if (*dot < '1' || *dot > '9')
+		return -1;
+	v = strtol(dot, &end, 10);
+	return *end || v >= RERERE_MAX_VARIANTS ? -1 : (int)v;
+}
+
+/* The id's directory, opened without following a link (-1 when there is none). */
+static int open_entry(const char *store, const char *id)
+{
+	char *dir = path_join(store, id);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	free(dir);
+	return fd;
+}
+
 /* Highest variant number present in STORE/<id> plus one (0 if none). */
 static int variant_count(const char *store, const char *id)
 {
-	char *dir = xasprintf("%s/%s", store, id);
-	DIR *d = opendir(dir);
+	int fd = open_entry(store, id), n = 0, v;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	int n = 0, v;
 
-	free(dir);
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, "preimage") || !strcmp(de->d_name, "postimage"))
-			v = 0;
-		else if (sscanf(de->d_name, "preimage.%d", &v) != 1 &&
-			 sscanf(de->d_name, "postimage.%d", &v) != 1)
-			continue;
-		if (v + 1 > n)
-			n = v + 1;
 	}
+	while ((de = readdir(d)))
+		if ((v = variant_of(de->d_name)) >= 0 && v + 1 > n)
+			n = v + 1;
 	closedir(d);
 	return n;
 }
 
+/* Does the store's file at path hold want?  A link or a FIFO there holds nothing. */
 static int same_file(const char *path, const struct buf *want)
 {
 	struct buf b = BUF_INIT;
-	int same = file_read(&b, path) == 0 && b.len == want->len &&
+	int same = safefs_read_file(&b, path, RERERE_MAX_FILE) == 0 && b.len == want->len &&
 		   (!b.len || !memcmp(b.ptr, want->ptr, b.len));
 
 	buf_release(&b);
@@ -272,26 +325,34 @@ static int same_file(const char *path, const struct buf *want)
 	return same;
 }
 
+/* Write text to store/<id>/<name>[.v] without following a link planted there. */
+static int store_write(const char *store, const char *id, const char *name, int v,
+		       const void *text, size_t len)
+{
+	char *rel = v ? xasprintf("%s/%s.%d", id, name, v) : xasprintf("%s/%s", id, name);
+	int error = write_under(store, rel, len ? text : "", len);
+
+	free(rel);
+	return error;
+}
+
 int rerere_record(const char *store, const char *conflicted, size_t clen,
-		  const char *resolved, size_t rlen, char *id, int *variant)
+		  const char *resolved, size_t rlen, int marker_size, char *id, int *variant)
 {
 	struct buf pre = BUF_INIT;
-	char *dir = NULL, *path = NULL;
+	char *path = NULL;
 	int n, v, error;
 
-	if ((error = rerere_normalize(&pre, id, conflicted, clen)) < 0)
+	if ((error = rerere_normalize(&pre, id, conflicted, clen, marker_size)) < 0)
 		goto done;
 	if (error == 0) {
 		error = tide_error_set(TIDE_EINVAL, "no conflict to record");
 		goto done;
 	}
-	if (rerere_has_markers(resolved, rlen)) {
+	if (rerere_has_markers(resolved, rlen, marker_size)) {
 		error = tide_error_set(TIDE_EINVAL, "resolution still has conflict markers");
 		goto done;
 	}
-	dir = xasprintf("%s/%s", store, id);
-	if ((error = mkdir_p(dir, 0777)) < 0)
-		goto done;
 	n = variant_count(store, id);
 	for (v = 0; v < n; v++) {
 		free(path);
@@ -299,47 +360,69 @@ int rerere_record(const char *store, const char *conflicted, size_t clen,
 		if (same_file(path, &pre))
 			break;
 	}
-	free(path);
-	path = variant_path(store, id, "preimage", v);
-	if ((error = file_write_atomic(path, pre.ptr, pre.len)) < 0)
+	if (v >= RERERE_MAX_VARIANTS) {
+		error = tide_error_set(TIDE_EINVAL, "rr-cache entry '%s' has %d variants already", id, v);
 		goto done;
-	free(path);
-	path = variant_path(store, id, "postimage", v);
-	error = file_write_atomic(path, resolved, rlen);
+	}
+	if ((error = store_write(store, id, "preimage", v, pre.ptr, pre.len)) == 0)
+		error = store_write(store, id, "postimage", v, resolved, rlen);
 	if (variant)
 		*variant = v;
 done:
 	free(path);
-	free(dir);
 	buf_release(&pre);
 	return error;
 }
 
 /*
- * Try one variant (git's try_merge(): base preimage, ours the current
- * normalized text, theirs postimage).  0 applied, TIDE_ECONFLICT not
- * applicable, TIDE_EINVAL corrupt.
+ * Both files of a variant, read as untrusted input (safefs_read_file()):
+ * shared caches fill the store, and a link or a FIFO there must not be
+ * read through into a published day.  1 when the variant is not there.
  */
-static int try_variant(struct buf *out, const char *store, const char *id,
-		       int v, const struct buf *cur)
+static int read_variant(struct buf *pre, struct buf *post, const char *store, const char *id,
+			int v)
+{
+	char *pre_path = variant_path(store, id, "preimage", v);
+	char *post_path = variant_path(store, id, "postimage", v);
+	int epre = safefs_read_file(pre, pre_path, RERERE_MAX_FILE), epost = 0, error = 0;
+
+	if (epre == 0 || epre == TIDE_ENOTFOUND)
+		epost = safefs_read_file(post, post_path, RERERE_MAX_FILE);
+	if (epre == TIDE_ENOTFOUND && epost == TIDE_ENOTFOUND)
+		error = 1;	/* a gap in the numbers: nothing to try */
+	else if (epre == TIDE_ENOTFOUND || epost == TIDE_ENOTFOUND)
+		error = tide_error_set(TIDE_EINVAL, "rr-cache entry '%s' is incomplete", id);
+	else if (epre < 0 || epost < 0)
+		error = tide_error_wrap(TIDE_EINVAL, "rr-cache entry '%s' is unusable", id);
+	if (error == 1)
+		tide_error_clear();
+	free(pre_path);
+	free(post_path);
+	return error;
+}
+
+/*
+ * Try one variant (git's try_merge(): base preimage, ours the current
+ * normalized text, theirs postimage).  0 applied, 1 no such variant,
+ * TIDE_ECONFLICT not applicable, TIDE_EINVAL corrupt.
+ */
+static int try_variant(struct buf *out, int *same, const char *store, const char *id,
+		       int v, const struct buf *cur, int marker_size)
 {
 	struct buf pre = BUF_INIT, post = BUF_INIT;
 	git_merge_file_input base, ours, theirs;
 	git_merge_file_result res = { 0 };
-	char *pre_path = variant_path(store, id, "preimage", v);
-	char *post_path = variant_path(store, id, "postimage", v);
 	int error;
 
-	if (file_read(&pre, pre_path) < 0 || file_read(&post, post_path) < 0) {
-		error = tide_error_set(TIDE_EINVAL, "rr-cache entry '%s' is incomplete", id);
+	if ((error = read_variant(&pre, &post, store, id, v)) != 0)
 		goto done;
-	}
-	if (rerere_has_markers(post.ptr, post.len)) {
+	if (rerere_has_markers(post.ptr, post.len, marker_size)) {
 		error = tide_error_set(TIDE_EINVAL,
 				       "rr-cache entry '%s' is corrupt: postimage has conflict markers", id);
 		goto done;
 	}
 	if (pre.len == cur->len && !memcmp(pre.ptr, cur->ptr, pre.len)) {
+		*same = 1;
 		buf_put(out, post.ptr, post.len);
 		error = 0;
 		goto done;
@@ -354,7 +437,7 @@ static int try_variant(struct buf *out, const char *store, const char *id,
 		error = tide_error_git(TIDE_ERROR, "cannot merge resolution '%s'", id);
 		goto done;
 	}
-	if (!res.automergeable || rerere_has_markers(res.ptr, res.len)) {
+	if (!res.automergeable || rerere_has_markers(res.ptr, res.len, marker_size)) {
 		error = tide_error_set(TIDE_ECONFLICT,
 				       "recorded resolution '%s' no longer applies", id);
 		goto done;
@@ -365,58 +448,81 @@ done:
 	git_merge_file_result_free(&res);
 	buf_release(&pre);
 	buf_release(&post);
-	free(pre_path);
-	free(post_path);
 	return error;
 }
 
-int rerere_apply(struct buf *out, char *id, const char *store,
-		 const char *conflicted, size_t clen)
+/* Like git: a replayed postimage's mtime is its last-used date (never a link's target's). */
+static void touch_postimage(const char *store, const char *id, int v)
+{
+	char *post = variant_path(store, id, "postimage", v);
+
+	utimensat(AT_FDCWD, post, NULL, AT_SYMLINK_NOFOLLOW);
+	free(post);
+}
+
+/*
+ * rerere_apply(); *same_pre (may be NULL) tells whether a variant was
+ * recorded for exactly this conflict (recording again replaces it), touch
+ * whether a use counts as one (not for a look).
+ */
+static int apply_variants(struct buf *out, char *id, int *same_pre, const char *store,
+			  const char *conflicted, size_t clen, int marker_size, int touch)
 {
 	struct buf cur = BUF_INIT;
-	char *post = NULL;
+	int same = 0;
+	char *why = NULL;
 	int n, v, error, worst = 0;
 
-	if ((error = rerere_normalize(&cur, id, conflicted, clen)) < 0)
+	if ((error = rerere_normalize(&cur, id, conflicted, clen, marker_size)) < 0)
 		goto done;
 	if (error == 0) {
 		error = tide_error_set(TIDE_ENOTFOUND, "no conflict markers");
 		goto done;
 	}
 	n = variant_count(store, id);
-	if (!n) {
-		error = tide_error_set(TIDE_ENOTFOUND, "no recorded resolution for '%s'", id);
-		goto done;
-	}
 	for (v = 0; v < n; v++) {
 		size_t keep = out->len;
 
-		if ((error = try_variant(out, store, id, v, &cur)) == 0)
+		if ((error = try_variant(out, &same, store, id, v, &cur, marker_size)) == 0)
 			break;
 		buf_truncate(out, keep);
 		if (error == TIDE_ERROR)
 			goto done;
-		if (!worst || error == TIDE_EINVAL)
+		/* A corrupt variant says more than a stale one. */
+		if (error < 0 && (!worst || (error == TIDE_EINVAL && worst != TIDE_EINVAL))) {
 			worst = error;
+			free(why);
+			why = xstrdup(tide_error_last());
+		}
 	}
-	if (v == n) {
-		error = worst;
-		goto done;
+	if (v < n) {
+		if (touch)
+			touch_postimage(store, id, v);
+		error = 0;
+	} else if (worst) {
+		error = tide_error_set(worst, "%s", why);
+	} else {
+		error = tide_error_set(TIDE_ENOTFOUND, "no recorded resolution for '%s'", id);
 	}
-	/* Like git: a replayed postimage's mtime is its last-used date. */
-	post = variant_path(store, id, "postimage", v);
-	utimes(post, NULL);
 done:
-	free(post);
+	if (same_pre)
+		*same_pre = same;
+	free(why);
 	buf_release(&cur);
 	return error;
+}
+
+int rerere_apply(struct buf *out, char *id, const char *store,
+		 const char *conflicted, size_t clen, int marker_size)
+{
+	return apply_variants(out, id, NULL, store, conflicted, clen, marker_size, 1);
 }
 
 static int older_than(const char *path, time_t limit)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && st.st_mtime < limit;
+	return lstat(path, &st) == 0 && st.st_mtime < limit;
 }
 
 static int expire_entry(const char *store, const char *id, time_t limit,
@@ -474,7 +580,8 @@ done:
  * dir one component at a time (src/safefs.h), so neither ".." nor a
  * symlink already in the worktree can lead the write out of dir.
  */
-static int write_under(const char *dir, const char *rel, const void *text, size_t len)
+static int write_under_mode(const char *dir, const char *rel, const void *text, size_t len,
+			    int exec)
 {
 	const char *name;
 	int rootfd, fd, error;
@@ -484,13 +591,25 @@ static int write_under(const char *dir, const char *rel, const void *text, size_
 	if ((rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return tide_error_errno(TIDE_EIO, "cannot open '%s'", dir);
 	if ((error = safefs_open_parent(&fd, &name, rootfd, rel, 1, NULL)) == 0) {
-		error = safefs_write(fd, name, text, len, SAFEFS_ATOMIC, rel);
+		error = safefs_write(fd, name, text, len, SAFEFS_ATOMIC | (exec ? SAFEFS_EXEC : 0),
+				     rel);
 		close(fd);
 	}
 	close(rootfd);
 	return error;
 }
 
+static int write_under(const char *dir, const char *rel, const void *text, size_t len)
+{
+	return write_under_mode(dir, rel, text, len, 0);
+}
+
+/*
+ * A text conflict for the person: the file as merged, markers and all,
+ * with its mode (an executable script stays one), a copy under
+ * .tide/conflicts/, and a line "SIZE<TAB>PATH" in files, SIZE being its
+ * conflict-marker-size, which --record checks the fix against.
+ */
 static int write_conflict(git_repository *repo, const char *dir, const git_tree *tree,
 			  const struct merge_conflict *mc, struct buf *files, struct buf *other)
 {
@@ -498,8 +617,8 @@ static int write_conflict(git_repository *repo, const char *dir, const git_tree 
 	git_blob *blob = NULL;
 	const char *text;
 	char *copy = NULL;
+	int size = mc->marker_size > 0 ? mc->marker_size : ATTR_MARKER_SIZE, error = 0;
 	size_t len;
-	int error = 0;
 
 	if (mc->kind != MERGE_CONFLICT_CONTENT && mc->kind != MERGE_CONFLICT_ADD_ADD)
 		goto not_text;
@@ -508,12 +627,13 @@ static int write_conflict(git_repository *repo, const char *dir, const git_tree 
 		goto not_text;
 	text = git_blob_rawcontent(blob);
 	len = (size_t)git_blob_rawsize(blob);
-	if (!rerere_has_markers(text, len))
+	if (!rerere_has_markers(text, len, size))
 		goto not_text;
 	copy = xasprintf(".tide/conflicts/%s", mc->path);
-	if ((error = write_under(dir, mc->path, text, len)) == 0 &&
+	if ((error = write_under_mode(dir, mc->path, text, len, git_tree_entry_filemode(entry) ==
+				      GIT_FILEMODE_BLOB_EXECUTABLE)) == 0 &&
 	    (error = write_under(dir, copy, text, len)) == 0)
-		buf_printf(files, "%s\n", mc->path);
+		buf_printf(files, "%d\t%s\n", size, mc->path);
 	goto done;
 not_text:
 	tide_error_clear();
@@ -523,6 +643,30 @@ done:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	return error;
+}
+
+/*
+ * The next "SIZE<TAB>PATH" line of .tide/files (plain "PATH" lines, from
+ * an older tide, are size 7), cut in place; 0 at the end.
+ */
+static int files_next(char **p, int *size, char **path)
+{
+	char *nl, *tab, *end;
+	long n;
+
+	if (!**p || !(nl = strchr(*p, '\n')))
+		return 0;
+	*nl = '\0';
+	*size = ATTR_MARKER_SIZE;
+	*path = *p;
+	if ((tab = strchr(*p, '\t'))) {
+		n = strtol(*p, &end, 10);
+		if (end == tab && n > 0 && n <= ATTR_MARKER_SIZE_MAX)
+			*size = (int)n;
+		*path = tab + 1;
+	}
+	*p = nl + 1;
+	return 1;
 }
 
 /*
@@ -561,27 +705,27 @@ done:
  * What `git merge` leaves for git rerere after a conflict: each conflicted
  * file's preimage in .git/rr-cache/<id>/ and "<id> TAB path NUL" in
  * .git/MERGE_RR, so `git rerere` and `git commit` in the worktree record
- * the postimage as they would after a merge of their own.
+ * the postimage as they would after a merge of their own.  The preimage
+ * has the file's own marker size, as git's has.
  */
 static int git_rerere_state(const char *dir, const char *files)
 {
 	struct buf rr = BUF_INIT, text = BUF_INIT, pre = BUF_INIT;
-	char id[RERERE_ID_LEN + 1], *copy, *entry, *path;
-	const char *p, *nl;
-	int error = 0, n;
+	char id[RERERE_ID_LEN + 1], *list = xstrdup(files), *p = list, *rel, *copy, *entry, *path;
+	int error = 0, n, size;
 
 	/* .git is tide's own directory here (ids are hex): no tree path is in these names. */
-	for (p = files; !error && (nl = strchr(p, '\n')); p = nl + 1) {
-		copy = xasprintf("%s/.tide/conflicts/%.*s", dir, (int)(nl - p), p);
+	while (!error && files_next(&p, &size, &rel)) {
+		copy = xasprintf(".tide/conflicts/%s", rel);
 		buf_clear(&text);
 		buf_clear(&pre);
-		if ((error = file_read(&text, copy)) == 0 &&
-		    (n = rerere_normalize(&pre, id, text.ptr, text.len)) > 0) {
+		if ((error = safefs_read_under(&text, dir, copy, RERERE_MAX_FILE)) == 0 &&
+		    (n = rerere_normalize(&pre, id, text.ptr, text.len, size)) > 0) {
 			entry = xasprintf("%s/.git/rr-cache/%s", dir, id);
 			path = path_join(entry, "preimage");
 			if ((error = mkdir_p(entry, 0777)) == 0)
 				error = file_write_atomic(path, pre.ptr, pre.len);
-			buf_printf(&rr, "%s\t%.*s", id, (int)(nl - p), p);
+			buf_printf(&rr, "%s\t%s", id, rel);
 			buf_putc(&rr, '\0');
 			free(path);
 			free(entry);
@@ -594,14 +738,74 @@ static int git_rerere_state(const char *dir, const char *files)
 	if (!error)
 		error = file_write_atomic(path, rr.ptr ? rr.ptr : "", rr.len);
 	free(path);
+	free(list);
 	buf_release(&rr);
 	buf_release(&text);
 	buf_release(&pre);
 	return error;
 }
 
-int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *dir,
-			    const git_oid *ours, const git_oid *theirs,
+static char *resolution_diff(const char *path, const char *a, size_t alen,
+			     const char *b, size_t blen);
+static int apply_variants(struct buf *out, char *id, int *same_pre, const char *store,
+			  const char *conflicted, size_t clen, int marker_size, int touch);
+
+void rerere_worktree_release(struct rerere_worktree *wt)
+{
+	size_t i;
+
+	for (i = 0; i < wt->nknown; i++) {
+		free(wt->known[i].path);
+		free(wt->known[i].text);
+	}
+	free(wt->known);
+	memset(wt, 0, sizeof(*wt));
+}
+
+/* A resolution of one of the files already in store: what it would do, or why it would not. */
+static void check_known(struct rerere_worktree *wt, size_t *alloc, const char *store,
+			const char *rel, const struct buf *text, int size)
+{
+	struct rerere_known k;
+	struct buf out = BUF_INIT;
+	int error;
+
+	memset(&k, 0, sizeof(k));
+	error = apply_variants(&out, k.id, &k.replaces, store, text->ptr, text->len, size, 0);
+	if (error != TIDE_ENOTFOUND && error != TIDE_ERROR && *k.id) {
+		k.path = xstrdup(rel);
+		k.applies = error == 0;
+		k.text = k.applies ? resolution_diff(rel, text->ptr, text->len, out.ptr, out.len)
+				   : xstrdup(tide_error_last());
+		array_grow(&wt->known, alloc, wt->nknown + 1, sizeof(*wt->known));
+		wt->known[wt->nknown++] = k;
+	}
+	tide_error_clear();
+	buf_release(&out);
+}
+
+static void check_all_known(struct rerere_worktree *wt, const char *dir, const char *store,
+			    const char *files)
+{
+	struct buf text = BUF_INIT;
+	char *list = xstrdup(files), *p = list, *rel, *copy;
+	size_t alloc = 0;
+	int size;
+
+	while (store && files_next(&p, &size, &rel)) {
+		copy = xasprintf(".tide/conflicts/%s", rel);
+		buf_clear(&text);
+		if (safefs_read_under(&text, dir, copy, RERERE_MAX_FILE) == 0)
+			check_known(wt, &alloc, store, rel, &text, size);
+		tide_error_clear();
+		free(copy);
+	}
+	free(list);
+	buf_release(&text);
+}
+
+int rerere_worktree_prepare(struct rerere_worktree *out, git_repository *repo, const char *dir,
+			    const char *store, const git_oid *ours, const git_oid *theirs,
 			    const char *ours_label, const char *theirs_label)
 {
 	struct merge_opts mopts = MERGE_OPTS_INIT;
@@ -614,7 +818,7 @@ int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *di
 	int error;
 
 	memset(&res, 0, sizeof(res));
-	*nfiles = 0;
+	memset(out, 0, sizeof(*out));
 	mopts.ours_label = ours_label;
 	mopts.theirs_label = theirs_label;
 	if (git_commit_lookup(&a, repo, ours) < 0 || git_commit_lookup(&b, repo, theirs) < 0) {
@@ -634,7 +838,7 @@ int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *di
 	for (i = 0; i < res.nconflicts && !error; i++)
 		error = write_conflict(repo, dir, tree, &res.conflicts[i], &files, &other);
 	for (i = 0; i < files.len; i++)
-		*nfiles += files.ptr[i] == '\n';
+		out->nfiles += files.ptr[i] == '\n';
 	if (!error)
 		error = write_under(dir, ".tide/files", buf_cstr(&files), files.len);
 	if (!error)
@@ -644,6 +848,8 @@ int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *di
 					  res.nconflicts, msg);
 	if (!error)
 		error = git_rerere_state(dir, buf_cstr(&files));
+	if (!error)
+		check_all_known(out, dir, store, buf_cstr(&files));
 done:
 	free(msg);
 	buf_release(&files);
@@ -655,17 +861,23 @@ done:
 	return error;
 }
 
-/* Read the conflicted copy and the person's version of path. */
+/*
+ * Read the conflicted copy and the person's version of rel, below dir
+ * without following a link (the path is the tree's).  The fix may not
+ * keep markers of the file's own size: with conflict-marker-size 32 a
+ * 32-character "<<<<" line is a marker, and a 7-character one text.
+ */
 static int read_pair(struct buf *conflicted, struct buf *resolved, const char *dir,
-		     const char *path)
+		     const char *rel, int size)
 {
-	char *orig = xasprintf("%s/.tide/conflicts/%s", dir, path);
-	char *mine = path_join(dir, path);
+	char *orig = xasprintf(".tide/conflicts/%s", rel), *mine = path_join(dir, rel);
 	int error;
 
-	if ((error = file_read(conflicted, orig)) == 0 && (error = file_read(resolved, mine)) == 0 &&
-	    rerere_has_markers(resolved->ptr, resolved->len))
-		error = tide_error_set(TIDE_EINVAL, "'%s' still has conflict markers", mine);
+	if ((error = safefs_read_under(conflicted, dir, orig, RERERE_MAX_FILE)) == 0 &&
+	    (error = safefs_read_under(resolved, dir, rel, RERERE_MAX_FILE)) == 0 &&
+	    rerere_has_markers(resolved->ptr, resolved->len, size))
+		error = tide_error_set(TIDE_EINVAL, "'%s' still has conflict markers (%d characters "
+				       "long, its conflict-marker-size)", mine, size);
 	free(orig);
 	free(mine);
 	return error;
@@ -674,27 +886,23 @@ static int read_pair(struct buf *conflicted, struct buf *resolved, const char *d
 static int for_each_file(const char *dir, const char *store, struct buf *ids, int record)
 {
 	struct buf list = BUF_INIT, c = BUF_INIT, r = BUF_INIT;
-	char *listpath = xasprintf("%s/.tide/files", dir), *p, *nl;
-	char id[RERERE_ID_LEN + 1];
-	int error;
+	char id[RERERE_ID_LEN + 1], *p, *rel;
+	int error, size;
 
-	if ((error = file_read(&list, listpath)) < 0) {
+	if ((error = safefs_read_under(&list, dir, ".tide/files", RERERE_MAX_FILE)) < 0) {
 		error = tide_error_set(TIDE_ENOTFOUND, "'%s' is not a resolution worktree", dir);
 		goto done;
 	}
-	for (p = list.ptr; *p && !error; p = nl + 1) {
-		if (!(nl = strchr(p, '\n')))
-			break;
-		*nl = '\0';
+	for (p = list.ptr; !error && files_next(&p, &size, &rel);) {
 		buf_clear(&c);
 		buf_clear(&r);
-		if ((error = read_pair(&c, &r, dir, p)) < 0 || !record)
+		if ((error = read_pair(&c, &r, dir, rel, size)) < 0 || !record)
 			continue;
-		if ((error = rerere_record(store, c.ptr, c.len, r.ptr, r.len, id, NULL)) == 0 && ids)
-			buf_printf(ids, "%s %s\n", id, p);
+		if ((error = rerere_record(store, c.ptr, c.len, r.ptr, r.len, size, id, NULL)) == 0 &&
+		    ids)
+			buf_printf(ids, "%s %s\n", id, rel);
 	}
 done:
-	free(listpath);
 	buf_release(&list);
 	buf_release(&c);
 	buf_release(&r);
@@ -703,13 +911,12 @@ done:
 
 static int has_files(const char *dir)
 {
-	char *path = xasprintf("%s/.tide/files", dir);
 	struct buf list = BUF_INIT;
-	int any = file_read(&list, path) == 0 && list.len > 0;
+	int any = safefs_read_under(&list, dir, ".tide/files", RERERE_MAX_FILE) == 0 &&
+		  list.len > 0;
 
 	tide_error_clear();
 	buf_release(&list);
-	free(path);
 	return any;
 }
 
@@ -757,24 +964,24 @@ static char *resolution_diff(const char *path, const char *a, size_t alen,
 }
 
 /* Resolve one conflicted path; on success adds the tree update (blob) to up. */
+/* entry: the conflicted file in the merged tree (mode 0 when there is none). */
 static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_repository *repo,
-		       const git_tree *tree, const struct merge_conflict *mc, const char *store)
+		       const struct tree_path_entry *entry, const struct merge_conflict *mc,
+		       const char *store)
 {
-	git_tree_entry *entry = NULL;
 	git_blob *blob = NULL;
 	struct buf out = BUF_INIT;
-	int error = 0;
+	int size = mc->marker_size > 0 ? mc->marker_size : ATTR_MARKER_SIZE, error = 0;
 
 	o->path = xstrdup(mc->path);
-	if (git_tree_entry_bypath(&entry, tree, mc->path) < 0 ||
-	    git_blob_lookup(&blob, repo, git_tree_entry_id(entry)) < 0 ||
-	    !rerere_has_markers(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob))) {
+	if (!entry->mode || git_blob_lookup(&blob, repo, &entry->id) < 0 ||
+	    !rerere_has_markers(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), size)) {
 		o->error = xasprintf("%s conflict: no recorded resolution possible",
 				     merge_conflict_kind_name(mc->kind));
 		goto done;
 	}
 	error = rerere_apply(&out, o->id, store, git_blob_rawcontent(blob),
-			     (size_t)git_blob_rawsize(blob));
+			     (size_t)git_blob_rawsize(blob), size);
 	if (error < 0 && error != TIDE_ERROR) {
 		o->missing = error == TIDE_ENOTFOUND;
 		o->error = xstrdup(tide_error_last());
@@ -786,7 +993,7 @@ static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_reposi
 		goto done;
 	}
 	up->action = GIT_TREE_UPDATE_UPSERT;
-	up->filemode = git_tree_entry_filemode(entry);
+	up->filemode = entry->mode;
 	up->path = o->path;
 	o->resolved = 1;
 	o->diff = resolution_diff(mc->path, git_blob_rawcontent(blob),
@@ -794,7 +1001,7 @@ static int resolve_one(struct rerere_outcome *o, git_tree_update *up, git_reposi
 done:
 	buf_release(&out);
 	git_blob_free(blob);
-	git_tree_entry_free(entry);
+	git_error_clear();
 	return error;
 }
 
@@ -805,6 +1012,9 @@ int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, si
 {
 	struct rerere_outcome *o = xcalloc(nconflicts, sizeof(*o));
 	git_tree_update *ups = xcalloc(nconflicts, sizeof(*ups));
+	struct tree_path_entry *entries = xcalloc(nconflicts + 1, sizeof(*entries));
+	const char **paths = xcalloc(nconflicts + 1, sizeof(*paths));
+	struct tree_paths *tp = NULL;
 	git_tree *tree = NULL;
 	size_t i, done = 0;
 	int error = 0;
@@ -813,8 +1023,14 @@ int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, si
 		error = tide_error_git(TIDE_ERROR, "cannot read the merged tree");
 		goto out;
 	}
+	/* every conflicted file found in one pass over the tree, not a walk from the root each */
+	for (i = 0; i < nconflicts; i++)
+		paths[i] = conflicts[i].path;
+	tp = tree_paths_new(paths, nconflicts);
+	if ((error = tree_paths_read(entries, tp, repo, merged_tree)) < 0)
+		goto out;
 	for (i = 0; i < nconflicts && !error; i++) {
-		error = resolve_one(&o[i], &ups[done], repo, tree, &conflicts[i], store);
+		error = resolve_one(&o[i], &ups[done], repo, &entries[i], &conflicts[i], store);
 		done += o[i].resolved;
 	}
 	if (!error && done == nconflicts) {
@@ -825,6 +1041,9 @@ int rerere_resolve_merge(git_oid *out_tree, struct rerere_outcome **outcomes, si
 	}
 out:
 	git_tree_free(tree);
+	tree_paths_free(tp);
+	free(entries);
+	free(paths);
 	free(ups);
 	*outcomes = o;
 	*n = nconflicts;
@@ -876,15 +1095,33 @@ static int share_transfer(git_repository *repo, const char *url, const char *spe
 	return error;
 }
 
-/* Write blob to store/<id>/<name> unless it already holds that content. */
-static int import_file(git_repository *repo, const char *store, const char *id,
+/* An id directory's name: 40 lowercase hex digits. */
+static int is_entry_id(const char *name)
+{
+	return strlen(name) == RERERE_ID_LEN && strspn(name, "0123456789abcdef") == RERERE_ID_LEN;
+}
+
+/*
+ * Write blob to store/<id>/<name> unless it already holds that content.
+ * The branch is anyone's who can push to it: only entry files are taken,
+ * and only up to RERERE_MAX_FILE bytes (the size is read before the blob).
+ */
+static int import_file(git_repository *repo, git_odb *odb, const char *store, const char *id,
 		       const git_tree_entry *e)
 {
 	git_blob *blob = NULL;
 	struct buf want = BUF_INIT;
 	char *rel = xasprintf("%s/%s", id, git_tree_entry_name(e)), *path = path_join(store, rel);
+	git_object_t type;
+	size_t size = 0;
 	int error = 0;
 
+	if (variant_of(git_tree_entry_name(e)) < 0 ||
+	    git_odb_read_header(&size, &type, odb, git_tree_entry_id(e)) < 0 ||
+	    size > RERERE_MAX_FILE) {
+		git_error_clear();	/* not an entry file, or missing: left out, as git would not read it */
+		goto done;
+	}
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(e)) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot read shared '%s'", rel);
 		goto done;
@@ -903,24 +1140,29 @@ done:
 static int import_tree(git_repository *repo, const git_tree *root, const char *store)
 {
 	git_tree *sub = NULL;
+	git_odb *odb = NULL;
 	size_t i, j;
 	int error = 0;
 
+	if (git_repository_odb(&odb, repo) < 0)
+		return tide_error_git(TIDE_ERROR, "cannot open the shared store's objects");
 	for (i = 0; i < git_tree_entrycount(root) && !error; i++) {
 		const git_tree_entry *e = git_tree_entry_byindex(root, i);
 
-		if (git_tree_entry_type(e) != GIT_OBJECT_TREE ||
-		    strlen(git_tree_entry_name(e)) != RERERE_ID_LEN)
+		if (git_tree_entry_type(e) != GIT_OBJECT_TREE || !is_entry_id(git_tree_entry_name(e)))
 			continue;
-		if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0)
-			return tide_error_git(TIDE_ERROR, "cannot read the shared store");
+		if (git_tree_lookup(&sub, repo, git_tree_entry_id(e)) < 0) {
+			error = tide_error_git(TIDE_ERROR, "cannot read the shared store");
+			break;
+		}
 		for (j = 0; j < git_tree_entrycount(sub) && !error; j++)
-			if (git_tree_entry_type(git_tree_entry_byindex(sub, j)) == GIT_OBJECT_BLOB)
-				error = import_file(repo, store, git_tree_entry_name(e),
+			if (git_tree_entry_filemode(git_tree_entry_byindex(sub, j)) == GIT_FILEMODE_BLOB)
+				error = import_file(repo, odb, store, git_tree_entry_name(e),
 						    git_tree_entry_byindex(sub, j));
 		git_tree_free(sub);
 		sub = NULL;
 	}
+	git_odb_free(odb);
 	return error;
 }
 
@@ -963,27 +1205,39 @@ static int entry_tree(git_oid *out, int *nfiles, git_repository *repo, const cha
 {
 	git_treebuilder *tb = NULL;
 	struct buf text = BUF_INIT;
-	DIR *d = opendir(dir);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	git_oid blob;
 	char *path;
 	int error = 0;
 
 	*nfiles = 0;
-	if (!d)
-		return tide_error_errno(TIDE_EIO, "cannot read '%s'", dir);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		/* A link or a file where an entry was is not an entry. */
+		return errno == ENOTDIR || errno == ELOOP ? 0 :
+			tide_error_errno(TIDE_EIO, "cannot read '%s'", dir);
+	}
 	if (git_treebuilder_new(&tb, repo, NULL) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot build a tree");
 	while (!error && (e = readdir(d))) {
-		if (!str_starts_with(e->d_name, "preimage") && !str_starts_with(e->d_name, "postimage"))
+		if (variant_of(e->d_name) < 0)
 			continue;
 		path = path_join(dir, e->d_name);
 		buf_clear(&text);
-		if ((error = file_read(&text, path)) == 0 &&
-		    (git_blob_create_from_buffer(&blob, repo, text.ptr, text.len) < 0 ||
-		     git_treebuilder_insert(NULL, tb, e->d_name, &blob, GIT_FILEMODE_BLOB) < 0))
+		/* A link or a FIFO planted in the store is left out, never read through and pushed. */
+		if ((error = safefs_read_file(&text, path, RERERE_MAX_FILE)) == TIDE_EINVAL) {
+			tide_error_clear();
+			error = 0;
+		} else if (!error &&
+			   (git_blob_create_from_buffer(&blob, repo, text.ptr, text.len) < 0 ||
+			    git_treebuilder_insert(NULL, tb, e->d_name, &blob, GIT_FILEMODE_BLOB) < 0)) {
 			error = tide_error_git(TIDE_ERROR, "cannot store '%s'", path);
-		*nfiles += !error;
+		} else {
+			*nfiles += !error;
+		}
 		free(path);
 	}
 	if (!error && *nfiles && git_treebuilder_write(out, tb) < 0)
@@ -1009,7 +1263,7 @@ static int store_tree(git_oid *out, git_repository *repo, const char *store)
 		return tide_error_git(TIDE_ERROR, "cannot build a tree");
 	}
 	while (d && !error && (e = readdir(d))) {
-		if (strlen(e->d_name) != RERERE_ID_LEN)
+		if (!is_entry_id(e->d_name))
 			continue;
 		dir = path_join(store, e->d_name);
 		if ((error = entry_tree(&sub, &n, repo, dir)) == 0 && n &&

@@ -23,17 +23,39 @@
  */
 
 #define RERERE_ID_LEN 40
+/*
+ * Bounds on what the store may make tide read: every file of it is read
+ * as untrusted input (src/safefs.h: no link followed, no FIFO or device,
+ * nothing bigger than RERERE_MAX_FILE), and variant numbers past
+ * RERERE_MAX_VARIANTS are not looked at.
+ */
+#define RERERE_MAX_FILE (64u << 20)
+#define RERERE_MAX_VARIANTS 100
+
+/*
+ * Every function taking a marker_size reads markers of exactly that many
+ * characters, the file's conflict-marker-size (src/attr.h; 0 is git's 7),
+ * as git's rerere does: with 32, a line of seven '<' is text.
+ */
 
 /*
  * Normalize a conflicted file: preimage (may be NULL) gets the text with
- * bare markers and sorted sides, id the hex SHA-1 (41 bytes).  Returns the
- * number of conflict hunks (0: no conflict, id is then meaningless) or
+ * bare markers (of marker_size) and sorted sides, id the hex SHA-1 (41
+ * bytes), which does not depend on the marker size.  Returns the number
+ * of conflict hunks (0: no conflict, id is then meaningless) or
  * TIDE_EINVAL for unbalanced markers.
  */
-int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t len);
+int rerere_normalize(struct buf *preimage, char *id, const char *text, size_t len,
+		     int marker_size);
 
 /* Non-zero if text still holds a "<<<<<<< label" or ">>>>>>> label" line. */
-int rerere_has_markers(const char *text, size_t len);
+int rerere_has_markers(const char *text, size_t len, int marker_size);
+
+/*
+ * The marker size of a conflict hunk as a report holds it (it starts with
+ * its "<<<<<<< label" line): the length of that run of '<', else 7.
+ */
+int rerere_marker_size_of(const char *hunk, size_t len);
 
 /*
  * Record resolved as the resolution of the conflicted text.  Reuses a
@@ -42,7 +64,7 @@ int rerere_has_markers(const char *text, size_t len);
  * (0 for plain "preimage").
  */
 int rerere_record(const char *store, const char *conflicted, size_t clen,
-		  const char *resolved, size_t rlen, char *id, int *variant);
+		  const char *resolved, size_t rlen, int marker_size, char *id, int *variant);
 
 /*
  * Replay a recorded resolution on a conflicted text, as git does: if the
@@ -54,7 +76,7 @@ int rerere_record(const char *store, const char *conflicted, size_t clen,
  * id gets the conflict id in every case where the text has conflicts.
  */
 int rerere_apply(struct buf *out, char *id, const char *store,
-		 const char *conflicted, size_t clen);
+		 const char *conflicted, size_t clen, int marker_size);
 
 /*
  * Remove resolutions not used for more than days days before now (the
@@ -89,29 +111,47 @@ int rerere_sync_after(const char *wsdir, struct buf *done);
 
 /*
  * A resolution worktree for a person: the whole merge of theirs into ours
- * checked out into dir, markers in the conflicted files, and dir a git
- * repository in the middle of that merge (src/worktree.h), with the
+ * checked out into dir, markers in the conflicted files (sized by ours'
+ * .gitattributes, as git writes them; files keep their mode), and dir a
+ * git repository in the middle of that merge (src/worktree.h), with the
  * preimages and MERGE_RR git rerere expects after a conflicted merge; a
  * copy of each conflicted file under dir/.tide/conflicts/ plus the list
- * dir/.tide/files.
- * *nfiles gets the number of files with text conflicts written; other
+ * dir/.tide/files ("SIZE<TAB>PATH" lines, SIZE the marker size).
+ * out->nfiles gets the number of files with text conflicts written; other
  * conflicts (modify/delete ...) are listed in dir/.tide/other and cannot be
- * recorded.  An existing dir is replaced.
+ * recorded.  out->known lists the files store (may be NULL) already has a
+ * resolution for, and what it does: a look, which does not count as a
+ * use for expiry.  An existing dir is replaced.
  */
-int rerere_worktree_prepare(size_t *nfiles, git_repository *repo, const char *dir,
-			    const git_oid *ours, const git_oid *theirs,
+struct rerere_known {
+	char *path;
+	char id[RERERE_ID_LEN + 1];
+	int applies;		/* it resolves the conflict as checked out */
+	int replaces;		/* recorded for exactly this conflict: --record replaces it */
+	char *text;		/* applies: its diff (conflicted -> resolved); else why not */
+};
+
+struct rerere_worktree {
+	size_t nfiles;
+	struct rerere_known *known;
+	size_t nknown;
+};
+
+int rerere_worktree_prepare(struct rerere_worktree *out, git_repository *repo, const char *dir,
+			    const char *store, const git_oid *ours, const git_oid *theirs,
 			    const char *ours_label, const char *theirs_label);
+void rerere_worktree_release(struct rerere_worktree *wt);
 
 /*
  * Record the person's fixes from such a worktree into store.  Each file
- * must be free of conflict markers (TIDE_EINVAL naming it otherwise, and
- * nothing is recorded).  ids (may be NULL) gets one "ID PATH" line per file.
+ * must be free of conflict markers of its size (TIDE_EINVAL naming it
+ * otherwise, and nothing is recorded).  ids (may be NULL) gets one "ID PATH" line per file.
  */
 int rerere_worktree_record(struct buf *ids, const char *dir, const char *store);
 
 /*
  * Replay recorded resolutions on a merge's result (the tree with markers,
- * as merge_commits() writes it).  One outcome per conflict: the id, and
+ * as merge_commits() writes it, each conflict's marker_size).  One outcome per conflict: the id, and
  * either the resolution as a diff (conflicted -> resolved) or why it was
  * not resolved.  Returns 1 with *out_tree set when every conflict was
  * resolved, 0 when some was not, or a TIDE_E* code when the repository

@@ -8,11 +8,13 @@
  *     merge_day_tree     per tree: tip, contained?, merge, commit or conflict
  *                        (merge_day.c; run_build_merge is its build hook)
  *     run_final_commit   Next/ files and localversion-next (nextfiles_commit)
+ *     run_stage_checks   the commit checks (checks.c)
  *     run_stage_build, run_stage_boot   hook points for later stages
  *     run_stage_reproducer   reproducer.sh and metadata.json of the day
  *     run_install        day directory, refs/heads/master, then the tag
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +26,12 @@
 
 #include "conf.h"
 #include "boot.h"
+#include "changes.h"
 #include "build.h"
 #include "build_matrix.h"
 #include "buildconf.h"
+#include "checks.h"
+#include "dashboard.h"
 #include "day.h"
 #include "event.h"
 #include "error.h"
@@ -34,10 +39,13 @@
 #include "fsck.h"
 #include "graph.h"
 #include "history.h"
+#include "kcidb.h"
 #include "merge_day.h"
 #include "nextfiles.h"
 #include "report.h"
+#include "regress.h"
 #include "rerere.h"
+#include "settings.h"
 #include "reproducer.h"
 #include "run.h"
 #include "text.h"
@@ -274,6 +282,7 @@ static int run_check_base(struct run *r)
 	int error;
 
 	fsck_seen_load(&r->fsck, path);
+	r->fsck.max_depth = (unsigned)r->conf->max_tree_depth;
 	free(path);
 	if ((error = fsck_tree(&r->fsck, r->repo, &r->base)) == TIDE_EINVAL) {
 		history_oid_abbrev(abbrev, &r->base);
@@ -303,8 +312,11 @@ static void run_merge_setup(struct run *r)
 	md->events = r->sink;
 	md->build_merge.fn = run_build_merge;
 	md->build_merge.data = r;
+	md->tree_seconds = r->conf->merge_timeout ? r->conf->merge_timeout : MERGE_DAY_TIMEOUT;
+	md->tree_memory = r->opts->merge_memory ? r->opts->merge_memory : MERGE_DAY_MEMORY;
 	git_oid_cpy(&md->base, &r->base);
 	git_oid_cpy(&md->state, &r->base);
+	graph_warm(r->repo);	/* before the trees' processes are forked */
 }
 
 /* ---- per-merge builds (trees.conf option build-each-merge) ---- */
@@ -360,6 +372,39 @@ static int run_final_commit(struct run *r)
 }
 
 /* ---- later stages ---- */
+
+/*
+ * HOOK: the commit checks (src/checks.h), on the day's final commit,
+ * before the build: the findings go into r->day->checks.  Whatever they
+ * find, or fail to check, the day goes on.
+ */
+static void run_stage_checks(struct run *r)
+{
+	struct checks_opts o = { 0 };
+	struct day *prev = NULL;
+	char *pids = workspace_patch_ids(r->ws->dir);
+	const struct day_checks *c;
+
+	if (checks_settings(&o, r->ws->dir) < 0)
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_WARNING, NULL, "checks: %s (the default used)",
+			    tide_error_last());
+	tide_error_clear();
+	o.patch_ids = pids;
+	o.events = &r->sink;
+	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) < 0)
+		prev = NULL;
+	tide_error_clear();
+	checks_day(r->day, prev, r->repo, &o);
+	if ((c = r->day->checks) && c->failure)
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_WARNING, NULL, "checks: %s", c->failure);
+	if (c)
+		event_emitf(&r->sink, EVENT_CHECK, EVENT_INFO, NULL,
+			    "checks: %lld new commit%s in %lld tree%s, %zu finding%s (%.1f s)",
+			    c->commits, c->commits == 1 ? "" : "s", c->trees, c->trees == 1 ? "" : "s",
+			    c->findings.n, c->findings.n == 1 ? "" : "s", c->seconds);
+	day_free(prev);
+	free(pids);
+}
 
 /* The build matrix's hooks: a line as each configuration starts and ends. */
 static void run_build_started(void *data, const struct build_day_opts *o)
@@ -459,65 +504,53 @@ static int run_stage_build(struct run *r)
 static void run_boot_config(struct run *r, size_t i)
 {
 	const struct build_config *c = &r->conf->configs[i];
-	struct day_boot **slot;
-	const struct day_build *build;
+	struct boot_day_records rec;
 	struct boot_config_run in = { 0 };
-	char *name, *console, *label;
+	char *console, *label;
 	int passed = 0;
 
 	if (i > 0 && !c->boot)
 		return;		/* a configuration only built has no boot record */
-	if (i == 0) {
-		slot = &r->day->boot;
-		build = r->day->build;
-		name = xstrdup("console.log");
-		label = xstrdup("");
-	} else {
-		struct day_config *dc = day_config_get(r->day, c->name);
-
-		slot = &dc->boot;
-		build = dc->build;
-		name = xasprintf("console.%s.log", c->name);
-		label = xasprintf(" %s", c->name);
-	}
-	if (!c->boot || !build || !build->kernel) {
-		day_boot_free(*slot);
-		*slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
-						       : "no kernel: the build failed");
+	boot_day_records(&rec, r->day, c, i == 0);
+	label = rec.own ? xstrdup("") : xasprintf(" %s", c->name);
+	if (!c->boot || !rec.build || !rec.build->kernel) {
+		day_boot_free(*rec.slot);
+		*rec.slot = day_boot_failed("skipped", !c->boot ? "the configuration says boot=no"
+							  : "no kernel: the build failed");
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_INFO, NULL, "boot%s skipped: %s", label,
-			    (*slot)->failure);
+			    (*rec.slot)->failure);
 		goto done;
 	}
-	console = path_join(r->tmp_dir, name);
+	console = path_join(r->tmp_dir, rec.console_name);
 	in.config = c;
 	in.wsdir = r->ws->dir;
 	in.outdir = build_config_outdir(r->ws->dir, c);
-	in.build = build;
+	in.build = rec.build;
 	in.date = r->day->date;
 	in.smp = c->smp;
 	in.console_path = console;
-	in.console_name = name;
-	if (i == 0)
+	in.console_name = rec.console_name;
+	if (rec.own)
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s", r->sum->tag);
 	else
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROGRESS, NULL, "booting %s (%s)",
 			    r->sum->tag, c->name);
-	if (boot_workspace_config(slot, &passed, &in) < 0) {
+	if (boot_workspace_config(rec.slot, &passed, &in) < 0) {
 		event_emitf(&r->sink, EVENT_BOOT, EVENT_PROBLEM, NULL, "boot%s: %s", label,
 			    tide_error_last());
-		day_boot_free(*slot);
-		*slot = day_boot_failed("error", tide_error_last());
+		day_boot_free(*rec.slot);
+		*rec.slot = day_boot_failed("error", tide_error_last());
 		tide_error_clear();
 	} else {
 		event_emitf(&r->sink, EVENT_BOOT, passed ? EVENT_INFO : EVENT_PROBLEM, NULL,
-			    "boot%s %s in %.1f s", label, (*slot)->status, (*slot)->seconds);
+			    "boot%s %s in %.1f s", label, (*rec.slot)->status, (*rec.slot)->seconds);
 	}
 	r->sum->stage_failed |= !passed;
 	free((char *)in.outdir);
 	free(console);
 done:
 	free(label);
-	free(name);
+	boot_day_records_release(&rec);
 }
 
 /*
@@ -537,21 +570,42 @@ static int run_stage_boot(struct run *r)
 /*
  * The day's reproducer (src/reproducer.h) beside the record, after the
  * build and boot whatever they did.  Failing to write it is a warning:
- * the day stands without it.
+ * the day stands without it; but not a failing disk, which would install
+ * the day with half a reproducer (TIDE_EIO is returned).
  */
-static void run_stage_reproducer(struct run *r)
+static int run_stage_reproducer(struct run *r)
 {
 	struct reproducer_input in = { r->ws->dir, r->repo, r->day, r->conf->path, NULL };
 	struct buf conf = BUF_INIT;
+	int error;
 
 	if (file_read_text(&conf, r->conf->path) == 0)
 		in.conf_text = buf_cstr(&conf);
 	tide_error_clear();
-	if (reproducer_write(r->tmp_dir, &in) < 0)
+	if ((error = reproducer_write(r->tmp_dir, &in)) < 0 && error != TIDE_EIO)
 		event_emitf(&r->sink, EVENT_RECORD, EVENT_WARNING, NULL, "cannot write the reproducer: %s",
 			  tide_error_last());
-	tide_error_clear();
+	if (error == TIDE_EIO)
+		tide_error_wrap(error, "cannot write the reproducer");
+	else
+		tide_error_clear();
 	buf_release(&conf);
+	return error == TIDE_EIO ? error : 0;
+}
+
+/*
+ * HOOK (issue 38): how each tree moved since the day before (changes.h),
+ * in the record, so the dashboard and the regressions read it without
+ * the repository.  A day before that does not load leaves it out.
+ */
+static void run_record_moves(struct run *r)
+{
+	struct day *prev = NULL;
+
+	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) > 0)
+		changes_record_moves(r->repo, prev, r->day);
+	tide_error_clear();
+	day_free(prev);
 }
 
 /* ---- install ---- */
@@ -569,18 +623,27 @@ static int update_ref(struct run *r, const char *name, const char *what)
 	return error;
 }
 
-/* The trees' reports into the day directory; a failure is logged, not fatal. */
-static void run_write_reports(struct run *r)
+/*
+ * The trees' reports into the day directory; a failure is logged, not
+ * fatal, unless the disk failed (the day would be installed without them).
+ */
+static int run_write_reports(struct run *r)
 {
 	struct day *prev = NULL;
+	int error = 0;
 
 	/* The newest earlier day that loads: each conflict new or not against it. */
 	if (day_previous(&prev, r->days_dir, r->sum->date, 0, NULL, NULL) < 0)
 		prev = NULL;
-	if (report_write_day(r->day, prev, r->tmp_dir) < 0)
+	if ((error = report_write_day(r->day, prev, r->tmp_dir)) == TIDE_EIO)
+		goto done;
+	if (error < 0)
 		event_emitf(&r->sink, EVENT_RECORD, EVENT_PROBLEM, NULL, "cannot write the trees' reports: %s", tide_error_last());
 	tide_error_clear();
+	error = 0;
+done:
 	day_free(prev);
+	return error;
 }
 
 /* master is the newest day: re-running an older date leaves it alone. */
@@ -594,33 +657,231 @@ static int is_newest_day(struct run *r)
 	return newest;
 }
 
-/* Record, then master, then the tag: an interrupted install leaves the old tag. */
-static int run_install(struct run *r)
+/* A ref the install changes, and what it held before, to put back. */
+struct ref_undo {
+	const char *name;
+	git_oid old;
+	int existed, changed;
+};
+
+static void ref_remember(struct run *r, struct ref_undo *u, const char *name)
+{
+	u->name = name;
+	u->existed = git_reference_name_to_id(&u->old, r->repo, name) == 0;
+	u->changed = 0;
+	git_error_clear();
+}
+
+static int ref_update(struct run *r, struct ref_undo *u, const char *what)
+{
+	int error;
+
+	if ((error = update_ref(r, u->name, what)) == 0)
+		u->changed = 1;
+	return error;
+}
+
+static void ref_restore(struct run *r, const struct ref_undo *u)
+{
+	git_reference *ref = NULL;
+
+	if (!u->changed)
+		return;
+	if (u->existed)
+		git_reference_create(&ref, r->repo, u->name, &u->old, 1, "tide: install undone");
+	else
+		git_reference_remove(r->repo, u->name);
+	git_reference_free(ref);
+	git_error_clear();
+}
+
+/*
+ * Room for the refs, taken before the day directory goes in and given
+ * back just before the refs are written: with a full disk the refs get
+ * the space the reservation held, and putting them back after a failure
+ * does too.  Written, not only allocated where the file system cannot.
+ */
+#define INSTALL_RESERVE (64 * 1024)
+
+static int reserve_space(const char *path)
+{
+	static const char zeros[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600), error = 0;
+	size_t done;
+
+	if (fd < 0)
+		return tide_error_errno(TIDE_EIO, "cannot create '%s'", path);
+	if (posix_fallocate(fd, 0, INSTALL_RESERVE) != 0) {
+		for (done = 0; done < INSTALL_RESERVE && !error; done += sizeof(zeros))
+			if (fd_write_all(fd, zeros, sizeof(zeros)) < 0)
+				error = tide_error_errno(TIDE_EIO, "cannot write '%s'", path);
+	}
+	if (!error && fsync(fd) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot write '%s'", path);
+	close(fd);
+	if (error)
+		unlink(path);
+	return error;
+}
+
+/* The day's files into the temporary directory: the record last. */
+static int write_day_files(struct run *r)
 {
 	char *path = workspace_daydir_json(r->tmp_dir);
 	char *log = workspace_daydir_merge_log(r->tmp_dir);
-	char *tagref = xasprintf("refs/tags/%s", r->sum->tag);
 	int error;
 
 	free(r->day->finished);
 	r->day->finished = iso_now();
 	r->day->status = xstrdup("complete");
-	run_write_reports(r);
-	if ((error = file_write_atomic(log, buf_cstr(&r->mergelog), r->mergelog.len)) < 0 ||
-	    (error = day_save(r->day, path)) < 0 ||
-	    (error = day_install(r->days_dir, r->sum->date, r->tmp_dir)) < 0)
-		goto done;
-	run_die_point("install", 0);
-	if ((is_newest_day(r) && (error = update_ref(r, "refs/heads/master", "day")) < 0) ||
-	    (error = update_ref(r, tagref, "tag")) < 0)
-		goto done;
-	event_emitf(&r->sink, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag,
-		  r->sum->counts.merged, r->sum->counts.trees);
-done:
-	free(tagref);
+	if ((error = run_write_reports(r)) == 0 &&
+	    (error = file_write_atomic(log, buf_cstr(&r->mergelog), r->mergelog.len)) == 0)
+		error = day_save(r->day, path);
 	free(log);
 	free(path);
 	return error;
+}
+
+/*
+ * The day directory, master and the tag go in together or not at all:
+ * the directory is swapped in, then the refs are written; when a ref
+ * cannot be written, the refs are put back and the directory swapped
+ * out again (renames: no space needed).  A kill -9 between the steps
+ * can still leave the directory without its tag.
+ */
+static int run_install(struct run *r)
+{
+	char *tagref = xasprintf("refs/tags/%s", r->sum->tag);
+	char *reserve = workspace_install_reserve(r->ws->dir);
+	struct ref_undo master, tag;
+	int error, exchanged = 0, newest;
+
+	if ((error = write_day_files(r)) < 0)
+		goto done;
+	newest = is_newest_day(r);
+	ref_remember(r, &master, "refs/heads/master");
+	ref_remember(r, &tag, tagref);
+	if ((error = reserve_space(reserve)) < 0) {
+		tide_error_wrap(error, "no room to install the day");
+		goto done;
+	}
+	if ((error = day_install_swap(r->days_dir, r->sum->date, r->tmp_dir, &exchanged)) < 0) {
+		unlink(reserve);
+		goto done;
+	}
+	run_die_point("install", 0);
+	unlink(reserve);
+	if ((newest && (error = ref_update(r, &master, "day")) < 0) ||
+	    (error = ref_update(r, &tag, "tag")) < 0) {
+		char *why = xstrdup(tide_error_last());
+
+		ref_restore(r, &tag);
+		ref_restore(r, &master);
+		if (day_install_undo(r->days_dir, r->sum->date, r->tmp_dir, exchanged) < 0)
+			tide_error_wrap(error, "%s; the day stays installed", why);
+		else
+			tide_error_set(error, "%s", why);
+		free(why);
+		goto done;
+	}
+	if (day_install_finish(r->days_dir, r->tmp_dir) < 0)	/* the day is in place */
+		event_emitf(&r->sink, EVENT_RECORD, EVENT_WARNING, NULL, "%s", tide_error_last());
+	tide_error_clear();
+	event_emitf(&r->sink, EVENT_RECORD, EVENT_INFO, NULL, "tagged %s (%zu of %zu trees merged)", r->sum->tag,
+		  r->sum->counts.merged, r->sum->counts.trees);
+done:
+	free(reserve);
+	free(tagref);
+	return error;
+}
+
+/* ---- after the install: stages that read the recorded day ---- */
+
+/* DIR/dashboard written again; whatever happens, a warning in the summary. */
+static void run_stage_dashboard(struct run *r)
+{
+	struct dashboard_result res;
+	char *out = workspace_dashboard(r->ws->dir);
+
+	if (dashboard_write(&res, r->ws->dir, out) < 0) {
+		r->sum->dashboard_warning = xstrdup(tide_error_last());
+	} else {
+		r->sum->dashboard_warning = dashboard_unreadable_text(&res);
+		if (res.regressions_unreadable)
+			r->sum->dashboard_regressions_warning = xstrdup(res.regressions_unreadable);
+	}
+	tide_error_clear();
+	dashboard_result_release(&res);
+	free(out);
+}
+
+/*
+ * The recorded day to DIR/config's kcidb-submit= server: how it went is
+ * in the summary (a failing server is the day's problem, not its end).
+ */
+static void run_stage_kcidb(struct run *r)
+{
+	const struct settings *s = r->opts->settings;
+	const char *url = s ? settings_get(s, "kcidb-submit") : NULL;
+	const char *timeout;
+	struct kcidb_opts o = { 0 };
+	struct regress_list *regs = NULL;
+	struct day *d = NULL;
+	json_t *doc = NULL;
+
+	if (!url)
+		return;
+	r->sum->kcidb_asked = 1;
+	if (regress_load(&regs, r->ws->dir) < 0)
+		r->sum->kcidb_regressions_warning = xstrdup(tide_error_last());
+	tide_error_clear();
+	o.regressions = regs;
+	if (!(o.origin = settings_get(s, "kcidb-origin")))
+		o.origin = KCIDB_DEFAULT_ORIGIN;
+	o.url_base = settings_get(s, "kcidb-url");
+	timeout = settings_get(s, "kcidb-timeout");
+	if (day_open(&d, r->days_dir, r->sum->date) < 0 || kcidb_day(&doc, d, &o) < 0) {
+		r->sum->kcidb.failed = KCIDB_SUBMIT_DOCUMENT;
+		r->sum->kcidb.code = tide_error_code();
+		r->sum->kcidb.why = xstrdup(tide_error_last());
+	} else {
+		kcidb_submit_day(&r->sum->kcidb, r->ws, d->tag ? d->tag : d->date, doc, url,
+				 settings_get(s, "kcidb-token-file"),
+				 timeout ? strtol(timeout, NULL, 10) : KCIDB_DEFAULT_TIMEOUT);
+	}
+	tide_error_clear();
+	json_decref(doc);
+	day_free(d);
+	regress_list_free(regs);
+}
+
+/* DIR/regressions.json brought up to the recorded day, before the dashboard shows it. */
+static void run_stage_regressions(struct run *r)
+{
+	struct regress_settings s;
+	struct regress_list *l = NULL;
+	struct buf changes = BUF_INIT;
+
+	if (regress_settings_load(&s, r->ws->dir) < 0 || regress_load(&l, r->ws->dir) < 0 ||
+	    regress_update(l, r->ws->dir, r->sum->date, &s, &changes) < 0 ||
+	    regress_save(l, r->ws->dir) < 0)
+		r->sum->regressions_warning = xstrdup(tide_error_last());
+	else if (changes.len)
+		r->sum->regressions_changes = buf_detach(&changes);
+	tide_error_clear();
+	buf_release(&changes);
+	regress_list_free(l);
+}
+
+void run_summary_release(struct run_summary *sum)
+{
+	free(sum->regressions_changes);
+	free(sum->regressions_warning);
+	free(sum->dashboard_warning);
+	free(sum->dashboard_regressions_warning);
+	free(sum->kcidb_regressions_warning);
+	kcidb_submission_release(&sum->kcidb);
+	memset(sum, 0, sizeof(*sum));
 }
 
 /* ---- the day ---- */
@@ -702,16 +963,29 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 			run_die_point("merge", r.md.nmerges);
 	}
 	git_oid_cpy(&r.state, &r.md.state);
+	event_emitf(&r.sink, EVENT_CHECK, EVENT_INFO, NULL,
+		    "checked at the door: %zu new commits, %zu new trees in %.3f s",
+		    out->door_commits, out->door_trees, out->door_seconds);
 	day_counts(&out->counts, r.day);
-	if (error < 0 || (error = run_final_commit(&r)) < 0 ||
-	    (error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
+	if (error < 0 || (error = run_final_commit(&r)) < 0)
 		goto done;
-	run_stage_reproducer(&r);
-	if ((error = run_install(&r)) == 0)
+	run_stage_checks(&r);
+	if ((error = run_stage_build(&r)) < 0 || (error = run_stage_boot(&r)) < 0)
+		goto done;
+	if ((error = run_stage_reproducer(&r)) == 0) {
+		run_record_moves(&r);
+		error = run_install(&r);
+	}
+	if (error == 0)
 		run_rerere_sync(&r, 1);
 	if (!error && fsck_seen_save(&r.fsck) < 0) {	/* costs only a longer walk tomorrow */
 		event_emitf(&r.sink, EVENT_RECORD, EVENT_WARNING, NULL, "cannot keep the trees checked: %s", tide_error_last());
 		tide_error_clear();
+	}
+	if (!error) {
+		run_stage_regressions(&r);
+		run_stage_dashboard(&r);
+		run_stage_kcidb(&r);
 	}
 done:
 	if (error < 0)

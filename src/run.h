@@ -5,16 +5,19 @@
 
 #include "day.h"
 #include "event.h"
+#include "kcidb.h"
 
 struct workspace;
 struct trees_conf;
+struct settings;
 
 /*
  * One integration day: fetch every tree, merge them in order onto the
  * base tag, commit Next/ files, write the day record, tag next-YYYYMMDD.
  * The day is built in a temporary directory and put into place only when
  * complete; the tag moves last, so a killed run leaves every earlier day
- * as it was.
+ * as it was.  Then the workspace's dashboard is written again and the
+ * day sent to KCIDB (when DIR/config asks): a whole day.
  */
 struct run_opts {
 	const char *date;	/* YYYY-MM-DD; NULL: today (UTC) */
@@ -31,9 +34,17 @@ struct run_opts {
 	 * appended to DIR/tide.log.
 	 */
 	struct event_sink events;
+	/* What each tree's merge may add to the run's memory (DIR/config merge-memory); 0: the default. */
+	size_t merge_memory;
+	/*
+	 * DIR/config: its kcidb-submit= (with kcidb-origin=, kcidb-url=,
+	 * kcidb-token-file=, kcidb-timeout=, checked by the caller) sends
+	 * the day to a KCIDB server once it is recorded.  NULL: nothing sent.
+	 */
+	const struct settings *settings;
 };
 
-#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT }
+#define RUN_OPTS_INIT { NULL, 0, 0, 4, 0, 0, EVENT_SINK_INIT, 0, NULL }
 
 struct run_summary {
 	char date[11];
@@ -41,7 +52,25 @@ struct run_summary {
 	/* The trees by outcome, day_counts() of the day recorded: what tide log says. */
 	struct day_counts counts;
 	int stage_failed;	/* build or boot reported a failure */
+	/* The check at the door (fsck_history()): what it read, and its time. */
+	size_t door_commits, door_trees;
+	double door_seconds;
+	/*
+	 * The stages after the day is recorded, which never change it:
+	 * DIR/regressions.json updated (what changed, or why it was not),
+	 * DIR/dashboard written again (why it is not whole, or NULL), and
+	 * the day's KCIDB submission (kcidb_asked: opts' settings had
+	 * kcidb-submit=).
+	 */
+	char *regressions_changes, *regressions_warning;
+	char *dashboard_warning, *dashboard_regressions_warning;
+	char *kcidb_regressions_warning;	/* the document went without them: why */
+	int kcidb_asked;
+	struct kcidb_submission kcidb;
 };
+
+/* What run_day() left in a summary; the summary can be used again. */
+void run_summary_release(struct run_summary *sum);
 
 /*
  * Returns 0 when the day was recorded (the summary tells whether trees

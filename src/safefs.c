@@ -248,3 +248,139 @@ int safefs_write(int dirfd, const char *name, const void *data, size_t len, int 
 		return error;
 	return create_at(dirfd, name, data, len, flags, shown);
 }
+
+/* ---- reading ---- */
+
+#define READ_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/* Why st (of shown) may not be read, as an error; 0 if it may. */
+static int check_regular(const struct stat *st, size_t max, const char *shown)
+{
+	if (S_ISLNK(st->st_mode))
+		return tide_error_set(TIDE_EINVAL, "refusing '%s': a symbolic link", shown);
+	if (!S_ISREG(st->st_mode))
+		return tide_error_set(TIDE_EINVAL, "refusing '%s': not a regular file", shown);
+	if ((unsigned long long)st->st_size > (unsigned long long)max)
+		return tide_error_set(TIDE_EINVAL, "refusing '%s': %lld bytes, over the limit of %zu",
+				      shown, (long long)st->st_size, max);
+	return 0;
+}
+
+static int open_error(const char *shown)
+{
+	if (errno == ELOOP)
+		return tide_error_set(TIDE_EINVAL, "refusing '%s': a symbolic link", shown);
+	return tide_error_errno(errno == ENOENT || errno == ENOTDIR ? TIDE_ENOTFOUND : TIDE_EIO,
+				"cannot open '%s'", shown);
+}
+
+/* Read fd to its end, but never more than max bytes in all. */
+static int read_bounded(struct buf *out, int fd, size_t max, const char *shown)
+{
+	char chunk[65536];
+	size_t total = 0;
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return tide_error_errno(TIDE_EIO, "cannot read '%s'", shown);
+		}
+		if ((size_t)n > max - total)
+			return tide_error_set(TIDE_EINVAL, "refusing '%s': grew over the limit of %zu "
+					      "bytes while read", shown, max);
+		buf_put(out, chunk, (size_t)n);
+		total += (size_t)n;
+	}
+	return 0;
+}
+
+int safefs_read_at(struct buf *out, int dirfd, const char *name, size_t max, const char *shown)
+{
+	struct stat st;
+	size_t start = out->len;
+	int fd, error;
+
+	/* Looked at before it is opened: opening a device or a FIFO can do things. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return open_error(shown);
+	if ((error = check_regular(&st, max, shown)) < 0)
+		return error;
+	if ((fd = openat(dirfd, name, READ_FLAGS)) < 0)
+		return open_error(shown);
+	/* And again once open: it may have been swapped in between. */
+	if (fstat(fd, &st) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot read '%s'", shown);
+	else if ((error = check_regular(&st, max, shown)) == 0)
+		error = read_bounded(out, fd, max, shown);
+	close(fd);
+	if (error)
+		buf_truncate(out, start);
+	/* An empty file is still a C string, as file_read() gives it. */
+	buf_grow(out, 0);
+	out->ptr[out->len] = '\0';
+	return error;
+}
+
+int safefs_read_regular(struct buf *out, const char *path, size_t max)
+{
+	struct stat st;
+	size_t start = out->len;
+	int fd, error;
+
+	if (stat(path, &st) < 0)
+		return open_error(path);
+	if ((error = check_regular(&st, max, path)) < 0)
+		return error;
+	if ((fd = open(path, READ_FLAGS & ~O_NOFOLLOW)) < 0)
+		return open_error(path);
+	if (fstat(fd, &st) < 0)
+		error = tide_error_errno(TIDE_EIO, "cannot read '%s'", path);
+	else if ((error = check_regular(&st, max, path)) == 0)
+		error = read_bounded(out, fd, max, path);
+	close(fd);
+	if (error)
+		buf_truncate(out, start);
+	buf_grow(out, 0);
+	out->ptr[out->len] = '\0';
+	return error;
+}
+
+int safefs_read_file(struct buf *out, const char *path, size_t max)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int dirfd = open(dir, DIR_FLAGS), error;
+	struct stat st;
+
+	/* O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR: say what it is. */
+	if (dirfd < 0 && errno == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		error = tide_error_set(TIDE_EINVAL, "refusing '%s': a symbolic link", dir);
+	else if (dirfd < 0)
+		error = open_error(dir);
+	else
+		error = safefs_read_at(out, dirfd, slash ? slash + 1 : path, max, path);
+	if (dirfd >= 0)
+		close(dirfd);
+	free(dir);
+	return error;
+}
+
+int safefs_read_under(struct buf *out, const char *root, const char *rel, size_t max)
+{
+	const char *name;
+	char *shown = path_join(root, rel);
+	int rootfd = open(root, DIR_FLAGS), fd = -1, error;
+
+	if (rootfd < 0)
+		error = open_error(root);
+	else if ((error = safefs_open_parent(&fd, &name, rootfd, rel, 0, NULL)) == 0)
+		error = safefs_read_at(out, fd, name, max, shown);
+	if (fd >= 0)
+		close(fd);
+	if (rootfd >= 0)
+		close(rootfd);
+	free(shown);
+	return error;
+}

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 /*
  * Files written from a tree (the kernel checkout in DIR/build/src, the
  * worktrees of tide resolve, the shared rr-cache) go through here: every
@@ -47,5 +49,44 @@ int safefs_remove(int dirfd, const char *name, const char *shown);
 /* Write name in dirfd, replacing whatever is there. */
 int safefs_write(int dirfd, const char *name, const void *data, size_t len, int flags,
 		 const char *shown);
+
+/*
+ * Reading the workspace's files that others can change (rr-cache entries,
+ * which also come from shared caches; day records; tide's commit-graph;
+ * caches) as untrusted input: the file is opened with O_NOFOLLOW and
+ * O_NONBLOCK and read only when fstat() says it is a regular file of at
+ * most max bytes, so a symbolic link is never read through, a FIFO never
+ * blocks, a device never streams, and a huge file costs nothing.  A file
+ * that grows past max while it is read is refused too.
+ *
+ * Appends to out.  Missing: TIDE_ENOTFOUND; a link, something that is
+ * not a regular file, or too big: TIDE_EINVAL naming shown and why;
+ * TIDE_EIO when reading fails.
+ */
+int safefs_read_at(struct buf *out, int dirfd, const char *name, size_t max,
+		   const char *shown);
+
+/*
+ * safefs_read_at() of a path: the directory holding the file is opened
+ * with O_NOFOLLOW as well (DIR/rr-cache/<id>/, DIR/days/<date>/), so
+ * neither the file nor its directory leads out of the workspace.
+ */
+int safefs_read_file(struct buf *out, const char *path, size_t max);
+
+/*
+ * A file named by the person who runs tide, outside the workspace (a
+ * local quilt series): links are followed, as they chose the path, but
+ * the file must still be a regular one of at most max bytes, so a FIFO or
+ * a device named by a series does not hang or flood the run.
+ */
+int safefs_read_regular(struct buf *out, const char *path, size_t max);
+
+/*
+ * rel (relative, '/'-separated, each component checked as safefs_open_dir()
+ * does) below the directory root, read as safefs_read_at() reads: no
+ * symbolic link is followed on the way either, root's last component
+ * included (a resolve worktree that is a link is not a worktree).
+ */
+int safefs_read_under(struct buf *out, const char *root, const char *rel, size_t max);
 
 #endif

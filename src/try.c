@@ -404,9 +404,16 @@ static int conflict_known(const struct cset *before, const struct merge_conflict
 	return 0;
 }
 
-static void add_try_hunk(void *payload, const char *hunk)
+/* The hunks of the conflicts from first on. */
+struct try_hunks {
+	struct try_tree *t;
+	size_t first;
+};
+
+static void add_try_hunk(void *payload, size_t i, const char *hunk)
 {
-	struct try_conflict *tc = payload;
+	struct try_hunks *h = payload;
+	struct try_conflict *tc = &h->t->conflicts[h->first + i];
 
 	tc->hunks = xrealloc(tc->hunks, (tc->nhunks + 1) * sizeof(char *));
 	tc->hunks[tc->nhunks++] = xstrdup(hunk);
@@ -468,6 +475,9 @@ done:
 static void note_conflicts(struct try_tree *t, git_repository *repo, const struct step *st,
 			   const struct cset *before, const struct cset *after)
 {
+	struct try_hunks h = { t, t->nconflicts };
+	const char **paths = xcalloc(after->res.nconflicts + 1, sizeof(*paths));
+	int *sizes = xcalloc(after->res.nconflicts + 1, sizeof(*sizes));
 	size_t i;
 
 	for (i = 0; i < after->res.nconflicts; i++) {
@@ -481,9 +491,16 @@ static void note_conflicts(struct try_tree *t, git_repository *repo, const struc
 		memset(tc, 0, sizeof(*tc));
 		tc->path = xstrdup(c->path);
 		tc->kind = merge_conflict_kind_name(c->kind);
-		merge_conflict_hunks(repo, &after->res.tree, tc->path, add_try_hunk, tc);
-		add_commits(tc, repo, st);
+		paths[t->nconflicts - 1 - h.first] = tc->path;
+		sizes[t->nconflicts - 1 - h.first] = c->marker_size;
 	}
+	/* every file's hunks in one pass over the merged tree */
+	merge_conflict_hunks(repo, &after->res.tree, paths, sizes, t->nconflicts - h.first,
+			     add_try_hunk, &h);
+	for (i = h.first; i < t->nconflicts; i++)
+		add_commits(&t->conflicts[i], repo, st);
+	free(sizes);
+	free(paths);
 	t->status = t->nconflicts ? TRY_TREE_CONFLICT : TRY_TREE_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "boot.h"
 #include "build.h"
 
 /*
@@ -178,5 +179,49 @@ char *try_path(const char *wsdir, const char *name);
 
 json_t *try_result_json(const struct try_result *r, const struct try_series *s,
 			const struct day *day);
+
+/* ---- the whole try (src/try_run.c) ---- */
+
+struct build_config;
+struct merge_objects;
+struct workspace;
+
+/* What tide try was asked. */
+struct try_request {
+	const char *series;	/* try_series_load()'s spec */
+	const char *rev_repo;	/* the repository of an A..B series, or NULL */
+	const char *date;	/* the day (YYYY-MM-DD); NULL: the newest */
+	int build, boot;	/* boot implies build */
+	struct build_day_opts bo;	/* the build's configuration, jobs, niceness */
+};
+
+/* What a try found, as the report and the JSON name it. */
+struct try_outcome {
+	struct day *day;
+	struct try_series series;
+	struct try_result res;
+	struct try_build build;
+	int built;
+	const char *build_skipped;	/* why not, when asked */
+	struct boot_result boot;
+	int booted;
+	json_t *problems;		/* ["apply", "conflict", "build", "warnings", "boot"] */
+	struct merge_objects *mo;	/* the try's commits, in memory only */
+};
+
+/*
+ * The try pipeline: the day loaded, the series loaded, applied and merged
+ * against the day's trees (try_day()), then with rq->build built in
+ * DIR/try (one try at a time) and with rq->boot booted with the smoke
+ * tests, when the series applies to the day; out->problems names what
+ * went wrong.  Nothing of the workspace changes.  An error is the
+ * workspace's, the repository's or the series' (out then holds what was
+ * done).
+ */
+int try_pipeline(struct try_outcome *out, struct workspace *ws, const struct try_request *rq);
+void try_outcome_release(struct try_outcome *o);
+
+/* The build part of the JSON: the build record and what the try adds to it. */
+json_t *try_build_json(const struct try_outcome *o);
 
 #endif

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -381,49 +380,4 @@ int file_sha256_hex(char *out, const char *path)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	buf_release(&data);
 	return error;
-}
-
-char *tool_first_line(char *const argv[])
-{
-	struct buf text = BUF_INIT;
-	char chunk[512], *line = NULL;
-	int fds[2], status = 0;
-	ssize_t got;
-	pid_t pid, reaped;
-
-	if (pipe(fds) < 0)
-		return NULL;
-	if ((pid = fork()) < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(fds[1], 1);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 2);
-		}
-		close(fds[0]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (text.len < 65536 && ((got = read(fds[0], chunk, sizeof(chunk))) > 0 ||
-				    (got < 0 && errno == EINTR)))
-		if (got > 0)
-			buf_put(&text, chunk, (size_t)got);
-	close(fds[0]);
-	while ((reaped = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	if (reaped == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && text.len) {
-		size_t len = strcspn(buf_cstr(&text), "\n");
-
-		if (len)
-			line = xstrndup(text.ptr, len);
-	}
-	buf_release(&text);
-	return line;
 }

@@ -36,12 +36,6 @@ int file_write_atomic(const char *path, const void *data, size_t len);
 int file_write_atomic_mode(const char *path, const void *data, size_t len, int mode);
 /* The SHA-256 of a file's content as 64 hex digits and a NUL (out has 65 bytes). */
 int file_sha256_hex(char *out, const char *path);
-/*
- * Run argv (searched in PATH, stdin and stderr /dev/null) and return the
- * first line of its standard output, or NULL when it cannot run, fails
- * or prints nothing: `gcc --version` for a record.  The caller frees.
- */
-char *tool_first_line(char *const argv[]);
 /* write() all of data, retrying on EINTR and short writes; -1 with errno. */
 int fd_write_all(int fd, const void *data, size_t len);
 /*

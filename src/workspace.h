@@ -43,6 +43,8 @@ char *workspace_path(const struct workspace *ws, const char *name);
  */
 char *workspace_repo_git(const char *dir);		/* DIR/repo.git */
 char *workspace_fsck_trees(const char *dir);		/* DIR/repo.git/tide-fsck-trees */
+char *workspace_install_reserve(const char *dir);	/* DIR/repo.git/tide-install-reserve */
+char *workspace_patch_ids(const char *dir);		/* DIR/repo.git/tide-patch-ids */
 char *workspace_days_dir(const char *dir);		/* DIR/days */
 char *workspace_day_dir(const char *dir, const char *date);	/* DIR/days/DATE */
 char *workspace_day_json(const char *dir, const char *date);	/* DIR/days/DATE/day.json */
@@ -79,6 +81,7 @@ char *workspace_try_dir(const char *dir);		/* DIR/try */
 char *workspace_kcidb_spool(const char *dir);		/* DIR/kcidb-spool */
 char *workspace_kcidb_rejected(const char *dir);	/* DIR/kcidb-rejected */
 char *workspace_dashboard(const char *dir);		/* DIR/dashboard */
+char *workspace_regressions(const char *dir);		/* DIR/regressions.json */
 
 /*
  * The files of one day directory: DIR/days/DATE, or the temporary

@@ -19,7 +19,8 @@ rng = random.Random(SEED)
 WORDS = "alpha beta gamma delta kmalloc mutex spin_lock return if else for struct".split()
 KINDS = ["git", "git-new-delete", "git-rename", "git-mode", "binary-literal",
          "binary-delta", "no-eol", "crlf-file", "crlf-patch", "plain", "quilt",
-         "akpm", "p0", "p2", "reverse", "offset", "conflict", "fuzz", "git-copy"]
+         "akpm", "p0", "p2", "reverse", "offset", "conflict", "fuzz", "git-copy",
+         "dep3-run-in", "dep3-quilt", "dep3-separator", "dep3-gbp"]
 # Forms a reference tool does not read (patch(1) has no binary patches,
 # git apply takes a CRLF patch's CRs as content).
 NO_PATCH = {"binary-literal", "binary-delta"}
@@ -112,6 +113,33 @@ def retarget(patch, form, name):
     return "\n".join(out).encode()
 
 
+def dep3_header(n, kind):
+    """Debian's DEP-3 patch headers (debian/patches/, DEP-3's examples)."""
+    desc = "Description: fix case %d in %s" % (n, rng.choice(WORDS))
+    for k in range(rng.randint(0, 4)):
+        # continuation lines; " ." is an empty line of the long description
+        desc += "\n ." if k and rng.random() < 0.3 else "\n " + rand_line(k)
+    fields = [desc, rng.choice(["Author: Ben Hutchings <benh@debian.org>",
+                                "Author: Salvatore Bonaccorso <carnil@debian.org>",
+                                "From: Luca Boccassi <bluca@debian.org>"])]
+    fields += rng.sample(["Origin: upstream, https://git.kernel.org/linus/%040x" % n,
+                          "Bug-Debian: https://bugs.debian.org/%d" % (1000000 + n),
+                          "Forwarded: not-needed", "Applied-Upstream: 6.2",
+                          "Last-Update: 2023-01-%02d" % (n % 28 + 1),
+                          "Reviewed-by: Someone <someone@debian.org>"], rng.randint(0, 3))
+    rng.shuffle(fields)  # any order; a field's continuation lines stay with it
+    head = "\n".join(fields) + "\n"
+    if kind == "dep3-separator":
+        head += "\nFree text about the patch.\n---\n"
+    elif kind == "dep3-gbp":
+        head = ("From: Ben Hutchings <benh@debian.org>\nDate: Mon, 2 Jan 2023 10:00:00 +0100\n"
+                "Subject: fix case %d\nBug-Debian: https://bugs.debian.org/%d\n"
+                "Forwarded: not-needed\n\nLong text.\n---\n f | 1 +\n\n" % (n, n))
+    # dep3-run-in and dep3-quilt: the headers run straight into the diff,
+    # as in features/all/db-mok-keyring/trust-machine-keyring-by-default.patch
+    return head.encode()
+
+
 def make_case(n, kind):
     """Returns (target tree, patch bytes, tool options, expected-by-construction)."""
     nfiles = rng.randint(1, 3)
@@ -162,6 +190,11 @@ def make_case(n, kind):
     if kind in ("plain", "quilt", "akpm", "p0", "p2"):
         patch = retarget(patch, kind, "patch-%d" % n)
         opts = {"p0": ["-p0"], "p2": ["-p2"]}.get(kind, ["-p1"])
+    elif kind.startswith("dep3"):
+        form = {"dep3-quilt": "quilt", "dep3-gbp": None}.get(kind, "plain")
+        if form:
+            patch = retarget(patch, form, "patch-%d" % n)
+        patch = dep3_header(n, kind) + patch
     elif kind == "crlf-patch":
         patch = patch.replace(b"\n", b"\r\n")
     elif kind == "reverse":

@@ -12,6 +12,10 @@ the day records it was made from, as plain tables for test_cmp.
     dashboard-dom.py expect DAYSDIR  what day.json says: TREE DATE STATUS (the grid's order)
     dashboard-dom.py links DIR       every relative href of DIR/*.html that names no file
     dashboard-dom.py svg DOM         the trend charts: id, points per polyline, circles
+    dashboard-dom.py problems DOM    the problems section: KIND SUBJECT [FIRST-BAD] per item
+    dashboard-dom.py problems-expect WSDIR/DATE|WSDIR/index   the same from the records
+    dashboard-dom.py totals DOM      the grid's totals row: DATE and its words
+    dashboard-dom.py totals-expect DAYSDIR   the same from day.json
 """
 import html.parser
 import json
@@ -105,27 +109,37 @@ def grid(root):
                   "|", note[0] if note else "")
 
 
-def stages(root):
+STAGES = ("build", "boot", "bisect")
+# What a stage's cell says when the day has none; the dashboard leaves a
+# stage's row out when no day shown has one, which reads the same.
+NONE = {"build": "no build", "boot": "no boot", "bisect": ""}
+
+
+def stage_cells(root):
+    """DATE -> {stage: the cell's text}, the rows the grid has."""
     table = [t for t in root.find("table") if t.attrs.get("id") == "grid"][0]
     dates = [th.attrs["data-date"] for th in table.find("th", "day")]
-    rows = {}
+    rows = {date: {} for date in dates}
     for tr in table.find("tr", "stage"):
         for date, td in zip(dates, tr.find("td")):
-            rows.setdefault(date, []).append(squash(td.text()))
+            rows[date][td.attrs.get("data-stage")] = squash(td.text())
+    return dates, rows
+
+
+def stages(root):
+    dates, rows = stage_cells(root)
     for date in dates:
-        print(date, " | ".join(rows[date]))
+        print(date, " | ".join(rows[date].get(s, NONE[s]) for s in STAGES))
 
 
 def stagewords(root):
-    table = [t for t in root.find("table") if t.attrs.get("id") == "grid"][0]
-    dates = [th.attrs["data-date"] for th in table.find("th", "day")]
-    rows = {}
-    for tr in table.find("tr", "stage"):
-        for date, td in zip(dates, tr.find("td")):
-            words = squash(td.text()).replace(":", "").split()
-            rows.setdefault(date, []).append(" ".join(words[:2]) or "-")
+    dates, rows = stage_cells(root)
     for date in dates:
-        print(date, " | ".join(rows[date]))
+        words = []
+        for s in STAGES:
+            text = rows[date].get(s, NONE[s]).replace(":", "").split()
+            words.append(" ".join(text[:2]) or "-")
+        print(date, " | ".join(words))
 
 
 def stagewords_expect(days_dir):
@@ -199,10 +213,87 @@ def svg(root):
         print(fig.attrs["id"], "lines", *lines, "points", len(fig.find("circle")))
 
 
+def problems(root):
+    sec = [n for n in root.find("section") if n.attrs.get("id") == "problems"][0]
+    for li in sec.find("li", "problem"):
+        subject = li.attrs.get("data-tree") or li.attrs.get("data-config") or li.attrs.get("data-id")
+        first = [a.text() for a in li.find("a", "first-bad")]
+        print(li.attrs["data-kind"], subject, *first)
+
+
+IN_DAY = ("merged", "up-to-date", "previous")
+
+
+def day_problems(d):
+    """A day's problems from its record, in the record's order."""
+    for t in d["trees"]:
+        if t.get("conflicts") or t["status"] == "conflict":
+            print("conflict", t["name"])
+        elif t["status"] not in IN_DAY:
+            print("left-out", t["name"])
+        elif (t.get("fetch") or {}).get("status") == "stale":
+            print("fetch", t["name"])
+    configs = [((d.get("build") or {}).get("config") or "smoke", d.get("build"), d.get("boot"))]
+    configs += [(c["name"], c.get("build"), c.get("boot")) for c in d.get("configs", [])]
+    for name, build, boot in configs:
+        if build and build.get("status") != "ok":
+            print("build", name)
+        status = (boot or {}).get("status")
+        if status and status not in ("passed", "skipped"):
+            print("tests" if status == "tests-failed" else "boot", name)
+
+
+def problems_expect(arg):
+    ws, which = os.path.split(arg.rstrip("/"))
+    days = os.path.join(ws, "days")
+    date = sorted(os.listdir(days))[-1] if which == "index" else which
+    day_problems(json.load(open(os.path.join(days, date, "day.json"))))
+    path = os.path.join(ws, "regressions.json")
+    regs = json.load(open(path))["regressions"] if os.path.exists(path) else []
+    for r in regs:
+        if which == "index":
+            shown = r["state"] != "fixed"
+        else:
+            shown = r["first_bad"] <= date <= (r["last_bad"] or "")
+        if shown:
+            print("flaky" if r["state"] == "flaky" else "regression", r["id"], r["first_bad"])
+
+
+def totals(root):
+    table = [t for t in root.find("table") if t.attrs.get("id") == "grid"][0]
+    for td in table.find("tr", "totals")[0].find("td"):
+        print(td.attrs["data-date"], squash(td.text()))
+
+
+def totals_expect(days_dir):
+    for date in sorted(os.listdir(days_dir)):
+        d = json.load(open(os.path.join(days_dir, date, "day.json")))
+        trees = d["trees"]
+        merged = sum(t["status"] in IN_DAY for t in trees)
+        conflicts = sum(bool(t.get("conflicts")) or t["status"] == "conflict" for t in trees)
+        words = ["%d/%d merged" % (merged, len(trees))]
+        if conflicts:
+            words.append("%d conflict%s" % (conflicts, "" if conflicts == 1 else "s"))
+        if len(trees) - merged:
+            words.append("%d left out" % (len(trees) - merged))
+        builds = [b for b in [d.get("build")] + [c.get("build") for c in d.get("configs", [])] if b]
+        boots = [b for b in [d.get("boot")] + [c.get("boot") for c in d.get("configs", [])]
+                 if b and b.get("status") != "skipped"]
+        if len(builds) == 1:
+            words.append("build " + builds[0]["status"])
+        elif builds:
+            words.append("%d/%d builds ok" % (sum(b["status"] == "ok" for b in builds), len(builds)))
+        if len(boots) == 1:
+            words.append("boot " + boots[0]["status"])
+        elif boots:
+            words.append("%d/%d boots passed" % (sum(b["status"] == "passed" for b in boots), len(boots)))
+        print(date, " ".join(words))
+
+
 if __name__ == "__main__":
     mode, arg = sys.argv[1], sys.argv[2]
     fn = globals()[mode.replace("-", "_")]
-    if mode in ("expect", "links", "stagewords-expect"):
+    if mode in ("expect", "links", "stagewords-expect", "problems-expect", "totals-expect"):
         fn(arg)
     else:
         fn(parse(arg))

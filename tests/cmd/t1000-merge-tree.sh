@@ -47,6 +47,19 @@ test_expect_success '--name-only lists conflicted paths once' '
 	test "$(sed -n 3p out)" = ""
 '
 
+test_expect_success '--stdin: each merge as alone, after a status line, then a NUL' '
+	(cd r && tide merge-tree left clean) >one &&
+	(cd r && test_must_fail tide merge-tree left right) >two &&
+	{ echo 1 && cat one && printf "\\0" && echo 0 && cat two && printf "\\0"; } >expect &&
+	printf "left clean\n\nleft  right\n" | (cd r && tide merge-tree --stdin) >actual &&
+	cmp expect actual &&
+	printf "left\n" | (cd r && test_must_fail --status=3 tide merge-tree --stdin) 2>err &&
+	grep -q "tide: --stdin: want OURS THEIRS" err &&
+	printf "left nosuch\n" | (cd r && test_must_fail --status=3 tide merge-tree --stdin) 2>err &&
+	grep -q "nosuch" err &&
+	(cd r && test_must_fail --status=2 tide merge-tree --stdin left)
+'
+
 test_expect_success 'revisions are any revision syntax, from a subdirectory' '
 	(cd r/d && tide merge-tree "left^{commit}" clean~0) >out &&
 	(cd r && git merge-tree --write-tree left clean) >exp &&
@@ -61,6 +74,49 @@ test_expect_success 'a revision that does not exist: exit 3, named' '
 test_expect_success 'a revision that is not a commit: exit 3' '
 	(cd r && test_must_fail --status=3 tide merge-tree left "left:f") 2>err &&
 	grep -q "left:f" err
+'
+
+test_expect_success 'conflict-marker-size: read from ours with a work tree, not in a bare repository' '
+	git init -q sized &&
+	printf "1\n2\n3\n" >sized/f && echo "f conflict-marker-size=32" >sized/.gitattributes &&
+	git -C sized add . && git -C sized commit -qm base && git -C sized tag base &&
+	git -C sized checkout -q -b left && printf "1\nL\n3\n" >sized/f &&
+	git -C sized commit -qam left &&
+	git -C sized checkout -q -b right base && printf "1\nR\n3\n" >sized/f &&
+	git -C sized commit -qam right &&
+	git clone -q --bare sized sized.git &&
+	for repo in sized sized.git; do
+		(cd $repo && test_must_fail --status=1 tide merge-tree left right) >out &&
+		(cd $repo && test_must_fail --status=1 git merge-tree --write-tree left right) >exp &&
+		head -n 1 exp >exp.tree && head -n 1 out >out.tree &&
+		test_cmp exp.tree out.tree || exit 1
+	done &&
+	git -C sized.git cat-file blob "$(head -n 1 out):f" >f &&
+	grep -q "^<<<<<<< left\$" f &&
+	(cd sized && test_must_fail --status=1 tide merge-tree left right) >out &&
+	git -C sized cat-file blob "$(head -n 1 out):f" >f &&
+	grep -q "^<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<< left\$" f
+'
+
+test_expect_success 'merge= attributes: binary and -merge conflict, union is clean, others merge as text' '
+	git init -q drv &&
+	for f in a b c d e; do printf "1\n2\n3\n4\n5\n" >drv/$f || exit 1; done &&
+	printf "a -merge\nb merge=binary\nc merge=union\nd merge=foo\ne merge\n" >drv/.gitattributes &&
+	git -C drv add . && git -C drv commit -qm base && git -C drv tag base &&
+	git -C drv checkout -q -b left &&
+	for f in b c d e; do printf "1\nL\n3\n4\n5\n" >drv/$f || exit 1; done &&
+	printf "1\n2\n3\n4\nL5\n" >drv/a && git -C drv commit -qam left &&
+	git -C drv checkout -q -b right base &&
+	for f in b c d e; do printf "1\nR\n3\n4\n5\n" >drv/$f || exit 1; done &&
+	printf "R1\n2\n3\n4\n5\n" >drv/a && git -C drv commit -qam right &&
+	(cd drv && test_must_fail --status=1 tide merge-tree left right) >out &&
+	(cd drv && test_must_fail --status=1 git merge-tree --write-tree left right) >exp &&
+	sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+	test_cmp exp.stages out.stages &&
+	git -C drv cat-file blob "$(head -n 1 out):c" >c &&
+	printf "1\nL\nR\n3\n4\n5\n" >c.exp && test_cmp c.exp c &&
+	git -C drv cat-file blob "$(head -n 1 out):a" >a &&
+	printf "1\n2\n3\n4\nL5\n" >a.exp && test_cmp a.exp a
 '
 
 test_expect_success 'not a git repository: exit 3' '
@@ -94,6 +150,30 @@ test_expect_success '-h prints the usage of the man page SYNOPSIS' '
 		{ echo "missing $o"; exit 1; }
 	done &&
 	grep -q "OURS THEIRS" out
+'
+
+test_expect_success 'criss-cross with git'"'"'s commit-graph: the merge bases it gives are git'"'"'s' '
+	git init -q cc &&
+	printf "1\n2\n3\n4\n5\n" >cc/f && git -C cc add f &&
+	GIT_COMMITTER_DATE="1700000000 +0000" git -C cc commit -qm base && git -C cc tag base &&
+	git -C cc checkout -q -b b1 && printf "1\nb\n3\n4\n5\n" >cc/f &&
+	GIT_COMMITTER_DATE="1600000000 +0000" git -C cc commit -qam b1 &&
+	git -C cc checkout -q -b a1 base &&
+	printf "1\na\n3\n4\n5\n" >cc/f &&
+	GIT_COMMITTER_DATE="1700000200 +0000" git -C cc commit -qam a1 &&
+	git -C cc checkout -q -b left a1 &&
+	test_must_fail git -C cc merge -q b1 >/dev/null &&
+	printf "1\na\n3\n4\nL\n" >cc/f && git -C cc commit -qam left &&
+	git -C cc checkout -q -b right b1 &&
+	test_must_fail git -C cc merge -q a1 >/dev/null &&
+	printf "1\nb\n3\n4\nR\n" >cc/f && git -C cc commit -qam right &&
+	git -C cc commit-graph write --reachable &&
+	test -f cc/.git/objects/info/commit-graph &&
+	(cd cc && test_must_fail --status=1 git merge-tree --write-tree left right) >exp &&
+	(cd cc && test_must_fail --status=1 tide merge-tree left right) >out &&
+	sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+	test_cmp exp.stages out.stages &&
+	grep -q "^100644 [0-9a-f]* 1	f" out
 '
 
 test_done

@@ -104,7 +104,8 @@ test_expect_success 'tide log: one line per day, newest first' '
 
 test_expect_success 'tide show: newest day by default, a date, --json' '
 	tide -C ws show >out &&
-	sed "s/[0-9a-f]\{12,40\}/OID/g" out >actual &&
+	# the time of the checks is the machine, not the day
+	sed -e "s/[0-9a-f]\{12,40\}/OID/g" -e "s/ findings in [0-9.]* s\$/ findings in S s/" out >actual &&
 	cat >expect <<-\EOF &&
 	2026-12-02  next-20261202  complete
 	base    mainline v1.0 OID
@@ -113,10 +114,14 @@ test_expect_success 'tide show: newest day by default, a date, --json' '
 	  c1                   conflict     OID
 	      a (content)
 	  t2                   merged       OID
+	checks  ok: 0 new commits in 0 trees, 2 findings in S s
+	        against the base: 3 non-merge commits, 6 files changed, 35 insertions(+), 2 deletions(-)
+	        signoff      t1 OID ("t1: change a") since 2026-12-01: no Signed-off-by of its author and committer
+	        signoff      t2 OID ("t2: change b") since 2026-12-01: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws show 2026-12-01 >out &&
-	sed "s/[0-9a-f]\{12,40\}/OID/g" out >actual &&
+	sed -e "s/[0-9a-f]\{12,40\}/OID/g" -e "s/ findings in [0-9.]* s\$/ findings in S s/" out >actual &&
 	cat >expect <<-\EOF &&
 	2026-12-01  next-20261201  complete
 	base    mainline v1.0 OID
@@ -125,6 +130,11 @@ test_expect_success 'tide show: newest day by default, a date, --json' '
 	  t2                   merged       OID
 	  t3                   merged       OID
 	  same                 up-to-date   OID
+	checks  ok: 3 new commits in 3 trees, 3 findings in S s
+	        against the base: 4 non-merge commits, 7 files changed, 41 insertions(+), 2 deletions(-)
+	        signoff      t1 OID ("t1: change a") since 2026-12-01: no Signed-off-by of its author and committer
+	        signoff      t2 OID ("t2: change b") since 2026-12-01: no Signed-off-by of its author and committer
+	        signoff      t3 OID ("t3: change d/y") since 2026-12-01: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws show next-20261201 >out2 && cmp out out2 &&
@@ -238,7 +248,7 @@ test_expect_success 'a tree merged at an earlier version makes the run exit 1 an
 	EOF
 	test_cmp expect out &&
 	tide -C ws6 show >show &&
-	sed "s/[0-9a-f]\{12,40\}/OID/g" show >actual &&
+	sed -e "s/[0-9a-f]\{12,40\}/OID/g" -e "s/ findings in [0-9.]* s\$/ findings in S s/" show >actual &&
 	cat >expect <<-\EOF &&
 	2026-12-07  next-20261207  complete
 	base    mainline v1.0 OID
@@ -246,6 +256,10 @@ test_expect_success 'a tree merged at an earlier version makes the run exit 1 an
 	  p1                   merged       OID
 	  p2                   previous     OID  version of next-20261206
 	      a (content)
+	checks  ok: 0 new commits in 0 trees, 2 findings in S s
+	        against the base: 3 non-merge commits, 6 files changed, 31 insertions(+), 2 deletions(-)
+	        signoff      p1 OID ("p1: change a") since 2026-12-06: no Signed-off-by of its author and committer
+	        signoff      p2 OID ("p2: change b") since 2026-12-06: no Signed-off-by of its author and committer
 	EOF
 	test_cmp expect actual &&
 	tide -C ws6 log >log && head -1 log | grep -q "2/2 merged  1 at an earlier version$"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib-world.sh"
 
 python3 "$TOP/tests/servers/git-stall-server.py" --port-file "$TRASH/stall.port" \
-	--log "$TRASH/stall.log" --interval 2 --lifetime 120 &
+	--log "$TRASH/stall.log" --interval 2 --lifetime 1200 &
 STALL_PID=$!
 trap 'kill $STALL_PID 2>/dev/null; wait $STALL_PID 2>/dev/null' EXIT
 i=0

@@ -12,7 +12,7 @@
 PW=Pa55w0rd-LEAK-7f3e
 mkdir -p "$TRASH/srv/q"
 python3 "$TOP/tests/servers/git-stall-server.py" --port-file "$TRASH/stall.port" \
-	--log "$TRASH/stall.log" --interval 1 --lifetime 120 &
+	--log "$TRASH/stall.log" --interval 1 --lifetime 1200 &
 STALL_PID=$!
 python3 "$TOP/tests/servers/http-server.py" --root "$TRASH/srv" --port-file "$TRASH/http.port" \
 	--log "$TRASH/http.log" --control "$TRASH/control" --stream-limit 20 &

@@ -82,7 +82,6 @@ test_expect_success 'day 2 report names both sides and how it was handled' '
 	No recorded resolution applies, so I used the version from next-20261201
 	of the gpio tree for today.
 
-
 	-- 
 	Cheers,
 	tide (next-20261202)
@@ -139,7 +138,7 @@ test_expect_success 'day 3 replays the recorded resolution with no human step' '
 	git --git-dir=ws/repo.git show next-20261203:f >f3 &&
 	grep -q "^three-fixed$" f3 && ! grep -q "<<<<<<<" f3 &&
 	grep -q "resolved from recorded resolution $(cat id)" ws/days/2026-12-03/reports/gpio.txt &&
-	grep -q "^+three-fixed$" ws/days/2026-12-03/reports/gpio.txt &&
+	grep -q "^++three-fixed$" ws/days/2026-12-03/reports/gpio.txt &&
 	grep -q "Resolved .f. using previous resolution" ws/days/2026-12-03/merge.log
 '
 

@@ -2,7 +2,8 @@
 # .mailmap: the authors in a conflict's record are named through the
 # base's .mailmap, never a tree's; a conflict mail goes to trees.conf's
 # contact= as written, whatever .mailmap a tree merged earlier in the day
-# ships (one that maps another tree's contact to an attacker's address).
+# ships (one that maps another tree's contact to an attacker's address),
+# and Cc's the commits' authors as the base's .mailmap names them.
 . "$(dirname "$0")/lib.sh"
 
 python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
@@ -49,22 +50,21 @@ test_expect_success 'the record names authors through the base'"'"'s .mailmap, n
 	test_cmp expect actual
 '
 
-test_expect_success 'the mail goes to the contacts as trees.conf writes them' '
+test_expect_success 'the mail goes to the contacts as trees.conf writes them, Cc the authors as the base maps them' '
 	printf "smtp=smtp://127.0.0.1:%s\nfrom=Tide <next@tide.example>\ntimeout=5\n" "$(cat mail.port)" >ws/mail.conf &&
-	tide -C ws -f trees.conf report 2026-12-01 --mail --dry-run >out &&
-	sed -n "/^To:/p; /^Cc:/p; /^Subject:/p" out >actual &&
-	cat >expect <<-\EOF &&
-	To: gpio@ex.org
-	Cc: Fixes <fixes@ex.org>
-	Subject: linux-next: manual merge of the gpio tree with the fixes tree (next-20261201)
-	EOF
+	tide -C ws -f trees.conf report 2026-12-01 --mail --dry-run >all &&
+	awk "/^Date: / { n++ } n == 1" all >out &&
+	sed -n "/^To:/,/^Subject:/p" out >actual &&
+	printf "%s\n" "To: gpio@ex.org," "	Fixes <fixes@ex.org>" "Cc: \"New Name\" <dev@new.example>," \
+		"	\"Someone\" <other@ex.org>" \
+		"Subject: linux-next: manual merge of the gpio tree with the fixes tree" >expect &&
 	test_cmp expect actual &&
 	tide -C ws -f trees.conf report 2026-12-01 --mail >out &&
-	echo "gpio: mailed to gpio@ex.org, cc Fixes <fixes@ex.org>" >expect &&
-	test_cmp expect out &&
-	printf "from next@tide.example\nto gpio@ex.org\nto fixes@ex.org\n" >expect &&
+	grep -x "gpio: mailed to gpio@ex.org, Fixes <fixes@ex.org>, cc \"New Name\" <dev@new.example>, \"Someone\" <other@ex.org>" out &&
+	printf "from next@tide.example\nto gpio@ex.org\nto fixes@ex.org\nto dev@new.example\nto other@ex.org\n" >expect &&
 	test_cmp expect mail/1.env &&
-	! grep -r attacker mail ws/days
+	! grep -r attacker mail ws/days &&
+	! grep -r framed mail
 '
 
 test_done

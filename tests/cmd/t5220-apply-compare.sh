@@ -1,6 +1,7 @@
 #!/bin/sh
 # tide's patch applier against the reference tools: generated patches of
-# every form (tests/cmd/apply-gen.py) applied with `tide apply-patch`,
+# every form (tests/cmd/apply-gen.py, Debian's DEP-3 headers among them)
+# read as a quilt tree's patch is and applied with `tide apply-patch`,
 # GNU `patch --fuzz=0` and `git apply --cached` must give the same tree.
 # Binary patches are compared with git apply only (patch(1) has none),
 # CRLF-mangled patches and --fuzz=1 with patch(1) only (git apply keeps
@@ -19,7 +20,8 @@ test_expect_success 'generated patches: tide, patch(1) and git apply agree' '
 
 test_expect_success 'every form was generated' '
 	for kind in git git-new-delete git-rename git-mode binary-literal binary-delta \
-		no-eol crlf-file crlf-patch plain quilt akpm p0 p2 reverse offset conflict fuzz git-copy; do
+		no-eol crlf-file crlf-patch plain quilt akpm p0 p2 reverse offset conflict fuzz git-copy \
+		dep3-run-in dep3-quilt dep3-separator dep3-gbp; do
 		grep -q "^ok case [0-9]* $kind " cases || { echo "no $kind case"; exit 1; }
 	done
 '

@@ -46,15 +46,17 @@ test_expect_success 'stage 1 names the tree, stage 2 the planted commit' '
 	cat >expect <<-EOF &&
 	tree: gpio
 	first bad commit: $culprit gpio: change 5
-	steps: 8 (bound 9), builds: 0, runs: 8, time: T
+	confirmed: the day passes with it reverted
+	steps: 9 (bound 10), builds: 0, runs: 9, time: T
 	EOF
 	test_cmp expect actual &&
 	grep "first bad merge: gpio" err
 '
 
 test_expect_success 'steps stay within ceil(log2 merges) + ceil(log2 commits) + confirmations' '
-	# 4 first-parent commits, 8 gpio commits: 2 + 3 + 2 endpoints + 2 confirmations + 1 alone
-	builds_ok out 10
+	# 4 first-parent commits, 8 gpio commits: 2 + 3 + 2 endpoints + 2 confirmations
+	# + 1 alone + 1 the culprit reverted on the day
+	builds_ok out 11
 '
 
 test_expect_success 'the result is in day.json and --status shows it' '
@@ -66,7 +68,7 @@ test_expect_success 'the result is in day.json and --status shows it' '
 	grep "^status: done" st &&
 	grep "^result: found gpio $culprit" st &&
 	tide -C ws show 2026-01-01 >show &&
-	grep "^bisect  --cmd sh .*nobug.sh: found gpio $(echo $culprit | cut -c1-12) \"gpio: change 5\" ([0-9]* steps, 0 builds" show
+	grep "^bisect  --cmd sh .*nobug.sh: found gpio $(echo $culprit | cut -c1-12) \"gpio: change 5\", confirmed by revert ([0-9]* steps, 0 builds" show
 '
 
 # A check that looks at the bisect running it: --status works, a second bisect is refused.
@@ -144,7 +146,8 @@ test_expect_success 'semantic conflict: two trees good alone, bad together' '
 	tree: user
 	first bad commit: $culprit user: use old_name
 	semantic conflict with rename: the commit passes without it
-	steps: 9 (bound 10), builds: 0, runs: 9, time: T
+	confirmed: the day passes with it reverted
+	steps: 10 (bound 11), builds: 0, runs: 10, time: T
 	EOF
 	test_cmp expect actual &&
 	grep -q "\"conflicts_with\": \"rename\"" ws/days/2026-01-02/day.json
@@ -169,6 +172,31 @@ test_expect_success 'semantic conflict of a tree that needs an earlier tree to w
 	grep "^first bad commit: $culprit conv: use old_name too$" out &&
 	grep "^semantic conflict with rename: the commit passes without it$" out &&
 	grep "every earlier tree but fixes ...$" err
+'
+
+test_expect_success 'a commit broken by itself: one step on mainline alone, its parent, no pair search' '
+	new_tree users &&
+	commit_file users use/u1 "other_fn" "users: use other_fn" &&
+	new_tree docs &&
+	commit_file docs use/d1 "other_fn" "docs: use other_fn" &&
+	new_tree extra &&
+	commit_file extra use/e1 "other_fn" "extra: use other_fn" &&
+	new_tree self &&
+	commit_file self use/s1 "other_fn" "self: use other_fn too" &&
+	commit_file self use/s2 "no_such_function" "self: call what does not exist" &&
+	commit_file self use/s3 "other_fn" "self: more" &&
+	make_day 2026-01-06 users=users docs=docs extra=extra self=self &&
+	culprit=$(git -C self rev-parse HEAD~1) &&
+	tide -C ws bisect 2026-01-06 --cmd "sh $TRASH/api.sh" >out 2>err &&
+	cat out &&
+	grep "^first bad commit: $culprit self: call what does not exist$" out &&
+	! grep "^semantic conflict" out &&
+	grep "3 of 3 earlier trees touch the same files or symbols" err &&
+	grep "semantic: self.s culprit merged on mainline alone ...$" err &&
+	grep "semantic: self.s culprit.s parent merged on mainline alone ...$" err &&
+	grep "the culprit fails on mainline alone and its parent passes there: the tree.s own failure" err &&
+	! grep "every earlier tree but" err &&
+	test "$(grep -c ": semantic: " err)" = 2
 '
 
 test_expect_success 'a skipped step (exit 125) is stepped around, not blamed' '

@@ -34,7 +34,8 @@ test_expect_success 'day against day replays the resolution and the fixup: the p
 	cat >expect <<-EOF &&
 	tree: t05
 	first bad commit: $culprit t05: new 2
-	steps: 8 (bound 10), builds: 0, runs: 8
+	confirmed: the day passes with it reverted
+	steps: 9 (bound 11), builds: 0, runs: 9
 	EOF
 	result out >actual &&
 	test_cmp expect actual &&
@@ -45,7 +46,7 @@ test_expect_success 'day against day replays the resolution and the fixup: the p
 test_expect_success 'each step says what it merges and checks out before the command runs' '
 	grep -c "^tide: bisect: step [0-9]*: .* \.\.\.$" err >n.start &&
 	grep -c "^tide: bisect: checked out [0-9a-f]* (.*); running sh " err >n.run &&
-	test "$(cat n.start)" = 8 && test "$(cat n.run)" = 8
+	test "$(cat n.start)" = 9 && test "$(cat n.run)" = 9
 '
 
 test_expect_success 'the day alone: stage 2 merges t05 commits with the recorded resolution' '

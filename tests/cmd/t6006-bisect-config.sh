@@ -50,7 +50,8 @@ test_expect_success 'bisect --config up builds the up configuration in its O= an
 	cat >expect <<-END &&
 	tree: gpio
 	first bad commit: $culprit gpio: g3, SMP only
-	steps: 7 (bound 8), builds: 7, runs: 7, time: T
+	confirmed: the day passes with it reverted
+	steps: 8 (bound 9), builds: 8, runs: 8, time: T
 	END
 	test_cmp expect actual &&
 	test -f ws/build/out-up/arch/x86/boot/bzImage &&
@@ -115,13 +116,14 @@ test_expect_success 'bisect --boot --config boots that configuration'"'"'s kerne
 	cat >expect <<-END &&
 	tree: gpio
 	first bad commit: $culprit change g4.c
-	steps: 7 (bound 8), builds: 7, runs: 7, time: T
+	confirmed: the day passes with it reverted
+	steps: 8 (bound 9), builds: 8, runs: 8, time: T
 	END
 	test_cmp expect actual &&
 	sort -u qemu.calls >actual &&
 	echo "-kernel ws/build/out-one/arch/x86/boot/bzImage -smp 1" >expect &&
 	test_cmp expect actual &&
-	test "$(wc -l <qemu.calls)" = 7 &&
+	test "$(wc -l <qemu.calls)" = 8 &&
 	tide -C ws bisect status >st &&
 	grep -qx "check: --boot --config one" st
 '
@@ -151,7 +153,8 @@ test_expect_success 'a bisect --config killed half-way continues with the same c
 	cat >expect <<-END &&
 	tree: gpio
 	first bad commit: $culprit gpio: g3, SMP only
-	steps: 7 (bound 8), builds: $((7 - steps)), runs: $((7 - steps)), time: T
+	confirmed: the day passes with it reverted
+	steps: 8 (bound 9), builds: $((8 - steps)), runs: $((8 - steps)), time: T
 	END
 	test_cmp expect actual &&
 	test "$(grep -c "(recorded)" err)" = "$steps"

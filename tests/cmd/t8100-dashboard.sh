@@ -160,16 +160,16 @@ test_expect_success 'chromium: every cell of the grid shows the status day.json 
 test_expect_success 'chromium: the cells name the conflicting tree, the version used, the fetch failure' '
 	cat >expect <<-EOT &&
 	fixes 2026-12-01 merged | 
-	fixes 2026-12-02 merged | 
+	fixes 2026-12-02 merged | +1 commit
 	fixes 2026-12-03 merged | unchanged
 	gpio 2026-12-01 conflict | with fixes
 	gpio 2026-12-02 conflict | with fixes
 	gpio 2026-12-03 conflict | with fixes
 	mm 2026-12-01 up-to-date | 
-	mm 2026-12-02 merged | 
+	mm 2026-12-02 merged | +1 commit
 	mm 2026-12-03 merged | unchanged
 	bitmap 2026-12-01 merged | 
-	bitmap 2026-12-02 previous | conflict with mm; version of next-20261201
+	bitmap 2026-12-02 previous | conflict with mm; version of next-20261201; +1 commit
 	bitmap 2026-12-03 previous | conflict with mm; version of next-20261202
 	$HOSTILE 2026-12-01 merged | 
 	$HOSTILE 2026-12-02 merged | fetch failed, older commit
@@ -194,7 +194,7 @@ test_expect_success 'chromium: build, boot and bisect per day; a day without the
 	$DOM stagewords-expect ws/days >expect &&
 	test_cmp expect actual &&
 	chrome - "$TRASH/ws/dashboard/day-2026-12-01.html" >day1.dom &&
-	$DOM sections day1.dom | grep -v "^trees" >actual &&
+	$DOM sections day1.dom | grep -v "^trees\|^problems\|^checks" >actual &&
 	cat >expect <<-\EOT &&
 	build : Build This day was not built.
 	boot : Boot This day was not booted.
@@ -208,7 +208,7 @@ test_expect_success 'chromium: the day page has the errors, new warnings, failed
 	chrome - "$TRASH/ws/dashboard/day-2026-12-03.html" >day3.dom &&
 	$DOM sections day2.dom >actual &&
 	$DOM sections day3.dom >>actual &&
-	sed -i /^trees/d actual &&
+	sed -i "/^trees/d; /^problems/d; /^checks/d" actual &&
 	cat >expect <<-\EOT &&
 	build : Build build failed 120.0 s 1 new warning: make exited 2 <script>alert(1)</script>; make 118.5 s, -j2; 1 warning. build log Errors (1) kernel/smp.c:12: redefinition of '"'"'cpumask_any_and_but'"'"' <b> (mainline) New warnings (1) a.c:1: unused variable '"'"'x'"'"' & more (fixes)
 	boot : Boot This day was not booted.
@@ -223,13 +223,25 @@ test_expect_success 'chromium: the day page has the errors, new warnings, failed
 	! grep -w "script\|b\|em" actual
 '
 
+test_expect_success 'chromium: each day page starts with its totals and problems, escaped' '
+	$DOM sections day1.dom | grep "^problems" >actual &&
+	$DOM sections day2.dom | grep "^problems" >>actual &&
+	$DOM sections day3.dom | grep "^problems" >>actual &&
+	cat >expect <<-EOT &&
+	problems : Problems 4/6 merged 1 conflict 2 left out gpio conflicts with fixes: left out broken left out: fetch-failed (repository '"'"'$TRASH/nowhere'"'"' does not exist)
+	problems : Problems 4/6 merged 2 conflicts 2 left out build failed gpio conflicts with fixes: left out bitmap conflicts with mm: its version of next-20261201 merged instead $HOSTILE not fetched: an older commit merged ('"'"'refs/heads/master'"'"' not found in '"'"'$TRASH/net'"'"') broken left out: fetch-failed (repository '"'"'$TRASH/nowhere'"'"' does not exist) build failed on smoke (x86_64): make exited 2 <script>alert(1)</script>; kernel/smp.c:12: redefinition of '"'"'cpumask_any_and_but'"'"' <b>
+	problems : Problems 4/6 merged 2 conflicts 2 left out 3/4 builds ok 1/2 boots passed gpio conflicts with fixes: left out bitmap conflicts with mm: its version of next-20261202 merged instead broken left out: fetch-failed (repository '"'"'$TRASH/nowhere'"'"' does not exist) tests failing on smoke (x86_64): gpio.edge_events build failed on arm64 (arm64): make exited 2; drivers/gpio/gpiolib.c:5: implicit declaration of <i>gpio_request</i>
+	EOT
+	test_cmp expect actual
+'
+
 test_expect_success 'chromium: the day page lists each tree with its details and report' '
 	$DOM trees day2.dom | cut -d"|" -f1,2,4,5 | sed "s/  */ /g" >actual &&
 	cat >expect <<-EOT &&
-	fixes | merged | | 
+	fixes | merged +1 commit | | 
 	gpio | conflict with fixes | f (content) | report
-	mm | merged | | 
-	bitmap | previous conflict with mm; version of next-20261201 | g (content) | report
+	mm | merged +1 commit | | 
+	bitmap | previous conflict with mm; version of next-20261201; +1 commit | g (content) | report
 	$HOSTILE | merged fetch failed, older commit | fetch: '"'"'refs/heads/master'"'"' not found in '"'"'$TRASH/net'"'"' | 
 	broken | fetch-failed | fetch: repository '"'"'$TRASH/nowhere'"'"' does not exist | 
 	EOT

@@ -408,6 +408,57 @@ TEST(quilt__series_options_per_patch)
 	CHECK_STR(tide_error_last(), "unsupported option '--fuzz=3' for 'a.patch' in series");
 }
 
+/*
+ * git apply's symbolic link rule (t4122, t4115): nothing is written below
+ * a link the tree has or the patch creates, unless the patch removes it.
+ */
+TEST(apply__writing_beyond_a_symbolic_link_is_refused)
+{
+	static const char add_link[] =
+		"diff --git a/d b/d\nnew file mode 120000\n--- /dev/null\n+++ b/d\n"
+		"@@ -0,0 +1 @@\n+../elsewhere\n\\ No newline at end of file\n";
+	static const char add_file[] =
+		"diff --git a/d/f b/d/f\nnew file mode 100644\n--- /dev/null\n+++ b/d/f\n"
+		"@@ -0,0 +1 @@\n+x\n";
+	static const char del_link[] =
+		"diff --git a/d b/d\ndeleted file mode 120000\n--- a/d\n+++ /dev/null\n"
+		"@@ -1 +0,0 @@\n-../elsewhere\n\\ No newline at end of file\n";
+	static const char ren_link[] =
+		"diff --git a/d b/e\nsimilarity index 100%\nrename from d\nrename to e\n";
+	static const char add_under_e[] =
+		"diff --git a/e/f b/e/f\nnew file mode 100644\n--- /dev/null\n+++ b/e/f\n"
+		"@@ -0,0 +1 @@\n+x\n";
+	static const char *const base[] = { "a.c", "a\n", NULL };
+	git_oid t = make_tree(base), linked, out;
+	struct buf both = BUF_INIT;
+	unsigned mode = 0;
+	char *got;
+
+	/* One patch creates the link, a later one writes through it. */
+	CHECK_INT(apply_str(&linked, &t, add_link, NULL, NULL), 0);
+	CHECK_INT(apply_str(&out, &linked, add_file, NULL, NULL), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "affected file 'd/f' is beyond a symbolic link");
+	/* Or both in one patch. */
+	buf_puts(&both, add_link);
+	buf_puts(&both, add_file);
+	CHECK_INT(apply_str(&out, &t, buf_cstr(&both), NULL, NULL), TIDE_EINVAL);
+	/* A patch that removes the link may make a directory there. */
+	buf_clear(&both);
+	buf_puts(&both, del_link);
+	buf_puts(&both, add_file);
+	CHECK_INT(apply_str(&out, &linked, buf_cstr(&both), NULL, NULL), 0);
+	got = tree_file(&out, "d/f", &mode);
+	CHECK_STR(got, "x\n");
+	free(got);
+	/* A link renamed by the patch is still a link at its new name. */
+	buf_clear(&both);
+	buf_puts(&both, ren_link);
+	buf_puts(&both, add_under_e);
+	CHECK_INT(apply_str(&out, &linked, buf_cstr(&both), NULL, NULL), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "affected file 'e/f' is beyond a symbolic link");
+	buf_release(&both);
+}
+
 /* The scratch repository the tests above wrote to is removed, and gone. */
 TEST(apply__cleanup)
 {
@@ -429,4 +480,5 @@ TESTS(apply__parse_git_extended_headers, apply__parse_quilt_akpm_and_quoted_name
       apply__bounds_on_line_length, apply__huge_hunk_on_equal_lines_gives_up_in_bounded_time,
       gitbin__delta_and_bad_base85,
       apply__patch_commit_takes_author_message_and_trailer, quilt__series_options_per_patch,
+      apply__writing_beyond_a_symbolic_link_is_refused,
       apply__cleanup)

@@ -175,8 +175,10 @@ static int run_world(struct workspace **ws, const char *dir, const char *date)
 	opts.no_build = opts.no_boot = 1;
 	git_libgit2_init();
 	if ((err = workspace_open(ws, wsdir, WORKSPACE_CREATE)) == 0 &&
-	    (err = trees_conf_load(&conf, path)) == 0)
+	    (err = trees_conf_load(&conf, path)) == 0) {
 		err = run_day(&sum, *ws, conf, &opts);
+		run_summary_release(&sum);
+	}
 	if (err < 0)
 		fprintf(stderr, "  run: %s\n", tide_error_last());
 	trees_conf_free(conf);

@@ -616,7 +616,52 @@ TEST(day__next_base_is_typed)
 	day_free(d);
 }
 
-TESTS(day__round_trip_through_a_file, day__unknown_keys_survive,
+/* A tree's "moved" is typed, a wrong type refused; every bisect of a day is kept, bounded. */
+TEST(day__moved_and_earlier_bisects)
+{
+	json_error_t jerr;
+	json_t *in = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
+				"{\"name\":\"x\",\"moved\":{\"since\":\"2026-12-02\",\"from\":\"ab\","
+				"\"ahead\":10,\"behind\":8,\"rewound\":true,\"dropped\":1,"
+				"\"rebased\":7,\"added\":3}}],"
+				"\"bisect\":{\"outcome\":\"found\"},"
+				"\"earlier_bisects\":[{\"outcome\":\"range\"}]}", 0, &jerr), *out = NULL;
+	json_t *bad = json_loads("{\"version\":1,\"date\":\"2026-12-03\",\"trees\":["
+				 "{\"name\":\"x\",\"moved\":{\"ahead\":\"ten\"}}]}", 0, &jerr);
+	struct day *d = NULL;
+	size_t i;
+
+	REQUIRE(in && bad && day_from_json(&d, in, "t.json") == 0);
+	REQUIRE(d->trees[0].moved != NULL);
+	CHECK_INT(d->trees[0].moved->rebased, 7);
+	CHECK_INT(d->trees[0].moved->added, 3);
+	CHECK(d->trees[0].extra == NULL);
+	CHECK_INT(d->nearlier_bisects, 1);
+	day_to_json(&out, d);
+	CHECK(json_equal(json_object_get(json_array_get(json_object_get(out, "trees"), 0), "moved"),
+			 json_object_get(json_array_get(json_object_get(in, "trees"), 0), "moved")));
+	CHECK(json_equal(json_object_get(out, "earlier_bisects"),
+			 json_object_get(in, "earlier_bisects")));
+	json_decref(out);
+	for (i = 0; i < DAY_MAX_BISECTS + 3; i++) {
+		struct day_bisect *b = day_bisect_full();
+
+		b->outcome = xasprintf("b%zu", i);
+		day_add_bisect(d, b);
+	}
+	CHECK_STR(d->bisect->outcome, "b34");
+	CHECK_INT(d->nearlier_bisects, DAY_MAX_BISECTS);
+	CHECK_STR(d->earlier_bisects[DAY_MAX_BISECTS - 1]->outcome, "b33");
+	CHECK_STR(d->earlier_bisects[0]->outcome, "b2");
+	day_free(d);
+	d = NULL;
+	CHECK_INT(day_from_json(&d, bad, "t.json"), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "t.json: \"moved\": \"ahead\" is not an integer");
+	json_decref(in);
+	json_decref(bad);
+}
+
+TESTS(day__round_trip_through_a_file, day__unknown_keys_survive, day__moved_and_earlier_bisects, day__next_base_is_typed,
       day__stage_records_are_typed, day__tree_build_record, day__config_records,
       day__handling_is_typed_and_written_back, day__bad_records_are_refused,
       day__dates_and_tags, day__list_is_sorted_and_skips_temporaries,

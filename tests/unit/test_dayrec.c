@@ -251,7 +251,69 @@ TEST(dayrec__bisect_text_steps_builds_dropped)
 	json_decref(rec);
 }
 
-TESTS(dayrec__build_and_boot_text_for_show, dayrec__bisect_text_one_line,
+/* A regression entry of DIR/regressions.json: typed, every always-key written. */
+TEST(dayrec__regression_round_trip)
+{
+	struct regression *r = regression_new(), *back = NULL;
+	json_t *o, *bad;
+
+	r->id = xstrdup("r1");
+	r->key = xstrdup("test:smoke/x86_64:gpio.edge_events");
+	r->state = xstrdup("new");
+	r->first_bad = xstrdup("2026-01-02");
+	r->bad_days = 1;
+	r->culprit = json_pack("{s:s}", "tree", "gpio");
+	o = regression_to_json(r);
+	CHECK(json_is_null(json_object_get(o, "last_good")));
+	CHECK(json_is_null(json_object_get(o, "fixed")));
+	CHECK(json_is_real(json_object_get(o, "score")));
+	CHECK(!json_object_get(o, "mails"));
+	REQUIRE(regression_from_json(&back, o, "regressions.json") == 0);
+	CHECK_STR(back->first_bad, "2026-01-02");
+	CHECK_STR(json_string_value(json_object_get(back->culprit, "tree")), "gpio");
+	CHECK_INT(back->bad_days, 1);
+	bad = json_pack("{s:s}", "culprit", "gpio");
+	regression_free(back);
+	back = NULL;
+	CHECK_INT(regression_from_json(&back, bad, "regressions.json"), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "regressions.json: \"regression\": \"culprit\" is not an object");
+	json_decref(bad);
+	json_decref(o);
+	regression_free(r);
+}
+
+/* Retried boots and a bisect's revert in tide show's lines. */
+TEST(dayrec__retries_and_revert_in_text)
+{
+	json_t *boot = json_pack("{s:s, s:[{s:s}], s:[s], s:[]}", "status", "passed",
+				 "attempts", "status", "tests-failed", "flaky", "timer.jitter",
+				 "tests");
+	json_t *bis = json_pack("{s:s, s:{s:s}, s:s, s:s, s:s, s:{s:s, s:b}}", "outcome", "found",
+				"check", "kind", "build", "tree", "gpio",
+				"commit", "0123456789abcdef0123", "subject", "gpio: x",
+				"revert", "how", "reverted", "confirmed", 0);
+	struct day_boot *rb = NULL;
+	struct day_bisect *rs = NULL;
+	char *text;
+
+	REQUIRE(day_boot_from_json(&rb, boot, "t") == 0 && day_bisect_from_json(&rs, bis, "t") == 0);
+	text = day_boot_text(rb, NULL);
+	CHECK_STR(text, "boot    passed\n"
+			"        2 boots: the tests failed on the first 1\n"
+			"        flaky: timer.jitter (failed on one boot, passed on another)\n");
+	free(text);
+	text = day_bisect_text(rs);
+	CHECK_STR(text, "--build: found gpio 0123456789ab \"gpio: x\", not confirmed by revert "
+			"(the day still fails) (0 builds, 0s)");
+	free(text);
+	day_boot_free(rb);
+	day_bisect_free(rs);
+	json_decref(boot);
+	json_decref(bis);
+}
+
+TESTS(dayrec__regression_round_trip, dayrec__retries_and_revert_in_text,
+      dayrec__build_and_boot_text_for_show, dayrec__bisect_text_one_line,
       dayrec__bisect_text_steps_builds_dropped, dayrec__build_round_trip, dayrec__full_record_has_every_always_key,
       dayrec__failed_stage_has_status_and_failure_only, dayrec__unknown_keys_kept,
       dayrec__wrong_types_refused, dayrec__absent_record_is_null, dayrec__dup_is_deep)

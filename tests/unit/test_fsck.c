@@ -197,7 +197,7 @@ TEST(fsck__tree_names_the_path_and_remembers_good_trees)
 	CHECK_INT(fsck_tree(&seen, repo, &evil), TIDE_EINVAL);
 	fsck_seen_release(&seen);
 	/* a damaged file is an empty set */
-	REQUIRE(file_write_atomic(set_path, "tidefsk1xyz", 11) == 0);
+	REQUIRE(file_write_atomic(set_path, "tidefsk2xyz", 11) == 0);
 	fsck_seen_load(&seen, set_path);
 	CHECK_INT(seen.nsorted, 0);
 	CHECK_INT(fsck_tree(&seen, repo, &good), 0);
@@ -210,5 +210,212 @@ TEST(fsck__tree_names_the_path_and_remembers_good_trees)
 	free(dir);
 }
 
+/* A chain of n trees "d/d/.../d/f" (depth n + 1 for f); its top tree into *out. */
+static int deep_tree(git_oid *out, git_repository *repo, int n)
+{
+	struct buf t = BUF_INIT;
+	git_oid blob, cur;
+	int rc, i;
+
+	if ((rc = git_blob_create_from_buffer(&blob, repo, "deep\n", 5)) < 0)
+		return rc;
+	put_entry(&t, "100644", "f", 1, &blob);
+	rc = write_raw(&cur, repo, &t, GIT_OBJECT_TREE);
+	for (i = 1; i < n && rc == 0; i++) {
+		buf_clear(&t);
+		put_entry(&t, "40000", "d", 1, &cur);
+		rc = write_raw(&cur, repo, &t, GIT_OBJECT_TREE);
+	}
+	git_oid_cpy(out, &cur);
+	buf_release(&t);
+	return rc;
+}
+
+static int tree_of(git_oid *out, git_repository *repo, const char *mode, const char *name,
+		   const git_oid *id)
+{
+	struct buf t = BUF_INIT;
+	int rc;
+
+	put_entry(&t, mode, name, strlen(name), id);
+	rc = write_raw(out, repo, &t, GIT_OBJECT_TREE);
+	buf_release(&t);
+	return rc;
+}
+
+TEST(fsck__depth_is_capped_without_recursion)
+{
+	char *dir = t_tmpdir("fsck"), *repo_path = path_join(dir, "r.git");
+	struct fsck_seen seen = FSCK_SEEN_INIT;
+	git_repository *repo = NULL;
+	git_oid deep, shallow, top;
+
+	git_libgit2_init();
+	REQUIRE(git_repository_init(&repo, repo_path, 1) == 0);
+	/* deeper than the limit (t2410 has a tree 60,000 deep, which overflowed the old recursive walk) */
+	REQUIRE(deep_tree(&deep, repo, 5000) == 0);
+	CHECK_INT(fsck_tree(&seen, repo, &deep), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "deeper than 4096 directories (max-tree-depth)") != NULL);
+	CHECK(strstr(tide_error_last(), "refusing path 'd/d/d/") == tide_error_last());
+	CHECK(strstr(tide_error_last(), "[...]") != NULL);	/* the path cut to fit */
+	/* at the limit: "d/.../d/f" with 10 components passes max_depth 10, not 9 */
+	REQUIRE(deep_tree(&shallow, repo, 10) == 0);
+	seen.max_depth = 9;
+	CHECK_INT(fsck_tree(&seen, repo, &shallow), TIDE_EINVAL);
+	seen.max_depth = 10;
+	CHECK_INT(fsck_tree(&seen, repo, &shallow), 0);
+	/* found good at the top, then met one level deeper: refused by its height */
+	REQUIRE(tree_of(&top, repo, "40000", "x", &shallow) == 0);
+	CHECK_INT(fsck_tree(&seen, repo, &top), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "refusing path 'x': deeper than 10 directories (max-tree-depth)");
+	seen.max_depth = 11;
+	CHECK_INT(fsck_tree(&seen, repo, &top), 0);
+	fsck_seen_release(&seen);
+	git_repository_free(repo);
+	rm_rf(dir);
+	free(repo_path);
+	free(dir);
+}
+
+TEST(fsck__objects_named_must_be_there)
+{
+	char *dir = t_tmpdir("fsck"), *repo_path = path_join(dir, "r.git");
+	struct fsck_seen seen = FSCK_SEEN_INIT;
+	git_repository *repo = NULL;
+	git_oid ghost, blob, t1, t2;
+
+	git_libgit2_init();
+	REQUIRE(git_repository_init(&repo, repo_path, 1) == 0);
+	REQUIRE(git_oid_fromstr(&ghost, "1111111111111111111111111111111111111111") == 0);
+	REQUIRE(tree_of(&t1, repo, "100644", "ghost", &ghost) == 0);
+	CHECK_INT(fsck_tree(&seen, repo, &t1), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "refusing path 'ghost': blob "
+		  "1111111111111111111111111111111111111111 is missing");
+	REQUIRE(tree_of(&t2, repo, "40000", "sub", &ghost) == 0);
+	CHECK_INT(fsck_tree(&seen, repo, &t2), TIDE_EINVAL);
+	CHECK_STR(tide_error_last(), "refusing path 'sub': tree "
+		  "1111111111111111111111111111111111111111 is missing");
+	/* a blob's mode naming a tree */
+	REQUIRE(git_blob_create_from_buffer(&blob, repo, "x\n", 2) == 0);
+	REQUIRE(tree_of(&t1, repo, "100644", "f", &blob) == 0);
+	REQUIRE(tree_of(&t2, repo, "100644", "notblob", &t1) == 0);
+	CHECK_INT(fsck_tree(&seen, repo, &t2), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "refusing path 'notblob': object ") != NULL);
+	CHECK(strstr(tide_error_last(), " is not a blob") != NULL);
+	/* a submodule's commit is not looked for */
+	REQUIRE(tree_of(&t2, repo, "160000", "sub", &ghost) == 0);
+	CHECK_INT(fsck_tree(&seen, repo, &t2), 0);
+	fsck_seen_release(&seen);
+	git_repository_free(repo);
+	rm_rf(dir);
+	free(repo_path);
+	free(dir);
+}
+
+static int raw_commit(git_oid *out, git_repository *repo, const git_oid *tree,
+		      const git_oid *parent, const char *author)
+{
+	struct buf b = BUF_INIT;
+	int rc;
+
+	buf_printf(&b, "tree %s\n", git_oid_tostr_s(tree));
+	if (parent)
+		buf_printf(&b, "parent %s\n", git_oid_tostr_s(parent));
+	buf_printf(&b, "author %s 1700000000 +0000\ncommitter C <c@c> 1700000000 +0000\n\nm\n",
+		   author);
+	rc = write_raw(out, repo, &b, GIT_OBJECT_COMMIT);
+	buf_release(&b);
+	return rc;
+}
+
+TEST(fsck__history_since_the_known_commits)
+{
+	char *dir = t_tmpdir("fsck"), *repo_path = path_join(dir, "r.git");
+	struct fsck_seen seen = FSCK_SEEN_INIT;
+	git_repository *repo = NULL;
+	git_oid good, evil, base, c1, bad, c2, ghost, orphan, tip;
+
+	git_libgit2_init();
+	REQUIRE(git_repository_init(&repo, repo_path, 1) == 0);
+	REQUIRE(make_trees(&good, &evil, repo) == 0);
+	REQUIRE(git_oid_fromstr(&ghost, "2222222222222222222222222222222222222222") == 0);
+	{
+		git_commit *g = NULL, *e = NULL;
+
+		REQUIRE(git_commit_lookup(&g, repo, &good) == 0);
+		REQUIRE(git_commit_lookup(&e, repo, &evil) == 0);
+		git_oid_cpy(&c1, git_commit_tree_id(g));	/* c1: the good tree for now */
+		git_oid_cpy(&c2, git_commit_tree_id(e));
+		git_commit_free(g);
+		git_commit_free(e);
+	}
+	REQUIRE(raw_commit(&base, repo, &c1, NULL, "A <a@a>") == 0);
+	/* an author without an e-mail, one commit below the tip */
+	REQUIRE(raw_commit(&bad, repo, &c1, &base, "No Email") == 0);
+	REQUIRE(raw_commit(&tip, repo, &c1, &bad, "A <a@a>") == 0);
+	CHECK_INT(fsck_history(&seen, repo, &tip, &base, 1), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "commit ") == tide_error_last());
+	CHECK(strstr(tide_error_last(), " of its history cannot be read: ") != NULL);
+	CHECK(strncmp(tide_error_last() + 7, git_oid_tostr_s(&bad), 12) == 0);
+	CHECK_INT(fsck_history(&seen, repo, &bad, &base, 1), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "cannot be read: ") == tide_error_last());
+	/* a parent that does not exist */
+	REQUIRE(raw_commit(&orphan, repo, &c1, &ghost, "A <a@a>") == 0);
+	CHECK_INT(fsck_history(&seen, repo, &orphan, &base, 1), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "commit 222222222222 of its history cannot be read") ==
+	      tide_error_last());
+	/* an older commit's tree is refused, naming the commit */
+	REQUIRE(raw_commit(&bad, repo, &c2, &base, "A <a@a>") == 0);
+	REQUIRE(raw_commit(&tip, repo, &c1, &bad, "A <a@a>") == 0);
+	CHECK_INT(fsck_history(&seen, repo, &tip, &base, 1), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), " of its history: refusing path 'drivers/..': ") != NULL);
+	/* good history: the commits join the set, the next look is one lookup */
+	REQUIRE(raw_commit(&c2, repo, &c1, &base, "A <a@a>") == 0);
+	REQUIRE(raw_commit(&tip, repo, &c1, &c2, "A <a@a>") == 0);
+	CHECK_INT(fsck_history(&seen, repo, &tip, &base, 1), 0);
+	CHECK(fsck_seen_has(&seen, &tip));
+	CHECK(fsck_seen_has(&seen, &c2));
+	CHECK(!fsck_seen_has(&seen, &base));	/* known, not checked */
+	fsck_seen_release(&seen);
+	git_repository_free(repo);
+	rm_rf(dir);
+	free(repo_path);
+	free(dir);
+}
+
+TEST(fsck__heights_are_kept_in_the_file)
+{
+	char *dir = t_tmpdir("fsck"), *repo_path = path_join(dir, "r.git");
+	char *set_path = path_join(dir, "seen");
+	struct fsck_seen seen = FSCK_SEEN_INIT;
+	git_repository *repo = NULL;
+	git_oid chain, top;
+
+	git_libgit2_init();
+	REQUIRE(git_repository_init(&repo, repo_path, 1) == 0);
+	REQUIRE(deep_tree(&chain, repo, 20) == 0);
+	REQUIRE(tree_of(&top, repo, "40000", "x", &chain) == 0);
+	fsck_seen_load(&seen, set_path);
+	CHECK_INT(fsck_tree(&seen, repo, &chain), 0);
+	CHECK_INT(seen.nadded, 20);
+	CHECK_INT(fsck_seen_save(&seen), 0);
+	fsck_seen_release(&seen);
+	fsck_seen_load(&seen, set_path);
+	CHECK_INT(seen.nsorted, 20);
+	seen.max_depth = 20;
+	CHECK_INT(fsck_tree(&seen, repo, &top), TIDE_EINVAL);	/* 21 deep */
+	seen.max_depth = 21;
+	CHECK_INT(fsck_tree(&seen, repo, &top), 0);
+	CHECK_INT(seen.nadded, 1);	/* only the new top was read */
+	fsck_seen_release(&seen);
+	git_repository_free(repo);
+	rm_rf(dir);
+	free(set_path);
+	free(repo_path);
+	free(dir);
+}
+
 TESTS(fsck__entry_name_table, fsck__entry_name_reasons,
-      fsck__tree_names_the_path_and_remembers_good_trees)
+      fsck__tree_names_the_path_and_remembers_good_trees, fsck__depth_is_capped_without_recursion,
+      fsck__objects_named_must_be_there, fsck__history_since_the_known_commits,
+      fsck__heights_are_kept_in_the_file)

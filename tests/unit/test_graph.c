@@ -1,6 +1,7 @@
 /* Unit tests of the commit-graph upkeep and the attribution walk (src/graph.c). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -310,6 +311,38 @@ TEST(graph__truncated_file_is_rebuilt)
 	repo_close();
 }
 
+/*
+ * The file as untrusted input: a link to /dev/zero or a FIFO in its place
+ * is neither hashed (it was read whole first: 14.5 GB) nor waited on; it
+ * is removed and the graph written again.
+ */
+TEST(graph__link_or_fifo_is_rebuilt_unread)
+{
+	struct day d;
+	char *path;
+	const char *why = NULL;
+	double start;
+
+	repo_open();
+	make_day(&d);
+	CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+	path = graph_file();
+	REQUIRE(unlink(path) == 0 && symlink("/dev/zero", path) == 0);
+	start = time_now();
+	CHECK_INT(refresh(&why), GRAPH_REBUILT);
+	CHECK_STR(why, "not a regular file");
+	CHECK(time_now() - start < 10);
+	REQUIRE(unlink(path) == 0 && mkfifo(path, 0644) == 0);
+	start = time_now();
+	CHECK_INT(refresh(&why), GRAPH_REBUILT);
+	CHECK_STR(why, "not a regular file");
+	CHECK(time_now() - start < 10);
+	CHECK_INT(refresh(NULL), GRAPH_UP_TO_DATE);
+	CHECK_INT(git_verifies(), 0);
+	free(path);
+	repo_close();
+}
+
 TEST(graph__foreign_file_is_rebuilt)
 {
 	struct day d;
@@ -432,7 +465,112 @@ TEST(walk__two_merge_bases_hide_the_shared_commits)
 	repo_close();
 }
 
+/* The messages of a range, in its order, as "a b c ". */
+static char *range_text(const git_oid *tips, size_t nt, const git_oid *hides, size_t nh, size_t max,
+			int *truncated)
+{
+	struct graph_commits r;
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	if (graph_range(&r, repo, tips, nt, hides, nh, max) < 0)
+		abort();
+	for (i = 0; i < r.n; i++) {
+		git_commit *c = NULL;
+
+		if (git_commit_lookup(&c, repo, &r.v[i].id) < 0)
+			abort();
+		buf_printf(&b, "%s/%u ", git_commit_message(c), r.v[i].nparents);
+		git_commit_free(c);
+	}
+	*truncated = r.truncated;
+	graph_commits_release(&r);
+	buf_putc(&b, '\0');
+	return b.ptr;
+}
+
+/* base - m1 - m2 (mainline); t1 - t2 on m1; day = merge(m2, t2) */
+TEST(range__lists_what_the_hides_lack_with_and_without_the_graph)
+{
+	git_oid base, m1, m2, t1, t2, day, tips[1], hides[2];
+	const char *f1[] = { "f=1", NULL }, *f2[] = { "f=2", NULL }, *g1[] = { "g=1", NULL },
+		   *g2[] = { "g=2", NULL };
+	int pass, truncated;
+	char *text;
+
+	repo_open();
+	base = commit("base", f1, NULL, NULL);
+	m1 = commit("m1", f2, &base, NULL);
+	t1 = commit("t1", g1, &m1, NULL);
+	m2 = commit("m2", NULL, &m1, NULL);
+	t2 = commit("t2", g2, &t1, NULL);
+	day = commit("day", g2, &m2, &t2);
+	ref("refs/heads/main", &m2);
+	ref("refs/heads/tree", &t2);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+		tips[0] = day;
+		hides[0] = m2;
+		text = range_text(tips, 1, hides, 1, 0, &truncated);
+		CHECK_STR(text, "day/2 t2/1 t1/1 ");
+		CHECK(!truncated);
+		free(text);
+		hides[1] = t1;
+		text = range_text(tips, 1, hides, 2, 0, &truncated);
+		CHECK_STR(text, "day/2 t2/1 ");
+		free(text);
+		text = range_text(tips, 1, hides, 1, 2, &truncated);
+		CHECK_STR(text, "day/2 t2/1 ");
+		CHECK(truncated);
+		free(text);
+		tips[0] = m2;
+		text = range_text(tips, 1, &base, 1, 0, &truncated);
+		CHECK_STR(text, "m2/1 m1/1 ");
+		free(text);
+	}
+	repo_close();
+}
+
+TEST(reach__is_the_history_of_a_commit_inside_and_outside_the_graph)
+{
+	git_oid base, m1, t1, day, other;
+	const char *f1[] = { "f=1", NULL }, *g1[] = { "g=1", NULL };
+	struct graph_reach *r = NULL;
+	int pass;
+
+	repo_open();
+	base = commit("base", f1, NULL, NULL);
+	m1 = commit("m1", NULL, &base, NULL);
+	t1 = commit("t1", g1, &base, NULL);
+	other = commit("other", g1, &base, NULL);
+	ref("refs/heads/main", &m1);
+	ref("refs/heads/tree", &t1);
+	ref("refs/heads/other", &other);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			CHECK_INT(refresh(NULL), GRAPH_WRITTEN);
+		/* today's merge is outside the file in the second pass */
+		day = commit(pass ? "day2" : "day", g1, &m1, &t1);
+		REQUIRE(graph_reach_new(&r, repo, &day) == 0);
+		CHECK(graph_reach_has(r, &day));
+		CHECK(graph_reach_has(r, &m1));
+		CHECK(graph_reach_has(r, &t1));
+		CHECK(graph_reach_has(r, &base));
+		CHECK(!graph_reach_has(r, &other));
+		graph_reach_free(r);
+		REQUIRE(graph_reach_new(&r, repo, &m1) == 0);
+		CHECK(!graph_reach_has(r, &t1));
+		CHECK(graph_reach_has(r, &base));
+		graph_reach_free(r);
+	}
+	repo_close();
+}
+
 TESTS(graph__written_once_and_verified_by_git, graph__merge_bases_as_libgit2_finds_them, graph__moved_refs_write_it_again,
-      graph__truncated_file_is_rebuilt, graph__foreign_file_is_rebuilt,
+      graph__truncated_file_is_rebuilt,
+      graph__link_or_fifo_is_rebuilt_unread, graph__foreign_file_is_rebuilt,
       walk__skips_merges_that_did_not_touch_the_paths, walk__reads_parents_from_the_graph,
-      walk__two_merge_bases_hide_the_shared_commits)
+      walk__two_merge_bases_hide_the_shared_commits,
+      range__lists_what_the_hides_lack_with_and_without_the_graph,
+      reach__is_the_history_of_a_commit_inside_and_outside_the_graph)

@@ -7,6 +7,7 @@
 
 #include "t.h"
 #include "merge.h"
+#include "merge_int.h"
 #include "util.h"
 
 static git_repository *repo;
@@ -117,7 +118,7 @@ static unsigned mode_at(const git_oid *tree_oid, const char *path)
 static int merge3(struct merge_result *res, const char *const *b,
 		  const char *const *o, const char *const *t, int renames)
 {
-	struct merge_opts opts = { "L", "R", renames, NULL, 0, 0, 0 };
+	struct merge_opts opts = { "L", "R", renames, NULL, 0, 0, 0, NULL };
 	git_tree *tb = b ? mktree(b) : NULL, *to = mktree(o), *tt = mktree(t);
 	int error = merge_trees(res, repo, tb, to, tt, &opts);
 
@@ -411,6 +412,69 @@ TEST(merge__rename_on_one_side_modify_on_the_other)
 	repo_close();
 }
 
+/* git's similarity estimate of two contents, in 60000ths. */
+static int similarity(const char *a, size_t alen, const char *b, size_t blen)
+{
+	git_oid oa, ob;
+	int score = -1;
+
+	if (git_blob_create_from_buffer(&oa, repo, a, alen) < 0 ||
+	    git_blob_create_from_buffer(&ob, repo, b, blen) < 0 ||
+	    rename_similarity(repo, &oa, &ob, &score) < 0)
+		return -1;
+	return score;
+}
+
+#define SIM(a, b) similarity(a, sizeof(a) - 1, b, sizeof(b) - 1)
+
+TEST(merge__similarity_is_gits_estimate)
+{
+	char longa[102], longb[102];
+
+	repo_open();
+	/* the bytes of the source's lines found in the other, over the larger size */
+	CHECK_INT(SIM("a\nb\nc\nd\n", "a\nb\nx\ny\n"), 30000);
+	CHECK_INT(SIM("a\na\na\n", "a\n"), 20000);
+	/* a CR before a LF does not count in text, but the size does */
+	CHECK_INT(SIM("a\r\nb\r\n", "a\nb\n"), 40000);
+	/* in a binary file (a NUL) it does */
+	CHECK_INT(SIM("\0a\r\nb\r\n", "\0a\nb\n"), 0);
+	/* lines are cut every 64 bytes */
+	memset(longa, 'x', 100);
+	longa[100] = '\n';
+	longa[101] = '\0';
+	memcpy(longb, longa, sizeof(longb));
+	longb[99] = 'y';
+	CHECK_INT(similarity(longa, 101, longb, 101), 64 * 60000 / 101);
+	/* bytes after the last newline are not counted */
+	CHECK_INT(SIM("abc", "abc"), 0);
+	CHECK_INT(SIM("line\nabc", "line\nxyz"), 5 * 60000 / 8);
+	repo_close();
+}
+
+/* Two destinations as similar as each other: the one with the source's
+ * file name wins, as in git (a unique name is compared first). */
+TEST(merge__rename_prefers_the_same_file_name)
+{
+	const char *b[] = { "src/orig.c=" LONG_TEXT, "k=1", NULL };
+	const char *o[] = { "a/x.c=" LONG_TEXT "\nl13", "b/orig.c=" LONG_TEXT "\nl13", "k=1",
+			    NULL };
+	const char *t[] = { "src/orig.c=l1\nT2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12",
+			    "k=1", NULL };
+	const char *want[] = { "a/x.c=" LONG_TEXT "\nl13",
+			       "b/orig.c=l1\nT2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10\nl11\nl12\nl13",
+			       "k=1", NULL };
+	struct merge_result res;
+
+	repo_open();
+	CHECK_INT(merge3(&res, b, o, t, 1), 0);
+	CHECK_INT(res.nconflicts, 0);
+	CHECK(same_tree(&res.tree, want));
+	CHECK_INT(res.nwarnings, 0);
+	merge_result_clear(&res);
+	repo_close();
+}
+
 TEST(merge__everything_deleted_gives_the_empty_tree)
 {
 	const char *b[] = { "a/x=1", NULL };
@@ -600,7 +664,8 @@ TESTS(merge__clean_disjoint_changes, merge__same_file_far_apart_merges_contents,
       merge__exec_bit_on_one_side_content_on_other,
       merge__file_vs_symlink_is_a_mode_conflict, merge__binary_conflict_keeps_ours,
       merge__text_over_the_limits_is_a_binary_conflict_keeping_ours,
-      merge__rename_on_one_side_modify_on_the_other,
+      merge__rename_on_one_side_modify_on_the_other, merge__similarity_is_gits_estimate,
+      merge__rename_prefers_the_same_file_name,
       merge__everything_deleted_gives_the_empty_tree,
       merge__criss_cross_merges_the_bases_first,
       merge__wide_tree_reads_only_the_changed_paths,

@@ -579,11 +579,52 @@ TEST(patch__removed_dash_line_is_not_a_signature)
 	patch_release(&p);
 }
 
+/*
+ * Debian's DEP-3 headers may run into the diff with no blank line
+ * (features/all/db-mok-keyring/trust-machine-keyring-by-default.patch):
+ * the headers end at the first line that is not one, as git mailinfo
+ * ends them, and the diff starts at its "--- " line, as patch(1) finds it.
+ */
+TEST(patch__dep3_headers_running_into_the_diff)
+{
+	const char *dep3 =
+		"Author: Luca Boccassi <bluca@debian.org>\n"
+		"Description: integrity: trust the machine keyring by default\n"
+		" First line of the long description.\n .\n Second paragraph.\n"
+		"--- a/security/m.c\n+++ b/security/m.c\n@@ -1 +1 @@\n-a\n+b\n";
+	const char *index_first =
+		"Index: linux/f.c\n===================================================================\n"
+		"--- linux.orig/f.c\n+++ linux/f.c\n@@ -1 +1 @@\n-a\n+b\n";
+	const char *crlf_content =
+		"Subject: a CR LF file\n--- a/w.bat\n+++ b/w.bat\n@@ -1 +1 @@\n-a\r\n+b\r\n";
+	struct patch p;
+
+	REQUIRE(patch_parse(&p, dep3, strlen(dep3)) == 0);
+	CHECK_STR(p.author_name, "Luca Boccassi");
+	CHECK_STR(p.author_email, "bluca@debian.org");
+	CHECK_STR(p.subject, "integrity: trust the machine keyring by default");
+	CHECK_STR(p.message, "integrity: trust the machine keyring by default\n\n"
+		  "First line of the long description.\n\nSecond paragraph.\n");
+	CHECK_STR(p.diff, "--- a/security/m.c\n+++ b/security/m.c\n@@ -1 +1 @@\n-a\n+b\n");
+	CHECK_INT((int)patch_diff_lineno(&p, dep3, strlen(dep3)), 6);
+	patch_release(&p);
+	/* "Index: f" looks like a header, but with "====" after it, it is the diff's. */
+	REQUIRE(patch_parse(&p, index_first, strlen(index_first)) == 0);
+	CHECK(!strncmp(p.diff, "Index: linux/f.c\n", 17));
+	patch_release(&p);
+	/* In an LF patch, a CR ending a line is the file's: kept, as patch(1) keeps it. */
+	REQUIRE(patch_parse(&p, crlf_content, strlen(crlf_content)) == 0);
+	CHECK_STR(p.subject, "a CR LF file");
+	CHECK(strstr(p.diff, "-a\r\n+b\r\n") != NULL);
+	patch_release(&p);
+}
+
 TESTS(patch__format_patch_mail_like_mailinfo, patch__base64_body_like_mailinfo,
       patch__quoted_printable_latin1_like_mailinfo, patch__b_encoded_cjk_and_utf8_words_like_mailinfo,
       patch__multipart_attachment_like_mailinfo, patch__inbody_headers_and_scissors_like_mailinfo,
       patch__from_forms_like_mailinfo, patch__truncated_and_corrupted_mails_do_not_crash, patch__crlf_mail_and_base_info, patch__bad_mails_fail_cleanly,
       patch__quilt_index_and_diff_command_start_the_diff, patch__removed_dash_line_is_not_a_signature,
+      patch__dep3_headers_running_into_the_diff,
       series__newest_revision_in_order_without_replies,
       series__missing_duplicate_and_malformed_are_named, series__huge_attachment_is_refused,
       series__git_format_patch_outputs, series__dir_with_series_file_and_huge_file)

@@ -54,6 +54,8 @@ static struct day *make_day(const char *date, const char *h, const char *handled
 			r->path = xstrdup("drivers/gpio/Kconfig");
 			r->id = xstrdup("abc123");
 			r->diff = xstrdup("-A\n+AB\n");
+			r->combined = xstrdup("diff --cc drivers/gpio/Kconfig\n@@@ -1,1 -1,1 +1,1 @@@\n"
+					      "- A\n -B\n++AB\n");
 		}
 		if (!strcmp(handled, "previous"))
 			t->handling.version_from = xstrdup("next-20261202");
@@ -104,7 +106,7 @@ TEST(report__json_names_both_sides_and_the_conflict_id)
 	CHECK_STR(json_string_value(json_object_get(r, "handled")), "dropped");
 	CHECK(json_is_true(json_object_get(r, "new")));
 	f = json_array_get(json_object_get(r, "files"), 0);
-	rerere_normalize(NULL, id, hunk, strlen(hunk));
+	rerere_normalize(NULL, id, hunk, strlen(hunk), 7);
 	CHECK_STR(json_string_value(json_object_get(f, "conflict_id")), id);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(f, "ours_commits"), 0), "subject")),
 		  "gpio: fix A");
@@ -125,7 +127,10 @@ TEST(report__text_follows_linux_next_mails)
 			       "  0123456789ab (\"gpio: fix A\")\n\nfrom the fixes tree and commit:\n\n"
 			       "  fedcba987654 (\"gpio: add B\")\n\nfrom the gpio tree.\n") != NULL);
 	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123") != NULL);
-	CHECK(strstr(text.ptr, "+AB\n") != NULL);
+	/* the combined diff after the signature, the unified one not at all */
+	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123\n\n-- \nCheers,\n"
+			       "tide (next-20261203)\n\ndiff --cc drivers/gpio/Kconfig\n") != NULL);
+	CHECK(strstr(text.ptr, "\n++AB\n") != NULL && !strstr(text.ptr, "\n+AB\n"));
 	CHECK(strstr(text.ptr, "  <<<<<<< next-20261203\n  A\n") != NULL);
 	json_decref(r);
 	day_free(d);
@@ -155,7 +160,7 @@ TEST(report__only_changed_conflicts_are_new)
 	day_free(prev), day_free(same), day_free(other);
 }
 
-TEST(report__mail_goes_to_the_tree_and_cc_the_other)
+TEST(report__mail_goes_to_both_trees_and_cc_the_authors)
 {
 	const char *text = "#tide\tbase\t/m#v1\nfixes\tgit\t/f#master\ngpio\tgit\t/g#for-next\n"
 			   "#tide\tfixes\tcontact=Fixes <fixes@ex.org>\n"
@@ -170,10 +175,11 @@ TEST(report__mail_goes_to_the_tree_and_cc_the_other)
 	REQUIRE(conf);
 	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
 	CHECK_INT(report_mail(&m, r, conf, "Tide <next@tide.example>"), 0);
-	REQUIRE(m.nto == 1 && m.ncc == 1);
+	REQUIRE(m.nto == 2 && m.ncc == 1);
 	CHECK_STR(m.to[0], "gpio@ex.org");
-	CHECK_STR(m.cc[0], "Fixes <fixes@ex.org>");
-	CHECK_STR(m.subject, "linux-next: manual merge of the gpio tree with the fixes tree (next-20261203)");
+	CHECK_STR(m.to[1], "Fixes <fixes@ex.org>");
+	CHECK_STR(m.cc[0], "\"A U Thor\" <a@ex.org>");
+	CHECK_STR(m.subject, "linux-next: manual merge of the gpio tree with the fixes tree");
 	CHECK_STR(m.message_id, "<next-20261203.gpio.tide@tide.example>");
 	mail_msg_release(&m);
 	json_decref(r);
@@ -233,11 +239,15 @@ TEST(report__configurations_follow_the_conflict)
 	CHECK_INT(report_tree_json(&r, d, &d->trees[1], NULL), 0);
 	CHECK_INT(json_array_size(json_object_get(r, "configs")), 2);
 	report_text(&text, r);
-	CHECK(strstr(text.ptr, "+AB\n\nToday's linux-next builds found problems in files of the gpio tree:\n\n"
-			       "Configuration smoke (x86_64), build ok:\n\n"
-			       "  new warning: gpio.c:3: unused x\n\n"
-			       "Configuration up (x86_64), build failed:\n\n"
-			       "  error: gpio.c:2: broken\n\n-- \n") != NULL);
+	CHECK(strstr(text.ptr, "resolved from recorded resolution abc123\n\nAfter merging the gpio tree, today's linux-next build (x86_64 smoke)\n"
+			       "produced this warning:\n\n"
+			       "gpio.c:3: warning: unused x\n\n"
+			       "After merging the gpio tree, today's linux-next build (x86_64 up)\n"
+			       "failed like this:\n\n"
+			       "gpio.c:2: error: broken\n\n"
+			       "The commit of the gpio tree behind this is not known yet\n"
+			       "(tide bisect 2026-12-03 --build finds it).\n\n"
+			       "The gpio tree is in today's tree as it is.\n\n-- \n") != NULL);
 	CHECK(!strstr(text.ptr, "fixes broke"));
 	CHECK(!strstr(text.ptr, "defmod"));
 	json_decref(r);
@@ -245,9 +255,13 @@ TEST(report__configurations_follow_the_conflict)
 	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
 	buf_clear(&text);
 	report_text(&text, r);
-	CHECK_STR(text.ptr, "Hi all,\n\nToday's linux-next build found problems in files of the fixes tree:\n\n"
-			    "Configuration up (x86_64), build failed:\n\n"
-			    "  error: fix.c:1: fixes broke\n\n-- \nCheers,\ntide (next-20261203)\n");
+	CHECK_STR(text.ptr, "Hi all,\n\nAfter merging the fixes tree, today's linux-next build (x86_64 up)\n"
+			    "failed like this:\n\n"
+			    "fix.c:1: error: fixes broke\n\n"
+			    "The commit of the fixes tree behind this is not known yet\n"
+			    "(tide bisect 2026-12-03 --build finds it).\n\n"
+			    "The fixes tree is in today's tree as it is.\n\n"
+			    "-- \nCheers,\ntide (next-20261203)\n");
 	CHECK(json_is_true(json_object_get(r, "new")));
 	CHECK(!json_object_get(r, "handled"));
 	json_decref(r);
@@ -278,7 +292,7 @@ TEST(report__a_day_without_declared_configurations_reads_as_before)
 	day_free(plain);
 }
 
-TEST(report__build_subject_is_short_and_one_line)
+TEST(report__build_subject_names_the_tree_and_the_body_the_configuration)
 {
 	const char *text = "#tide\tbase\t/m#v1\nfixes\tgit\t/f#master\n"
 			   "#tide\tfixes\tcontact=fixes@ex.org\n";
@@ -293,16 +307,22 @@ TEST(report__build_subject_is_short_and_one_line)
 			      gpio_error, "[]");
 	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
 	CHECK_INT(report_mail(&m, r, conf, "tide <t@ex.org>"), 0);
-	CHECK_STR(m.subject, "linux-next: build failure in the fixes tree's files on "
-			     "smoke?Bcc:?x@evil.example-and-a-... (x86_64) (next-20261203)");
+	CHECK_STR(m.subject, "linux-next: build failure after merge of the fixes tree");
 	CHECK_INT(m.ncc, 0);
+	/* the name is in the body, where a line break starts no header */
+	CHECK(strstr(m.body, "build (x86_64 smoke\nBcc: x@evil") != NULL);
 	mail_msg_release(&m);
 	json_decref(r);
-	day_config_get(d, "up")->build = make_build("up", "failed", gpio_error, "[]");
+	day_config_get(d, "up")->build = make_build("up", "ok", "[]",
+		"[{\"file\": \"f.c\", \"line\": 1, \"message\": \"w\", \"tree\": \"fixes\"}]");
+	free(d->build->status);
+	d->build->status = xstrdup("ok");
+	json_decref(d->build->errors);
+	d->build->errors = json_array();
 	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
 	CHECK_INT(report_mail(&m, r, conf, "tide <t@ex.org>"), 0);
-	CHECK_STR(m.subject, "linux-next: build failure in the fixes tree's files on "
-			     "2 configurations (next-20261203)");
+	CHECK_STR(m.subject, "linux-next: build warning after merge of the fixes tree");
+	CHECK(strstr(m.body, "produced this warning:\n\nf.c:1: warning: w\n\n") != NULL);
 	mail_msg_release(&m);
 	json_decref(r);
 	trees_conf_free(conf);
@@ -326,9 +346,9 @@ TEST(report__a_configuration_lists_at_most_twenty_of_each)
 	d->build->new_warnings = many;
 	CHECK_INT(report_tree_json(&r, d, &d->trees[0], NULL), 0);
 	report_text(&text, r);
-	CHECK(strstr(text.ptr, "  new warning: f.c:20: w\n  ... and 5 more\n\n-- \n") != NULL);
+	CHECK(strstr(text.ptr, "f.c:20: warning: w\n... and 5 more\n\n") != NULL);
 	CHECK(!strstr(text.ptr, "f.c:21:"));
-	for (i = 0, p = text.ptr; (p = strstr(p, "new warning: ")); p++)
+	for (i = 0, p = text.ptr; (p = strstr(p, ": warning: ")); p++)
 		i++;
 	CHECK_INT(i, 20);
 	json_decref(r);
@@ -339,9 +359,9 @@ TEST(report__a_configuration_lists_at_most_twenty_of_each)
 TESTS(report__bad_utf8_is_replaced_not_dropped, report__json_names_both_sides_and_the_conflict_id,
       report__text_follows_linux_next_mails,
       report__only_changed_conflicts_are_new,
-      report__mail_goes_to_the_tree_and_cc_the_other,
+      report__mail_goes_to_both_trees_and_cc_the_authors,
       report__write_day_writes_txt_and_json,
       report__configurations_follow_the_conflict,
       report__a_day_without_declared_configurations_reads_as_before,
-      report__build_subject_is_short_and_one_line,
+      report__build_subject_names_the_tree_and_the_body_the_configuration,
       report__a_configuration_lists_at_most_twenty_of_each)

@@ -94,5 +94,70 @@ TEST(safefs__bad_names_are_refused)
 	teardown(dir, rootfd);
 }
 
+/*
+ * The readers: a regular file within the limit is read; a link (to a
+ * file, or as the directory holding it), a FIFO, a device or a file over
+ * the limit is refused unread, with the path and why.
+ */
+TEST(safefs__readers_take_only_bounded_regular_files)
+{
+	struct buf b = BUF_INIT;
+	char *dir, *p;
+	int rootfd;
+	double start;
+
+	REQUIRE(setup(&dir, &rootfd) == 0);
+	REQUIRE(t_sh_in(dir, "mkdir -p root/d && echo data > root/d/f && "
+			     "ln -s ../outside/keep root/d/link && mkfifo root/d/fifo && "
+			     "ln -s /dev/zero root/d/zero && ln -s ../outside root/out && "
+			     "head -c 5000 /dev/zero > root/d/big") == 0);
+	p = xasprintf("%s/root/d/f", dir);
+	CHECK_INT(safefs_read_file(&b, p, 100), 0);
+	CHECK_STR(buf_cstr(&b), "data\n");
+	free(p);
+	buf_clear(&b);
+	p = xasprintf("%s/root/d/link", dir);
+	CHECK_INT(safefs_read_file(&b, p, 100), TIDE_EINVAL);
+	CHECK(str_ends_with(tide_error_last(), "/root/d/link': a symbolic link"));
+	CHECK_INT((int)b.len, 0);
+	free(p);
+	p = xasprintf("%s/root/d/fifo", dir);
+	start = time_now();
+	CHECK_INT(safefs_read_file(&b, p, 100), TIDE_EINVAL);
+	CHECK(str_ends_with(tide_error_last(), "/root/d/fifo': not a regular file"));
+	CHECK(time_now() - start < 5);
+	CHECK_INT(safefs_read_regular(&b, p, 100), TIDE_EINVAL);
+	free(p);
+	p = xasprintf("%s/root/d/zero", dir);
+	CHECK_INT(safefs_read_regular(&b, p, 100), TIDE_EINVAL);
+	CHECK(str_ends_with(tide_error_last(), "': not a regular file"));
+	free(p);
+	p = xasprintf("%s/root/d/big", dir);
+	CHECK_INT(safefs_read_file(&b, p, 100), TIDE_EINVAL);
+	CHECK(str_ends_with(tide_error_last(), "': 5000 bytes, over the limit of 100"));
+	CHECK_INT(safefs_read_file(&b, p, 5000), 0);
+	CHECK_INT((int)b.len, 5000);
+	free(p);
+	buf_clear(&b);
+	/* The directory holding the file is not followed either. */
+	p = xasprintf("%s/root/out/keep", dir);
+	CHECK_INT(safefs_read_file(&b, p, 100), TIDE_EINVAL);
+	CHECK_INT(safefs_read_regular(&b, p, 100), 0);
+	CHECK_STR(buf_cstr(&b), "keep\n");
+	free(p);
+	buf_clear(&b);
+	p = path_join(dir, "root");
+	CHECK_INT(safefs_read_under(&b, p, "d/f", 100), 0);
+	CHECK_STR(buf_cstr(&b), "data\n");
+	CHECK_INT(safefs_read_under(&b, p, "out/keep", 100), TIDE_ENOTFOUND);
+	CHECK_INT(safefs_read_under(&b, p, "../outside/keep", 100), TIDE_EINVAL);
+	CHECK_INT(safefs_read_under(&b, p, "d/missing", 100), TIDE_ENOTFOUND);
+	free(p);
+	CHECK(outside_untouched(dir));
+	buf_release(&b);
+	teardown(dir, rootfd);
+}
+
 TESTS(safefs__a_link_where_a_directory_is_wanted_is_replaced,
-      safefs__removal_never_follows_a_link, safefs__bad_names_are_refused)
+      safefs__removal_never_follows_a_link, safefs__bad_names_are_refused,
+      safefs__readers_take_only_bounded_regular_files)

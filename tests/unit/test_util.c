@@ -101,18 +101,5 @@ TEST(file__atomic_write_mode_and_sha256)
 	umask(old);
 }
 
-TEST(tool__first_line)
-{
-	char *ok[] = { "printf", "one\ntwo\n", NULL };
-	char *fails[] = { "false", NULL };
-	char *missing[] = { "/nonexistent/tool", "--version", NULL };
-	char *line = tool_first_line(ok);
-
-	CHECK_STR(line, "one");
-	free(line);
-	CHECK(tool_first_line(fails) == NULL);
-	CHECK(tool_first_line(missing) == NULL);
-}
-
 TESTS(buf__printf_grows, path__absolute_normalizes, file__atomic_write_and_read,
-      file__read_text_refuses_nul_bytes, file__atomic_write_mode_and_sha256, tool__first_line)
+      file__read_text_refuses_nul_bytes, file__atomic_write_mode_and_sha256)

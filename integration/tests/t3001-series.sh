@@ -13,12 +13,17 @@ M=$TOP/work/world/mainline.git
 # Every series a test looks at: each tree's own series file (on
 # v6.1.192) and each day's (on the day's base: v6.1.192, or with the
 # mainline patches its days/N/base lists).  Lines: tree, series, base list.
+# A list with integration/world's directives (@base, @day, @next, @merge,
+# @pick: days 6-8) and mm-next's own series (based on a linux-next day)
+# are left to integration/world, which applies them (t3003).
 all_series() {
 	for t in "$I"/series/*/; do
-		t=$(basename "$t"); echo "$t $I/series/$t/series -"
+		t=$(basename "$t")
+		[ "$t" = mm-next ] || echo "$t $I/series/$t/series -"
 		for d in "$I"/days/*/; do
 			b=-; [ -f "${d}base" ] && b=${d}base
-			[ -f "$d$t" ] && echo "$t $d$t $b"
+			[ -f "$d$t" ] || continue
+			grep -q "^@" "$d$t" "${d}base" 2>/dev/null || echo "$t $d$t $b"
 		done
 	done
 }
@@ -39,7 +44,7 @@ base_index() {
 }
 
 test_expect_success 'every tree (and mainline) has a README, a series file and its patches' '
-	for t in mainline fixes cpumask gpio bitmap mmotm; do
+	for t in mainline fixes cpumask gpio bitmap mmotm mm-next; do
 		test -s "$I/series/$t/README" && test -s "$I/series/$t/series" || exit 1
 		for p in $(cat "$I/series/$t/series"); do test -f "$I/series/$t/$p" || exit 1; done
 	done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Days 1-5 are what integration/days/expect.json says, as far as the git
+# Days 1-8 are what integration/days/expect.json says, as far as the git
 # CLI can tell without tide: bases, merges, conflicts, identical hunks,
 # targets.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
@@ -20,8 +20,8 @@ for d in $(ls "$I/days" | grep -E "^[0-9]+$" | sort -n); do
 		if [ -s got ]; then cmp got want; else test -z \"\$(cat want)\"; fi
 	"
 	test_expect_success "day $d: patch counts as expect.json says" "
-		for t in fixes cpumask gpio bitmap mmotm; do
-			test \"\$(grep -vc '^#' '$I/days/$d/'\$t)\" = \"\$(expect \"e['days']['$d']['patches']['\$t']\")\" || exit 1
+		for t in \$(expect \"list(e['days']['$d']['patches'])\"); do
+			test \"\$(grep -vc '^[#@]' '$I/days/$d/'\$t)\" = \"\$(expect \"e['days']['$d']['patches']['\$t']\")\" || exit 1
 		done
 	"
 done
@@ -147,6 +147,79 @@ test_expect_success 'day 5 bisect target: the last bitmap commit, absent on day 
 	test "$(sed -n "${pos}p" b5)" = "$s" &&
 	test "$(wc -l <b5)" = "$of" &&
 	! git --git-dir="$TRASH/w4/trees/bitmap.git" log --format=%s v6.1.193-rc1..for-next | grep -qxF "$s"
+'
+
+test_expect_success 'day 6: v6.2-rc1 is v6.1.192 + the subjects expect.json lists, pulls as real merges' '
+	m=$TRASH/w6/mainline.git &&
+	git --git-dir="$m" log --reverse --first-parent --format=%s v6.1.192..v6.2-rc1 >subjects &&
+	python3 -c "import json; print(\"\\n\".join(json.load(open(\"$E\"))[\"days\"][\"6\"][\"base\"][\"subjects\"]))" >want &&
+	test_cmp want subjects &&
+	test "$(base 6)" = v6.2-rc1 && test "$(base 7)" = v6.2-rc1 && test "$(base 8)" = v6.2-rc1 &&
+	git --git-dir="$m" show v6.2-rc1:Makefile | grep -qx "PATCHLEVEL = 2" &&
+	for t in cpumask gpio; do
+		n=$(expect "e[\"days\"][\"6\"][\"base\"][\"pulled\"][\"$t\"]") &&
+		mc=$(git --git-dir="$m" log --merges --format=%H --grep="^Merge tag .$t-for-v6.2" v6.2-rc1) &&
+		test "$(git --git-dir="$m" rev-list --count "$mc^1..$mc^2")" = "$n" || exit 1
+	done &&
+	test "$(git --git-dir="$TRASH/w7/mainline.git" rev-parse v6.2-rc1^{commit})" = "$(git --git-dir="$m" rev-parse v6.2-rc1^{commit})"
+'
+
+test_expect_success 'day 6: cpumask is in mainline whole, gpio in part, as the same commits (not rebased)' '
+	w=$TRASH/w6 &&
+	git --git-dir="$w/mainline.git" merge-base --is-ancestor "$(git --git-dir="$w/trees/cpumask.git" rev-parse for-next)" v6.2-rc1 &&
+	! git --git-dir="$w/mainline.git" merge-base --is-ancestor "$(git --git-dir="$w/trees/gpio.git" rev-parse for-next)" v6.2-rc1 &&
+	test "$(git --git-dir="$w/trees/gpio.git" rev-parse for-next)" = "$(git --git-dir="$TRASH/w5/trees/gpio.git" rev-parse for-next)" &&
+	test "$(git --git-dir="$w/trees/cpumask.git" rev-parse for-next)" = "$(git --git-dir="$TRASH/w5/trees/cpumask.git" rev-parse for-next)"
+'
+
+test_expect_success 'days 6-8: the patches mainline applied as its own commits: same patch-id, other id' '
+	for d in 6 7 8; do
+		w=$TRASH/w$d &&
+		python3 -c "import json; [print(x[\"tree\"] + \"\t\" + x[\"subject\"]) for x in json.load(open(\"$E\"))[\"days\"][\"$d\"][\"in_mainline_by_patch_id\"]]" >dups &&
+		while IFS="	" read -r t s; do
+			tc=$(git --git-dir="$w/trees/$t.git" log --format="%H %s" for-next | grep -F " $s" | cut -d" " -f1) &&
+			mc=$(git --git-dir="$w/mainline.git" log --format="%H %s" v6.1.193-rc1..v6.2-rc1 | grep -F " $s" | cut -d" " -f1) &&
+			test -n "$tc" && test -n "$mc" && test "$tc" != "$mc" &&
+			test "$(git --git-dir="$w/trees/$t.git" show "$tc" | git patch-id --stable | cut -d" " -f1)" = \
+			     "$(git --git-dir="$w/mainline.git" show "$mc" | git patch-id --stable | cut -d" " -f1)" || exit 1
+		done <dups || exit 1
+	done
+'
+
+test_expect_success 'days 6-8: each tree is on the base expect.json names (bitmap lags on days 7 and 8)' '
+	for d in 6 7 8; do
+		w=$TRASH/w$d &&
+		for t in $(expect "list(e[\"days\"][\"$d\"][\"tree_bases\"])"); do
+			b=$(expect "e[\"days\"][\"$d\"][\"tree_bases\"][\"$t\"]") &&
+			first=$(git --git-dir="$w/trees/$t.git" rev-list --reverse "$b..for-next" | head -n 1) &&
+			test "$(git --git-dir="$w/trees/$t.git" rev-parse "$first^")" = \
+			     "$(git --git-dir="$w/mainline.git" rev-parse "$b^{commit}")" &&
+			! git --git-dir="$w/trees/$t.git" merge-base --is-ancestor v6.2-rc1 for-next ||
+			{ echo "day $d: $t not on $b"; exit 1; }
+		done || exit 1
+	done &&
+	git --git-dir="$TRASH/w7/trees/gpio.git" merge-base --is-ancestor v6.2-rc1 for-next
+'
+
+test_expect_success 'days 6-8: mm-next is next-20261205 plus its own commits, the same ids from day to day' '
+	for d in 6 7 8; do
+		g="git --git-dir=$TRASH/w$d/trees/mm-next.git" &&
+		n=$(expect "e[\"days\"][\"$d\"][\"next_based\"][\"mm-next\"][\"commits\"]") &&
+		$g cat-file -e next-20261205:localversion-next &&
+		test "$($g rev-list --count next-20261205..for-next)" = "$n" &&
+		$g log --reverse --format=%H next-20261205..for-next >ids$d || exit 1
+	done &&
+	head -n 2 ids7 | cmp - ids6 && cmp ids7 ids8 &&
+	: next-20261205 is day 5 merged by the reference integrator, mmotm included &&
+	git --git-dir="$TRASH/w6/trees/mm-next.git" show next-20261205:mm/vmscan.c | grep -q "being scanned that the high$"
+'
+
+test_expect_success 'day 8: mm-next left out at its first commit, which mmotm'"'"'s v2 moved the lines of' '
+	s=$(expect "e[\"days\"][\"8\"][\"conflicts\"][0][\"ours_subjects\"][0]") &&
+	grep -qxF "Subject: [PATCH] $s" "$I/series/mmotm/$(grep vmscan "$I/days/8/mmotm")" &&
+	t=$(expect "e[\"days\"][\"8\"][\"next_based\"][\"mm-next\"][\"failed\"][\"subject\"]") &&
+	test "$(git --git-dir="$TRASH/w8/trees/mm-next.git" log --reverse --format=%s next-20261205..for-next | head -n 1)" = "$t" &&
+	git --git-dir="$TRASH/m8.git" show refs/heads/result:mm/vmscan.c | grep -q "being scanned for the high$"
 '
 
 test_done

@@ -44,7 +44,7 @@ base_index() {
 }
 
 test_expect_success 'every tree (and mainline) has a README, a series file and its patches' '
-	for t in mainline fixes cpumask gpio bitmap mmotm mm-next; do
+	for t in mainline fixes cpumask gpio bitmap mmotm gpio-sim mm-next; do
 		test -s "$I/series/$t/README" && test -s "$I/series/$t/series" || exit 1
 		for p in $(cat "$I/series/$t/series"); do test -f "$I/series/$t/$p" || exit 1; done
 	done

@@ -12,14 +12,17 @@
 #          second day (the same 2 commits and 1 more);
 #   day 8: mmotm's v2 rewrites the lines mm-next's first commit edits:
 #          mm-next is left out, the record and the report name that
-#          commit and mmotm.
+#          commit and mmotm; gpio-sim adds a gpio_request() caller
+#          without selecting GPIOLIB_LEGACY (with TIDE_CHECK_FULL: the
+#          smoke build fails in gpio-sim.c, legacy builds and boots, and
+#          tide bisect --build names gpio-sim's commit).
 #
 # Each day's merged tree is also compared with integration/merge-day's
 # (the git CLI reference, which takes a next-based tree the same way).
 # make check runs the merges (--no-build: about 4 minutes, most of it
 # laying out the days); with TIDE_CHECK_FULL (make check-kernel-full)
 # day 6's smoke kernel (v6.2-rc1 with every tree) is also built and
-# booted.  The worlds and the workspace live under work/ (hard-world-N,
+# booted, and day 8 is built in smoke and legacy and bisected.  The worlds and the workspace live under work/ (hard-world-N,
 # hard-ws) with fixed paths, so a rerun is ccache-warm.  Times go to
 # $TIDE_MEASURE/hard-days.txt.
 . "$(dirname "$0")/../../tests/cmd/lib.sh"
@@ -61,14 +64,15 @@ print('\n'.join(r) if isinstance(r, list) else r)" "$WS/days/2026-12-0$1/day.jso
 # trees DAY STATUS: the trees of the day with that status, in order.
 trees() { tfield "$1" "[t['name'] for t in d['trees'] if t['status'] == '$2']"; }
 
-# run DAY [OPTION...]: tide run of the laid-out day; exit 0 or 1 is a
-# result (left in rc), more is a failure; the time is logged.
+# run DAY CONFIGS [OPTION...]: tide run of the laid-out day with those
+# configurations; exit 0 or 1 is a result (left in rc), more is a
+# failure; the time is logged.
 run() {
-	day=$1 && shift &&
+	day=$1 configs=$2 && shift 2 &&
 	t0=$(date +%s) &&
-	rc=0 && tide -C "$WS" -f "$WORLD-$day/trees.conf" run --date 2026-12-0$day --configs smoke "$@" >out 2>err || rc=$? &&
+	rc=0 && tide -C "$WS" -f "$WORLD-$day/trees.conf" run --date 2026-12-0$day --configs "$configs" "$@" >out 2>err || rc=$? &&
 	cat out && echo $rc >rc &&
-	echo "# day $day: tide run $* $(( $(date +%s) - t0 )) s, exit $rc" | tee -a "$MEASURE/hard-days.txt" >&3 &&
+	echo "# day $day: tide run --configs $configs $* $(( $(date +%s) - t0 )) s, exit $rc" | tee -a "$MEASURE/hard-days.txt" >&3 &&
 	test $rc -le 1
 }
 
@@ -116,7 +120,7 @@ test_expect_success 'setup: days 6-8 laid out on v6.2-rc1' '
 
 test_expect_success 'day 6: the merge window: cpumask up to date, mm-next'"'"'s own commits applied' '
 	rm -rf "$WS" &&
-	if [ -n "${TIDE_CHECK_FULL:-}" ]; then run 6; else run 6 --no-build; fi &&
+	if [ -n "${TIDE_CHECK_FULL:-}" ]; then run 6 smoke; else run 6 smoke --no-build; fi &&
 	test "$(cat rc)" = 0 &&
 	test "$(tfield 6 "d[\"base\"][\"tag\"]")" = v6.2-rc1 &&
 	outcome 6 && next_based 6 &&
@@ -145,7 +149,7 @@ else
 fi
 
 test_expect_success 'day 7: mm-next carried a second day, bitmap merged while lagging on v6.1.193-rc1' '
-	run 7 --no-build &&
+	run 7 smoke --no-build &&
 	test "$(cat rc)" = 0 &&
 	outcome 7 && next_based 7 && duplicates 7 &&
 	grep -q "mm-next: based on next-20261205: 3 of its 3 commits applied" err &&
@@ -156,7 +160,7 @@ test_expect_success 'day 7: mm-next carried a second day, bitmap merged while la
 '
 
 test_expect_success 'day 8: mm-next left out at the commit that no longer applies, naming mmotm' '
-	run 8 --no-build &&
+	if [ -n "${TIDE_CHECK_FULL:-}" ]; then run 8 smoke,legacy; else run 8 smoke --no-build; fi &&
 	test "$(cat rc)" = 1 &&
 	outcome 8 &&
 	s=$(expect 8 "d[\"next_based\"][\"mm-next\"][\"failed\"][\"subject\"]") &&
@@ -174,5 +178,36 @@ test_expect_success 'day 8: mm-next left out at the commit that no longer applie
 	grep -q "^The mm-next tree is based on next-20261205" report &&
 	same_tree_as_git 8
 '
+
+if [ -n "${TIDE_CHECK_FULL:-}" ]; then
+test_expect_success 'day 8: the config-only break: smoke fails in gpio-sim.c, legacy builds' '
+	test "$(field 8 "b(\"smoke\")[\"status\"]")" = "$(expect 8 "d[\"configs\"][\"smoke\"][\"build\"]")" &&
+	test "$(field 8 "b(\"legacy\")[\"status\"]")" = "$(expect 8 "d[\"configs\"][\"legacy\"][\"build\"]")" &&
+	field 8 "b(\"smoke\")[\"errors\"][0][\"file\"]" >file &&
+	test "$(cat file)" = "$(expect 8 "d[\"configs\"][\"smoke\"][\"first_error_file\"]")" &&
+	field 8 "b(\"smoke\")[\"errors\"][0][\"message\"]" >message && cat message &&
+	grep -qF "$(expect 8 "d[\"configs\"][\"smoke\"][\"error\"]")" message &&
+	grep -qF "$(expect 8 "d[\"configs\"][\"smoke\"][\"symbol\"]")" message &&
+	echo "# day 8 legacy: build $(field 8 "round(b(\"legacy\")[\"seconds\"])") s, boot $(field 8 "o(\"legacy\").get(\"status\")") $(field 8 "o(\"legacy\").get(\"counts\")")" |
+		tee -a "$MEASURE/hard-days.txt" >&3
+'
+
+test_expect_success 'day 8: tide bisect --build names gpio-sim'"'"'s commit, a semantic conflict with gpio' '
+	tree=$(expect 8 "d[\"bisect\"][\"tree\"]") &&
+	subject=$(expect 8 "d[\"bisect\"][\"subject\"]") &&
+	object=$(expect 8 "d[\"configs\"][\"smoke\"][\"object\"]") &&
+	t0=$(date +%s) &&
+	tide -C "$WS" bisect 2026-12-08 --build --target "$object" >bisect.out 2>bisect.err &&
+	cat bisect.out &&
+	echo "# day 8 bisect --build --target $object: $(grep "^steps:" bisect.out), wall $(( $(date +%s) - t0 )) s" |
+		tee -a "$MEASURE/hard-days.txt" >&3 &&
+	grep -x "tree: $tree" bisect.out &&
+	grep "^first bad commit: [0-9a-f]* $subject$" bisect.out &&
+	grep "^semantic conflict with $(expect 8 "d[\"bisect\"][\"semantic_conflict_with\"]"):" bisect.out
+'
+else
+	test_skip 'day 8: the config-only break: smoke fails in gpio-sim.c, legacy builds' 'runs with make check-kernel-full'
+	test_skip 'day 8: tide bisect --build names gpio-sim'"'"'s commit, a semantic conflict with gpio' 'runs with make check-kernel-full'
+fi
 
 test_done

@@ -176,4 +176,22 @@ test_expect_success 'criss-cross with git'"'"'s commit-graph: the merge bases it
 	grep -q "^100644 [0-9a-f]* 1	f" out
 '
 
+test_expect_success 'a --shared clone reads its alternate'"'"'s commit-graph, its own commits outside it' '
+	git clone -q --shared cc sh &&
+	test ! -e sh/.git/objects/info/commit-graph &&
+	git -C sh checkout -q -b l2 origin/left &&
+	printf "0\n1\na\n3\n4\nL\n" >sh/f &&
+	GIT_COMMITTER_DATE="1500000000 +0000" git -C sh commit -qam l2 &&
+	git -C sh checkout -q -b r2 origin/right &&
+	printf "1\nb\n3\n4\nR\nz\n" >sh/f &&
+	GIT_COMMITTER_DATE="1500000100 +0000" git -C sh commit -qam r2 &&
+	git -C sh merge-base --all l2 r2 >bases &&
+	test $(wc -l <bases) = 2 &&
+	grc=0 && (cd sh && git merge-tree --write-tree l2 r2) >exp || grc=$? &&
+	trc=0 && (cd sh && tide merge-tree l2 r2) >out || trc=$? &&
+	test $grc = 1 && test $trc = 1 &&
+	sed -i "/^Auto-merging /d" exp &&
+	test_cmp exp out
+'
+
 test_done

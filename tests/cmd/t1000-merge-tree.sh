@@ -194,4 +194,41 @@ test_expect_success 'a --shared clone reads its alternate'"'"'s commit-graph, it
 	test_cmp exp out
 '
 
+test_expect_success 'merge.renameLimit, else diff.renameLimit, bounds inexact renames as in git' '
+	git init -q rl &&
+	for i in 1 2 3 4 5; do seq 1 50 | sed "s/^/file$i line /" >rl/f$i || exit 1; done &&
+	git -C rl add . && git -C rl commit -qm base &&
+	git -C rl checkout -q -b side &&
+	for i in 1 2 3 4 5; do git -C rl mv f$i g$i && echo extra >>rl/g$i || exit 1; done &&
+	git -C rl commit -qam renames && git -C rl checkout -q - &&
+	sed -i "s/line 25\$/LINE 25/" rl/f1 rl/f2 rl/f3 rl/f4 rl/f5 &&
+	git -C rl commit -qam edit &&
+	for cfg in "" merge.renameLimit=2 merge.renameLimit=4 merge.renameLimit=5 \
+		merge.renameLimit=0 merge.renameLimit=-1 diff.renameLimit=2 \
+		"merge.renameLimit=6 diff.renameLimit=2" "merge.renameLimit=2 diff.renameLimit=6"; do
+		rm -rf c && cp -r rl c &&
+		for kv in $cfg; do git -C c config "${kv%%=*}" "${kv#*=}" || exit 1; done &&
+		grc=0 && (cd c && git merge-tree --write-tree HEAD side) >exp 2>/dev/null || grc=$? &&
+		trc=0 && (cd c && tide merge-tree HEAD side) >out 2>err || trc=$? &&
+		echo "$cfg: $grc $trc" >>codes &&
+		sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+		test_cmp exp.stages out.stages || exit 1
+	done &&
+	cat >expect <<-\EOF &&
+	: 0 0
+	merge.renameLimit=2: 1 1
+	merge.renameLimit=4: 1 1
+	merge.renameLimit=5: 0 0
+	merge.renameLimit=0: 0 0
+	merge.renameLimit=-1: 0 0
+	diff.renameLimit=2: 1 1
+	merge.renameLimit=6 diff.renameLimit=2: 0 0
+	merge.renameLimit=2 diff.renameLimit=6: 1 1
+	EOF
+	test_cmp expect codes &&
+	git -C rl config merge.renameLimit lots &&
+	(cd rl && test_must_fail --status=3 tide merge-tree HEAD side) 2>err &&
+	test_cmp_str "tide: bad merge.renameLimit: failed to parse '"'"'lots'"'"' as a 32-bit integer" err
+'
+
 test_done

@@ -7,15 +7,15 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/buf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/kcidb.h"
-#include "../src/regress.h"
-#include "../src/settings.h"
-#include "../src/text.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "buf.h"
+#include "day.h"
+#include "error.h"
+#include "kcidb.h"
+#include "regress.h"
+#include "settings.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
 
 static int write_doc(const json_t *doc, const char *out)
 {

@@ -9,12 +9,12 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/mail.h"
-#include "../src/mailconf.h"
-#include "../src/regress.h"
-#include "../src/workspace.h"
+#include "day.h"
+#include "error.h"
+#include "mail.h"
+#include "mailconf.h"
+#include "regress.h"
+#include "workspace.h"
 
 struct args {
 	int all, json, mail, dry_run;

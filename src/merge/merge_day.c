@@ -27,7 +27,6 @@
 #include "nextfiles.h"
 #include "quilt.h"
 #include "rerere.h"
-#include "run.h"
 #include "text.h"
 #include "treepaths.h"
 #include "util.h"

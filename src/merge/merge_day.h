@@ -20,12 +20,22 @@ struct day;
 struct day_tree;
 struct fetch_day;
 struct fsck_seen;
-struct run_summary;
 struct tree;
 struct trees_conf;
 struct workspace;
 
 struct previous_index;
+
+/*
+ * What the merge stage reads of the run (its date and tag) and counts for
+ * it (the check at the door); run.c copies the counts into its summary.
+ */
+struct merge_day_run {
+	char date[11];
+	char tag[16];
+	size_t door_commits, door_trees;
+	double door_seconds;
+};
 
 /* A merge made today: bisect and reports map commits to trees with it. */
 struct merged_tree {
@@ -52,7 +62,7 @@ struct merge_day {
 	const git_signature *sig;
 	const char *days_dir;		/* earlier days, for previous versions */
 	struct day *day;		/* trees are added to it */
-	struct run_summary *sum;	/* date and tag (the counts come from the record) */
+	struct merge_day_run *sum;	/* date and tag; the door's counts */
 	struct fetch_day *fetch;	/* the git trees' tips; quilt time added */
 	struct fsck_seen *fsck;		/* tree objects found good */
 	struct buf *mergelog;		/* Next/merge.log */

@@ -7,7 +7,7 @@
  *   S  the day's state after it (an OID)
  *   M  the tips of the merges it made, one OID each
  *   C  the count of merge attempts (int32)
- *   U  the run's counts (struct run_summary, as this very binary lays it out)
+ *   U  the run's counts (struct merge_day_run, as this very binary lays it out)
  *   L  the text it added to merge.log
  *   T  the tree's record, as a one-tree day record in JSON
  *   E  the end: a result without it is a child that died while writing
@@ -31,7 +31,6 @@
 #include "isolate.h"
 #include "merge_day.h"
 #include "merge_isolate.h"
-#include "run.h"
 #include "util.h"
 #include "workspace.h"
 

@@ -66,6 +66,7 @@ struct run {
 	struct buf mergelog;
 	struct fsck_seen fsck;	/* tree objects found good, DIR/repo.git/tide-fsck-trees */
 	struct merge_day md;
+	struct merge_day_run mrun;	/* what md reads of sum and counts for it */
 	struct event_sink sink;	/* run_relay() */
 };
 
@@ -305,7 +306,9 @@ static void run_merge_setup(struct run *r)
 	md->sig = r->sig;
 	md->days_dir = r->days_dir;
 	md->day = r->day;
-	md->sum = r->sum;
+	snprintf(r->mrun.date, sizeof(r->mrun.date), "%s", r->sum->date);
+	snprintf(r->mrun.tag, sizeof(r->mrun.tag), "%s", r->sum->tag);
+	md->sum = &r->mrun;
 	md->fetch = &r->fetch;
 	md->fsck = &r->fsck;
 	md->mergelog = &r->mergelog;
@@ -963,6 +966,9 @@ int run_day(struct run_summary *out, struct workspace *ws, const struct trees_co
 			run_die_point("merge", r.md.nmerges);
 	}
 	git_oid_cpy(&r.state, &r.md.state);
+	out->door_commits = r.mrun.door_commits;
+	out->door_trees = r.mrun.door_trees;
+	out->door_seconds = r.mrun.door_seconds;
 	event_emitf(&r.sink, EVENT_CHECK, EVENT_INFO, NULL,
 		    "checked at the door: %zu new commits, %zu new trees in %.3f s",
 		    out->door_commits, out->door_trees, out->door_seconds);

@@ -2346,7 +2346,7 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 		   enum bisect_verdict *verdict, char **note)
 {
 	const struct bisect_cmd *bc = data;
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	char hex[GIT_OID_HEXSZ + 1];
 	int err, code = 0;
 	double t;
@@ -2354,7 +2354,7 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 	git_oid_tostr(hex, sizeof(hex), commit);
 	t = time_now();
 	if ((err = mkdir_p(bc->srcdir, 0777)) == 0)
-		err = build_checkout(&st, repo, commit, bc->srcdir, bc->state_path);
+		err = checkout_tree(&st, repo, commit, bc->srcdir, bc->state_path);
 	if (err == 0 && bc->progress) {
 		char *line = xasprintf("checked out %.12s (%s%zu written, %zu removed, %.2fs); "
 				       "running %s", hex, st.full ? "full, " : "", st.written,
@@ -2363,7 +2363,7 @@ int bisect_cmd_run(void *data, git_repository *repo, const git_oid *commit,
 		bc->progress(bc->progress_data, line);
 		free(line);
 	}
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	if (err < 0)
 		return err;
 	if ((err = run_cmd(&code, bc, hex)) < 0)

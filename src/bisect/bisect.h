@@ -43,7 +43,7 @@ struct bisect_check {
 };
 
 /*
- * The --cmd check: check the commit out into srcdir (build_checkout(),
+ * The --cmd check: check the commit out into srcdir (checkout_tree(),
  * incremental) and run `sh -c CMD` there, output appended to log_path.
  * Exit 0 is good, 125 skip, 126/127 (not executable, not found) an
  * error (TIDE_EINVAL), death by a signal an error, anything else bad,

@@ -6,6 +6,8 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "buildconf.h"
+#include "checkout.h"
 
 struct build_config;
 struct event_sink;
@@ -17,34 +19,6 @@ struct event_sink;
  * plus a fragment, Kbuild out of tree (O=DIR/build/out) through ccache,
  * and the first errors and the warnings read back from the log.
  */
-
-/* ---- incremental checkout ---- */
-
-struct build_checkout_stats {
-	int full;		/* 1: no usable previous tree, every file compared */
-	size_t written;		/* files (re)written */
-	size_t removed;		/* files or directories removed */
-	size_t unchanged;	/* full checkout: files left alone (same content) */
-	double seconds;
-	/* Paths (relative) written or removed, for build_checkout_stats_release(). */
-	char **changed;
-	size_t nchanged, achanged;
-};
-
-void build_checkout_stats_release(struct build_checkout_stats *stats);
-/* Did the checkout write or remove path? */
-int build_checkout_changed(const struct build_checkout_stats *stats, const char *path);
-
-/*
- * Make srcdir hold exactly the tree of commit.  state_path remembers the
- * tree last checked out; it is removed before srcdir is touched and written
- * only after success, so an interrupted checkout is never taken as
- * complete: a missing or unknown state means a full checkout, which still
- * leaves files whose content is right (and their mtimes) alone.
- */
-int build_checkout(struct build_checkout_stats *stats, git_repository *repo,
-		   const git_oid *commit, const char *srcdir,
-		   const char *state_path);
 
 /*
  * Parse a day record's object name (hex): TIDE_EINVAL "day record has no
@@ -231,7 +205,7 @@ struct build_result {
 	long objects;			/* Kbuild's CC and AS lines: objects compiled */
 	long checked;			/* objects rebuilt with W=1 / C=1 (the day's files) */
 	double check_seconds;
-	struct build_checkout_stats checkout;
+	struct checkout_stats checkout;
 	int config_regenerated;
 	int jobs;
 	int ccache;			/* went through ccache */
@@ -268,18 +242,10 @@ json_t *build_diags_json(const struct build_diags *d);
 /* The record's "distcc" object. */
 json_t *build_distcc_json(const struct build_result *res);
 
-/* Search PATH for an executable; returns its path or NULL (caller frees). */
-char *build_which(const char *name);
 
 
 /* ---- a day's build ---- */
 
-/*
- * The default config fragment: $TIDE_KERNEL_TESTS/smoke.config, else
- * kernel-tests/smoke.config in the tide source tree the running binary
- * was built in (searched upwards from its directory).  NULL if none.
- */
-char *build_default_fragment(void);
 
 struct build_day_opts {
 	const char *fragment;	/* NULL: build_default_fragment() */
@@ -357,12 +323,6 @@ const struct day_build *build_record(const struct day *day);
 struct day_build **build_day_slot(struct day *day, const struct build_day_opts *o);
 char *build_day_log_name(const struct build_day_opts *o);
 
-/*
- * A build's ccache and distcc lines (its "ccache_stats", "distcc" and
- * "remote_cache"; each may be NULL), each starting with indent.
- */
-void build_farm_summary(struct buf *out, const json_t *ccache_stats, const json_t *distcc,
-			const char *remote_cache, const char *indent);
 
 /*
  * The one builder of build options: DIR/build's fixed paths, the log at

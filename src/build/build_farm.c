@@ -474,58 +474,6 @@ void build_distcc_stats_release(struct build_distcc_stats *st)
 
 /* ---- the record ---- */
 
-static void summary_distcc_hosts(struct buf *b, const json_t *hosts, const char *key,
-				 const char *what)
-{
-	const json_t *h;
-	size_t i;
-	int first = 1;
-
-	json_array_foreach(hosts, i, h) {
-		json_int_t n = json_integer_value(json_object_get(h, key));
-
-		if (!n)
-			continue;
-		buf_printf(b, "%s%s %lld%s", first ? " (" : ", ",
-			   json_string_value(json_object_get(h, "host")) ?: "?", (long long)n,
-			   what);
-		first = 0;
-	}
-	if (!first)
-		buf_putc(b, ')');
-}
-
-void build_farm_summary(struct buf *b, const json_t *cs, const json_t *dc, const char *remote,
-			const char *indent)
-{
-#define N(o, k) ((long long)json_integer_value(json_object_get(o, k)))
-	if (cs) {
-		buf_printf(b, "%sccache: %lld hits (%lld local, %lld remote), %lld misses, "
-			   "%lld uncacheable", indent, N(cs, "local_hits") + N(cs, "remote_hits"),
-			   N(cs, "local_hits"), N(cs, "remote_hits"), N(cs, "misses"),
-			   N(cs, "uncacheable"));
-		if (N(cs, "remote_errors"))
-			buf_printf(b, ", %lld remote errors", N(cs, "remote_errors"));
-		if (remote)
-			buf_printf(b, "; shared cache %s", remote);
-		buf_putc(b, '\n');
-	}
-	if (dc) {
-		const json_t *hosts = json_object_get(dc, "hosts");
-
-		if (!N(dc, "remote") && N(dc, "fallbacks"))
-			buf_printf(b, "%sdistcc: no host answered, %lld compiles ran here", indent,
-				   N(dc, "local"));
-		else
-			buf_printf(b, "%sdistcc: %lld compiles on hosts, %lld here (%lld fallbacks)",
-				   indent, N(dc, "remote"), N(dc, "local"), N(dc, "fallbacks"));
-		summary_distcc_hosts(b, hosts, "compiles", "");
-		summary_distcc_hosts(b, hosts, "failures", " failed");
-		buf_putc(b, '\n');
-	}
-#undef N
-}
-
 json_t *build_distcc_json(const struct build_result *res)
 {
 	const struct build_distcc_stats *st = &res->distcc;

@@ -300,7 +300,7 @@ static int matrix_checkout(const struct day *day, git_repository *repo, const ch
 {
 	char *abs = path_absolute(wsdir);
 	char *src = workspace_build_src(abs), *state = workspace_build_state(abs);
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	git_oid commit;
 	int error;
 
@@ -308,12 +308,12 @@ static int matrix_checkout(const struct day *day, git_repository *repo, const ch
 		goto done;
 	event_emitf(events, EVENT_BUILD, EVENT_PROGRESS, NULL, "matrix: checkout of %.12s",
 		    day->commit);
-	if ((error = build_checkout(&st, repo, &commit, src, state)) == 0)
+	if ((error = checkout_tree(&st, repo, &commit, src, state)) == 0)
 		event_emitf(events, EVENT_BUILD, EVENT_PROGRESS, NULL,
 			    "matrix: checkout in %.1f s (%zu files written, %zu removed)",
 			    st.seconds, st.written, st.removed);
 done:
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	free(state);
 	free(src);
 	free(abs);

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <git2.h>
 
+#include "dayrec.h"
 #include "event.h"
 
 /*
@@ -23,7 +24,6 @@ struct day;
 
 #define CHECKS_STALE_AFTER 365		/* days without a new commit: DIR/config stale-after */
 #define CHECKS_FETCH_FAILED_AFTER 3	/* days of failed fetches: DIR/config fetch-failed-after */
-#define CHECKS_MAX_FIXES 32		/* Fixes: lines of one commit checked */
 #define CHECKS_MAX_LINE 400		/* bytes of a Fixes: line the record keeps */
 #define CHECKS_MAX_SIGNOFFS 256		/* Signed-off-by lines of one commit read */
 #define CHECKS_MAX_FINDINGS 5000	/* findings a day records */

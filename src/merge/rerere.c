@@ -14,7 +14,7 @@
 #include <openssl/evp.h>
 
 #include "attr.h"
-#include "build.h"
+#include "checkout.h"
 #include "error.h"
 #include "merge.h"
 #include "rerere.h"
@@ -673,12 +673,12 @@ static int files_next(char **p, int *size, char **path)
  * The whole merged tree, markers and all, checked out into the empty dir
  * (src/build.c's checkout, through src/safefs): a commit of it, with
  * ours and theirs as parents and a fixed signature so a rerun makes the
- * same object, is what build_checkout() takes.
+ * same object, is what checkout_tree() takes.
  */
 static int checkout_merged(git_repository *repo, const char *dir, const git_tree *tree,
 			   git_commit *ours, git_commit *theirs, const char *msg)
 {
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	const git_commit *parents[2] = { ours, theirs };
 	git_signature *sig = NULL;
 	git_oid commit;
@@ -692,10 +692,10 @@ static int checkout_merged(git_repository *repo, const char *dir, const git_tree
 		error = tide_error_git(TIDE_ERROR, "cannot write the merged state");
 		goto done;
 	}
-	error = build_checkout(&st, repo, &commit, dir, state);
+	error = checkout_tree(&st, repo, &commit, dir, state);
 	unlink(state);
 done:
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	git_signature_free(sig);
 	free(state);
 	return error;

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build.h"
 #include "buildconf.h"
 #include "error.h"
 #include "text.h"
@@ -318,4 +317,47 @@ void build_config_release(struct build_config *c)
 	free(c->machine);
 	free(c->cpu);
 	memset(c, 0, sizeof(*c));
+}
+
+char *build_which(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	for (p = path ? path : "/usr/bin:/bin"; ; p = end + 1) {
+		end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *cand = xasprintf("%.*s/%s", (int)n, n ? p : ".", name);
+
+		if (access(cand, X_OK) == 0 && !path_is_dir(cand))
+			return cand;
+		free(cand);
+		if (!end)
+			return NULL;
+	}
+}
+
+char *build_default_fragment(void)
+{
+	const char *env = getenv("TIDE_KERNEL_TESTS");
+	char *exe, *dir, *cand, *slash;
+	int up;
+
+	if (env && *env)
+		return path_join(env, "smoke.config");
+	if (!(exe = realpath("/proc/self/exe", NULL)))
+		return NULL;
+	dir = exe;
+	for (up = 0; up < 4 && (slash = strrchr(dir, '/')) && slash != dir; up++) {
+		*slash = '\0';
+		cand = path_join(dir, "kernel-tests/smoke.config");
+		if (path_exists(cand)) {
+			free(exe);
+			return cand;
+		}
+		free(cand);
+	}
+	free(exe);
+	return NULL;
 }

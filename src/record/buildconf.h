@@ -88,4 +88,14 @@ const char *build_config_base(const struct build_config *c);
 
 void build_config_release(struct build_config *c);
 
+/* Search PATH for an executable; returns its path or NULL (caller frees). */
+char *build_which(const char *name);
+
+/*
+ * The default config fragment: $TIDE_KERNEL_TESTS/smoke.config, else
+ * kernel-tests/smoke.config in the tide source tree the running binary
+ * was built in (searched upwards from its directory).  NULL if none.
+ */
+char *build_default_fragment(void);
+
 #endif

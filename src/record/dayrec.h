@@ -146,6 +146,9 @@ struct regression {
  * commit is in the day (carried from day to day, "since" the first day
  * it was found); it is mailed once (reports/mail.json "checks").
  */
+/* Fixes: lines of one commit checked: a finding's tags are at most that many. */
+#define CHECKS_MAX_FIXES 32
+
 struct day_finding {
 	struct dayrec_head head;
 	/* fixes, signoff, duplicate, empty, merge-only, stale, fetch-failed */
@@ -270,6 +273,13 @@ char *dayrec_text(const char *s);
  * one line: the check, the outcome, the tree and commit, the cost.  A
  * configuration's boot (config not NULL) says "boot    [NAME] ...".
  */
+/*
+ * A build's ccache and distcc lines (its "ccache_stats", "distcc" and
+ * "remote_cache"; each may be NULL), each starting with indent.
+ */
+void build_farm_summary(struct buf *out, const json_t *ccache_stats, const json_t *distcc,
+			const char *remote_cache, const char *indent);
+
 char *day_build_text(const struct day_build *rec);
 char *day_boot_text(const struct day_boot *rec, const char *config);
 char *day_bisect_text(const struct day_bisect *rec);

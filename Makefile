@@ -173,20 +173,29 @@ EXPECT_CMD = $(if $(T),,cmd-test-numbers) \
 	$(foreach t,$(CMD_TESTS),$(if $(if $(T),$(findstring $(T),$(t)),all),cmd-$(basename $(notdir $(t)))))
 EXPECT_FUZZ = $(FUZZ_TARGETS:%=fuzz-%)
 EXPECT_KERNEL = $(KERNEL_TESTS:integration/tests/%.sh=kernel-%)
+EXPECT_LAYERS = layers
 
 # The list, one a line (tests/cmd/t0030-harness.sh checks it).
 check-expected:
-	@printf '%s\n' $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+	@printf '%s\n' $(EXPECT_LAYERS) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
 
 # Each part runs even when one before it failed; the summary decides.
 check: deps
 	$(MAKE) all asan
 	@rm -rf $(R) && mkdir -p $(R)
+	-tests/check-layers src $(R)/layers
 	-tests/run-unit $(UNIT_BINS)
 	-tests/run-cmd
 	-$(MAKE) --no-print-directory check-fuzz
 	-$(MAKE) --no-print-directory check-kernel
-	@tests/summarize $(R) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+	@tests/summarize $(R) $(EXPECT_LAYERS) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+
+# No #include of src/ points up a layer or across stages (the table is in
+# tests/check-layers; docs/design.md, "Code layout").
+check-layers:
+	@rm -rf $(R) && mkdir -p $(R)
+	-tests/check-layers src $(R)/layers
+	@tests/summarize $(R) $(EXPECT_LAYERS)
 
 check-unit: asan
 	@rm -rf $(R) && mkdir -p $(R)
@@ -241,7 +250,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-merge-real bench-day bench-bisect bench-build bench-content-merge bench-checks clean
+.PHONY: all asan deps check check-expected check-layers check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-merge-real bench-day bench-bisect bench-build bench-content-merge bench-checks clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -6,7 +6,6 @@
 
 #include <jansson.h>
 
-#include "bisect.h"
 #include "dashboard.h"
 #include "day.h"
 #include "error.h"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "bisect_int.h"
 #include "day.h"
 #include "buf.h"
 #include "build.h"
@@ -180,33 +181,7 @@ int bisect_diff_symbols(json_t *set, const char *text)
 
 /* ---- the bisect context: steps, replay, persistence ---- */
 
-struct bctx {
-	git_repository *repo;
-	const struct bisect_opts *opts;
-	git_signature *sig;	/* the temporary commits' name (their time: the newest parent's) */
-	char *state_path;
-	json_t *state;		/* what DIR/bisect/state.json holds */
-	json_t *steps;		/* state["steps"], borrowed */
-	json_t *old_steps;	/* the interrupted run's steps, replayed in order */
-	size_t replay;
-	double t0, elapsed_before;
-	size_t nsteps, nruns, nbuilds, nreplayed;
-	char *store;		/* DIR/rr-cache: recorded resolutions */
-	json_t *memo;		/* "ours theirs fixups..." -> the merged commit, or "!why" */
-	struct merge_objects *mo;	/* temporary objects kept in memory */
-	/* What building the current step's state took. */
-	struct {
-		size_t merges, reused, resolved, fixups;
-		struct buf notes;
-		double t;
-		int begun;	/* step_begin() called, test_state() not yet */
-	} st;
-};
-
-static void progress(struct bctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void progress(struct bctx *c, const char *fmt, ...)
+void bisect_progress(struct bctx *c, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;
 	va_list ap;
@@ -290,14 +265,14 @@ static const json_t *replayed(struct bctx *c, const char *key)
  * A step starts before its state is built: the line names it, so the
  * merges that follow are not silence.
  */
-static void step_begin(struct bctx *c, const char *stage, const char *label)
+void bisect_step_begin(struct bctx *c, const char *stage, const char *label)
 {
 	c->nsteps++;
 	c->st.merges = c->st.reused = c->st.resolved = c->st.fixups = 0;
 	buf_clear(&c->st.notes);
 	c->st.t = time_now();
 	c->st.begun = 1;
-	progress(c, "step %zu: %s: %s ...", c->nsteps, stage, label);
+	bisect_progress(c, "step %zu: %s: %s ...", c->nsteps, stage, label);
 }
 
 /* One line on how the state was built, when building it did anything. */
@@ -319,7 +294,7 @@ static void step_built(struct bctx *c)
 	if (c->st.notes.len)
 		buf_printf(&b, "; %s", c->st.notes.ptr);
 	buf_printf(&b, " (%.2fs)", time_now() - c->st.t);
-	progress(c, "%s", buf_cstr(&b));
+	bisect_progress(c, "%s", buf_cstr(&b));
 	buf_release(&b);
 }
 
@@ -328,9 +303,9 @@ static void step_built(struct bctx *c)
  * built (why != NULL: a merge still conflicts after the recorded
  * resolutions) is a skip without running the check.  The step is saved
  * before returning, so a kill after this point never repeats it.
- * step_begin() was called (callers call it before building the state).
+ * bisect_step_begin() was called (callers call it before building the state).
  */
-static int test_state(struct bctx *c, const char *stage, const char *label,
+int bisect_test_state(struct bctx *c, const char *stage, const char *label,
 		      const git_oid *commit, const char *why, enum bisect_verdict *out)
 {
 	char hex[GIT_OID_HEXSZ + 1] = "";
@@ -352,7 +327,7 @@ static int test_state(struct bctx *c, const char *stage, const char *label,
 		json_object_set_new(step, "replayed", json_true());
 		json_array_append_new(c->steps, step);
 		c->nreplayed++;
-		progress(c, "step %zu: %s (recorded)", c->nsteps, bisect_verdict_name(*out));
+		bisect_progress(c, "step %zu: %s (recorded)", c->nsteps, bisect_verdict_name(*out));
 		goto save;
 	}
 	runs = json_array();
@@ -375,7 +350,7 @@ static int test_state(struct bctx *c, const char *stage, const char *label,
 	if (c->st.notes.len)
 		json_object_set_new(step, "built", json_text(c->st.notes.ptr));
 	json_array_append_new(c->steps, step);
-	progress(c, "step %zu: %s%s%s (%.1fs)", c->nsteps, bisect_verdict_name(*out),
+	bisect_progress(c, "step %zu: %s%s%s (%.1fs)", c->nsteps, bisect_verdict_name(*out),
 		 note ? ": " : "", note ? note : "", time_now() - t);
 save:
 	err = state_save(c);
@@ -389,8 +364,8 @@ done:
 static int test_known(struct bctx *c, const char *stage, const char *label,
 		      const git_oid *commit, enum bisect_verdict *out)
 {
-	step_begin(c, stage, label);
-	return test_state(c, stage, label, commit, NULL, out);
+	bisect_step_begin(c, stage, label);
+	return bisect_test_state(c, stage, label, commit, NULL, out);
 }
 
 /* ---- commits, merges, temporary commits ---- */
@@ -405,7 +380,7 @@ static void set_text_key(json_t *set, const char *key)
 	buf_release(&b);
 }
 
-static char *commit_subject(git_repository *repo, const git_oid *id)
+char *bisect_commit_subject(git_repository *repo, const git_oid *id)
 {
 	git_commit *cm = NULL;
 	char *s;
@@ -417,30 +392,7 @@ static char *commit_subject(git_repository *repo, const git_oid *id)
 	return s;
 }
 
-/*
- * One tree of a state, as `tide run` merged it: its tip merged onto the
- * state, the recorded resolutions (DIR/rr-cache) replayed on the
- * conflicts, then its fixups (the day's fixup commits, picked in order).
- */
-struct mixslot {
-	const git_oid *tip;	/* NULL: the tree is absent */
-	const char *name;
-	const json_t *fixups;	/* array of commit hexes, or NULL */
-};
-
-/*
- * A tree's part of a day's first-parent chain: its merge and the fixup
- * commits `tide run` put after it (same Tide-Tree: trailer, one parent).
- * The state after the tree is the last of them.
- */
-struct group {
-	int has_merge;
-	git_oid merge;
-	char *name;		/* the Tide-Tree: trailer, or NULL */
-	json_t *fixups;		/* commit hexes, oldest first */
-};
-
-static void groups_free(struct group *g, size_t n)
+void bisect_groups_free(struct group *g, size_t n)
 {
 	size_t i;
 
@@ -666,27 +618,7 @@ static int merge_series(struct bctx *c, const git_oid *start, const struct mixsl
 
 /* ---- searching a series of mixes ---- */
 
-/*
- * A mix: vec[0].tip (a base commit) with the trees of vec[1..n] merged on
- * top in order (tip NULL: tree absent).  A series varies one slot over
- * candidate commits: state 0 is the mix as given (known good), state i
- * puts cand[i-1] in the slot; known_bad, when set, stands for the last
- * state (the day's own commits, resolutions and fixups included).
- */
-struct series {
-	struct bctx *c;
-	const char *stage;
-	const char *what;		/* tree name for labels */
-	struct mixslot *vec;
-	size_t nvec;
-	size_t slot;
-	const git_oid *cand;
-	size_t ncand;
-	const git_oid *known_bad;
-	const git_oid *known_good;	/* state 0 */
-};
-
-static int mix_commit(struct bctx *c, const struct mixslot *vec, size_t nvec, git_oid *out,
+int bisect_mix_commit(struct bctx *c, const struct mixslot *vec, size_t nvec, git_oid *out,
 		      char **why)
 {
 	return merge_series(c, vec[0].tip, vec + 1, nvec - 1, out, why);
@@ -708,7 +640,7 @@ static int series_state(struct series *s, size_t i, git_oid *out, char **why)
 	}
 	if (i > 0)
 		s->vec[s->slot].tip = &s->cand[i - 1];
-	err = mix_commit(s->c, s->vec, s->nvec, out, why);
+	err = bisect_mix_commit(s->c, s->vec, s->nvec, out, why);
 	s->vec[s->slot].tip = saved;
 	return err;
 }
@@ -721,11 +653,11 @@ static int series_test(void *data, size_t i, enum bisect_verdict *out)
 	int err, r;
 
 	git_oid_tostr(hex, sizeof(hex), &s->cand[i - 1]);
-	subject = commit_subject(s->c->repo, &s->cand[i - 1]);
+	subject = bisect_commit_subject(s->c->repo, &s->cand[i - 1]);
 	label = xasprintf("%s %zu/%zu %s \"%s\"", s->what, i, s->ncand, hex, subject);
-	step_begin(s->c, s->stage, label);
+	bisect_step_begin(s->c, s->stage, label);
 	r = series_state(s, i, &id, &why);
-	err = r < 0 ? r : test_state(s->c, s->stage, label, r ? NULL : &id, why, out);
+	err = r < 0 ? r : bisect_test_state(s->c, s->stage, label, r ? NULL : &id, why, out);
 	free(why);
 	free(label);
 	free(subject);
@@ -747,23 +679,23 @@ static int series_search(struct series *s, size_t *lo, size_t *hi)
 
 /* ---- results ---- */
 
-static void set_str(char **dst, const char *s)
+void bisect_set_str(char **dst, const char *s)
 {
 	free(*dst);
 	*dst = s ? xstrdup(s) : NULL;
 }
 
-static void set_commit(struct bisect_result *res, git_repository *repo, const git_oid *id)
+void bisect_set_commit(struct bisect_result *res, git_repository *repo, const git_oid *id)
 {
 	char hex[GIT_OID_HEXSZ + 1];
 
-	set_str(&res->commit, git_oid_tostr(hex, sizeof(hex), id));
+	bisect_set_str(&res->commit, git_oid_tostr(hex, sizeof(hex), id));
 	free(res->subject);
-	res->subject = commit_subject(repo, id);
+	res->subject = bisect_commit_subject(repo, id);
 }
 
 /* Test the culprit state again (must be bad) and its parent state (must be good). */
-static int confirm(struct bctx *c, struct bisect_result *res,
+int bisect_confirm(struct bctx *c, struct bisect_result *res,
 		   const git_oid *bad, const git_oid *good)
 {
 	enum bisect_verdict vb, vg;
@@ -776,14 +708,14 @@ static int confirm(struct bctx *c, struct bisect_result *res,
 		return err;
 	res->bound += 2;
 	if (vb != BISECT_BAD || vg != BISECT_GOOD) {
-		progress(c, "not confirmed: the culprit was %s, its parent state %s",
+		bisect_progress(c, "not confirmed: the culprit was %s, its parent state %s",
 			 bisect_verdict_name(vb), bisect_verdict_name(vg));
 		res->outcome = BISECT_UNCONFIRMED;
 	}
 	return 0;
 }
 
-static int stage2(struct bctx *c, struct bisect_result *res, struct series *s,
+int bisect_stage2(struct bctx *c, struct bisect_result *res, struct series *s,
 		  size_t *found)
 {
 	char hex[GIT_OID_HEXSZ + 1], *why = NULL;
@@ -800,14 +732,14 @@ static int stage2(struct bctx *c, struct bisect_result *res, struct series *s,
 		return err;
 	if (hi - lo > 1) {
 		res->outcome = BISECT_RANGE;
-		set_str(&res->range_first, git_oid_tostr(hex, sizeof(hex), &s->cand[lo]));
-		set_str(&res->range_last, git_oid_tostr(hex, sizeof(hex), &s->cand[hi - 1]));
-		progress(c, "skipped steps leave %zu candidate commits in %s", hi - lo, s->what);
+		bisect_set_str(&res->range_first, git_oid_tostr(hex, sizeof(hex), &s->cand[lo]));
+		bisect_set_str(&res->range_last, git_oid_tostr(hex, sizeof(hex), &s->cand[hi - 1]));
+		bisect_progress(c, "skipped steps leave %zu candidate commits in %s", hi - lo, s->what);
 		return 0;
 	}
 	res->outcome = BISECT_FOUND;
-	set_commit(res, c->repo, &s->cand[hi - 1]);
-	progress(c, "first bad commit in %s: %.12s %s", s->what, res->commit, res->subject);
+	bisect_set_commit(res, c->repo, &s->cand[hi - 1]);
+	bisect_progress(c, "first bad commit in %s: %.12s %s", s->what, res->commit, res->subject);
 	/* Both states were tested (or known) during the search: they merge cleanly. */
 	if ((err = series_state(s, hi, &bad, &why)) != 0 ||
 	    (err = series_state(s, hi - 1, &good, &why)) != 0)
@@ -817,7 +749,7 @@ static int stage2(struct bctx *c, struct bisect_result *res, struct series *s,
 	if (err)
 		return err;
 	*found = hi;
-	return confirm(c, res, &bad, &good);
+	return bisect_confirm(c, res, &bad, &good);
 }
 
 /* ---- semantic conflicts: which earlier tree ---- */
@@ -916,9 +848,9 @@ static int prefix_test(void *data, size_t x, enum bisect_verdict *out)
 
 	label = xasprintf("mainline + %zu earlier tree%s (through %s) + the culprit",
 			  x, x == 1 ? "" : "s", x ? p->cand[x - 1].name : "-");
-	step_begin(p->c, "semantic", label);
+	bisect_step_begin(p->c, "semantic", label);
 	r = prefix_state(p, x, &id, &why);
-	err = r < 0 ? r : test_state(p->c, "semantic", label, r ? NULL : &id, why, out);
+	err = r < 0 ? r : bisect_test_state(p->c, "semantic", label, r ? NULL : &id, why, out);
 	free(why);
 	free(label);
 	return err;
@@ -946,7 +878,7 @@ static int find_partner(struct bctx *c, struct bisect_result *res, struct prefix
 	err = bisect_search(v, p->ncand, prefix_test, p, &lo, &hi);
 	free(v);
 	if (!err && hi - lo == 1) {
-		set_str(&res->other_tree, p->cand[hi - 1].name);
+		bisect_set_str(&res->other_tree, p->cand[hi - 1].name);
 		*found = 1;
 	}
 	return err;
@@ -1016,7 +948,7 @@ static int earlier_trees(struct bctx *c, const git_oid *chain, const struct grou
 		json_decref(es);
 	}
 	if (!err)
-		progress(c, "%zu of %zu earlier trees touch the same files or symbols",
+		bisect_progress(c, "%zu of %zu earlier trees touch the same files or symbols",
 			 p->ncand, *nall);
 out:
 	json_decref(paths);
@@ -1049,15 +981,15 @@ static int leave_one_out(struct bctx *c, struct bisect_result *res, const struct
 		slots[n].name = p->culprit_tree;
 		slots[n++].fixups = p->culprit_fixups;
 		label = xasprintf("the culprit with every earlier tree but %s", p->cand[x].name);
-		step_begin(c, "semantic", label);
+		bisect_step_begin(c, "semantic", label);
 		r = merge_series(c, &p->base, slots, n, &id, &why);
-		err = r < 0 ? r : test_state(c, "semantic", label, r ? NULL : &id, why, &v);
+		err = r < 0 ? r : bisect_test_state(c, "semantic", label, r ? NULL : &id, why, &v);
 		free(why);
 		free(label);
 		res->bound++;
 		if (!err && v == BISECT_GOOD) {
 			res->outcome = BISECT_SEMANTIC;
-			set_str(&res->other_tree, p->cand[x].name);
+			bisect_set_str(&res->other_tree, p->cand[x].name);
 		}
 	}
 	free(slots);
@@ -1089,13 +1021,13 @@ static int parent_alone(struct bctx *c, struct bisect_result *res, const struct 
 	git_commit_free(cm);
 	slot.tip = &parent;
 	label = xasprintf("%s's culprit's parent merged on mainline alone", tree);
-	step_begin(c, "semantic", label);
+	bisect_step_begin(c, "semantic", label);
 	err = merge_series(c, &p->base, &slot, 1, &id, &why);
 	if (err == 0 && git_oid_equal(&id, &p->base)) {
 		c->st.begun = 0;
 		c->nsteps--;	/* nothing to test: no step */
 	} else {
-		err = err < 0 ? err : test_state(c, "semantic", label, err ? NULL : &id, why, v);
+		err = err < 0 ? err : bisect_test_state(c, "semantic", label, err ? NULL : &id, why, v);
 		res->bound++;
 	}
 	free(why);
@@ -1130,9 +1062,9 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 	if (p.ncand == 0)
 		goto out;
 	label = xasprintf("%s's culprit merged on mainline alone", tree);
-	step_begin(c, "semantic", label);
+	bisect_step_begin(c, "semantic", label);
 	if ((err = prefix_state(&p, 0, &id, &why)) >= 0)
-		err = test_state(c, "semantic", label, err ? NULL : &id, why, &v);
+		err = bisect_test_state(c, "semantic", label, err ? NULL : &id, why, &v);
 	free(why);
 	free(label);
 	res->bound++;
@@ -1143,7 +1075,7 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 		if ((err = parent_alone(c, res, &p, tree, &v)) < 0)
 			goto out;
 		if (v == BISECT_GOOD) {
-			progress(c, "the culprit fails on mainline alone and its parent passes there: "
+			bisect_progress(c, "the culprit fails on mainline alone and its parent passes there: "
 				 "the tree's own failure, no earlier tree is searched");
 			goto out;
 		}
@@ -1152,7 +1084,7 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 		goto report;
 	}
 	res->outcome = BISECT_SEMANTIC;
-	progress(c, "the culprit is good on mainline alone: a semantic conflict with an earlier tree");
+	bisect_progress(c, "the culprit is good on mainline alone: a semantic conflict with an earlier tree");
 	err = find_partner(c, res, &p, &found);
 	if (!err && !found && p.ncand < nall) {
 		earlier_free(p.cand, p.ncand);
@@ -1164,7 +1096,7 @@ static int semantic(struct bctx *c, struct bisect_result *res, const git_oid *ch
 	}
 report:
 	if (!err && found)
-		progress(c, "%s conflicts with %s", tree, res->other_tree);
+		bisect_progress(c, "%s conflicts with %s", tree, res->other_tree);
 out:
 	earlier_free(all, nall);
 	earlier_free(p.cand, p.ncand);
@@ -1173,22 +1105,12 @@ out:
 
 /* ---- days ---- */
 
-struct bday {
-	char date[11];		/* YYYY-MM-DD */
-	char *path;		/* its day.json */
-	char *days_dir;		/* DIR/days */
-	struct day *day;	/* the record, as day_open() checked it */
-	git_oid tip, base;
-	int has_base;
-	json_t *fixups;		/* tree name -> its fixup commits that day */
-};
-
-static int oid_field(git_oid *out, const char *hex)
+int bisect_oid_field(git_oid *out, const char *hex)
 {
 	return hex && git_oid_fromstr(out, hex) == 0 ? 0 : -1;
 }
 
-static void day_release(struct bday *d)
+void bday_release(struct bday *d)
 {
 	free(d->path);
 	day_free(d->day);
@@ -1197,7 +1119,7 @@ static void day_release(struct bday *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
+int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 		    const char *date)
 {
 	git_commit *cm = NULL;
@@ -1215,14 +1137,14 @@ static int bday_load(struct bday *d, git_repository *repo, const char *wsdir,
 				      d->date, d->path);
 	if (err < 0)
 		return err;
-	if (oid_field(&d->tip, d->day->commit) < 0)
+	if (bisect_oid_field(&d->tip, d->day->commit) < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: no \"commit\": the day has no tagged commit",
 				      d->path);
 	/* The record is well formed: a commit it names and the repository lacks is a broken repository. */
 	if (git_commit_lookup(&cm, repo, &d->tip) < 0)
 		return tide_error_git(TIDE_ERROR, "%s: commit not in the repository", d->path);
 	git_commit_free(cm);
-	d->has_base = oid_field(&d->base, d->day->base_commit) == 0;
+	d->has_base = bisect_oid_field(&d->base, d->day->base_commit) == 0;
 	return 0;
 }
 
@@ -1267,7 +1189,7 @@ static int chain_add(struct bctx *c, const struct bday *d, git_oid *chain,
  * first commit that is neither a Tide-Tree commit nor the tip (the
  * documented shape of a day).
  */
-static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain,
+int bday_chain(struct bctx *c, const struct bday *d, git_oid **chain,
 		     struct group **groups, size_t *n)
 {
 	git_oid *list = NULL;
@@ -1314,7 +1236,7 @@ static int day_chain(struct bctx *c, const struct bday *d, git_oid **chain,
 	free(list);
 	if (err) {
 		free(*chain);
-		groups_free(*groups, *n + 1);
+		bisect_groups_free(*groups, *n + 1);
 		*chain = NULL;
 		*groups = NULL;
 		*n = 0;
@@ -1368,7 +1290,7 @@ static int chain_test(void *data, size_t i, enum bisect_verdict *out)
 }
 
 /* The day must fail the check, else there is nothing to search. */
-static int test_tip(struct bctx *c, struct bisect_result *res, const git_oid *bad,
+int bisect_test_tip(struct bctx *c, struct bisect_result *res, const git_oid *bad,
 		    const char *label, int *go_on)
 {
 	enum bisect_verdict v;
@@ -1377,15 +1299,15 @@ static int test_tip(struct bctx *c, struct bisect_result *res, const git_oid *ba
 	*go_on = 0;
 	res->bound += 2;	/* this one and, possibly, the base */
 	if (!c->st.begun)
-		step_begin(c, "endpoints", label);
-	err = test_state(c, "endpoints", label, bad, NULL, &v);
+		bisect_step_begin(c, "endpoints", label);
+	err = bisect_test_state(c, "endpoints", label, bad, NULL, &v);
 	if (err)
 		return err;
 	if (v == BISECT_SKIP)
 		return tide_error_set(TIDE_ERROR, "the check cannot test %s (it skipped)", label);
 	if (v == BISECT_GOOD) {
 		res->outcome = BISECT_NOTHING;
-		progress(c, "%s passes the check: nothing to bisect", label);
+		bisect_progress(c, "%s passes the check: nothing to bisect", label);
 		return 0;
 	}
 	*go_on = 1;
@@ -1397,7 +1319,7 @@ static int test_tip(struct bctx *c, struct bisect_result *res, const git_oid *ba
  * it good, and testing it first would cost a build far from every other
  * state (the whole tree recompiled when a tree touches a common header).
  */
-static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *good,
+int bisect_test_base(struct bctx *c, struct bisect_result *res, const git_oid *good,
 		     const char *label, int *go_on)
 {
 	enum bisect_verdict v;
@@ -1405,15 +1327,15 @@ static int test_base(struct bctx *c, struct bisect_result *res, const git_oid *g
 
 	*go_on = 0;
 	if (!c->st.begun)
-		step_begin(c, "endpoints", label);
-	err = test_state(c, "endpoints", label, good, NULL, &v);
+		bisect_step_begin(c, "endpoints", label);
+	err = bisect_test_state(c, "endpoints", label, good, NULL, &v);
 	if (err)
 		return err;
 	if (v != BISECT_GOOD) {
 		res->outcome = BISECT_BASE_BROKEN;
-		set_str(&res->tree, "mainline");
-		set_commit(res, c->repo, good);
-		progress(c, "%s %s the check: the base is broken", label,
+		bisect_set_str(&res->tree, "mainline");
+		bisect_set_commit(res, c->repo, good);
+		bisect_progress(c, "%s %s the check: the base is broken", label,
 			 v == BISECT_BAD ? "fails" : "cannot run");
 		return 0;
 	}
@@ -1446,7 +1368,7 @@ static int fixup_culprit(struct bctx *c, struct bisect_result *res, const struct
 	for (i = 0; i < n; i++)
 		git_oid_fromstr(&states[i + 1], json_string_value(json_array_get(g->fixups, i)));
 	for (i = n; i-- > 0 && v != BISECT_GOOD && !err;) {
-		char *subject = i ? commit_subject(c->repo, &states[i]) : NULL;
+		char *subject = i ? bisect_commit_subject(c->repo, &states[i]) : NULL;
 		char *label = i ? xasprintf("%s: up to fixup %zu/%zu \"%s\"", g->name, i, n, subject) :
 			xasprintf("%s's merge without its %zu fixup%s", g->name, n, n == 1 ? "" : "s");
 
@@ -1460,10 +1382,10 @@ static int fixup_culprit(struct bctx *c, struct bisect_result *res, const struct
 	i++;	/* the loop's last decrement: states[i] passed, states[i + 1] failed */
 	*found = 1;
 	res->outcome = BISECT_FOUND;
-	set_commit(res, c->repo, &states[i + 1]);
-	progress(c, "%s passes up to its fixup %.12s %s, which breaks it", g->name,
+	bisect_set_commit(res, c->repo, &states[i + 1]);
+	bisect_progress(c, "%s passes up to its fixup %.12s %s, which breaks it", g->name,
 		 res->commit, res->subject);
-	err = confirm(c, res, &states[i + 1], &states[i]);
+	err = bisect_confirm(c, res, &states[i + 1], &states[i]);
 done:
 	free(states);
 	return err;
@@ -1482,13 +1404,13 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 	int err, go_on, by_fixup;
 	const char *name;
 
-	if ((err = day_chain(c, d, &chain, &groups, &n)) < 0)
+	if ((err = bday_chain(c, d, &chain, &groups, &n)) < 0)
 		return err;
 	if (n == 0) {
 		err = tide_error_set(TIDE_EINVAL, "day %s: nothing merged on the base", d->date);
 		goto done;
 	}
-	err = test_tip(c, res, &chain[n], "the day", &go_on);
+	err = bisect_test_tip(c, res, &chain[n], "the day", &go_on);
 	if (err || !go_on)
 		goto done;
 	cs.c = c;
@@ -1500,26 +1422,26 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 	res->bound += bisect_log2_ceil(n);
 	if ((err = bisect_search(v, n, chain_test, &cs, &lo, &hi)) < 0)
 		goto done;
-	if (lo == 0 && ((err = test_base(c, res, &chain[0], "the base", &go_on)) < 0 || !go_on))
+	if (lo == 0 && ((err = bisect_test_base(c, res, &chain[0], "the base", &go_on)) < 0 || !go_on))
 		goto done;
 	if (hi - lo > 1) {
 		char *a = chain_label(c, chain, n, lo + 1), *b = chain_label(c, chain, n, hi);
 
 		res->outcome = BISECT_RANGE;
-		set_str(&res->range_first, a);
-		set_str(&res->range_last, b);
-		progress(c, "skipped steps leave %s .. %s", a, b);
+		bisect_set_str(&res->range_first, a);
+		bisect_set_str(&res->range_last, b);
+		bisect_progress(c, "skipped steps leave %s .. %s", a, b);
 		free(a);
 		free(b);
 		goto done;
 	}
 	name = groups[hi].name;
-	set_str(&res->tree, name ? name : groups[hi].has_merge ? NULL : "next-files");
-	progress(c, "first bad merge: %s", name ? name : "(not a tree merge)");
+	bisect_set_str(&res->tree, name ? name : groups[hi].has_merge ? NULL : "next-files");
+	bisect_progress(c, "first bad merge: %s", name ? name : "(not a tree merge)");
 	if (!groups[hi].has_merge) {
 		res->outcome = BISECT_FOUND;
-		set_commit(res, c->repo, &chain[hi]);
-		err = confirm(c, res, &chain[hi], &chain[hi - 1]);
+		bisect_set_commit(res, c->repo, &chain[hi]);
+		err = bisect_confirm(c, res, &chain[hi], &chain[hi - 1]);
 		goto done;
 	}
 	if ((err = fixup_culprit(c, res, &groups[hi], &by_fixup)) < 0 || by_fixup)
@@ -1546,9 +1468,9 @@ static int stage1(struct bctx *c, struct bisect_result *res, struct bday *d)
 	s.ncand = ncom;
 	s.known_good = &chain[hi - 1];
 	s.known_bad = &chain[hi];
-	progress(c, "%s: %zu commits since its merge base%s", s.what, ncom,
+	bisect_progress(c, "%s: %zu commits since its merge base%s", s.what, ncom,
 		 json_array_size(groups[hi].fixups) ? ", its fixups applied after each" : "");
-	if ((err = stage2(c, res, &s, &found)) < 0 || !found)
+	if ((err = bisect_stage2(c, res, &s, &found)) < 0 || !found)
 		goto done;
 	if (res->outcome == BISECT_FOUND)
 		err = semantic(c, res, chain, groups, hi, &commits[found - 1], s.what);
@@ -1557,7 +1479,7 @@ done:
 	free(v);
 	free(commits);
 	free(chain);
-	groups_free(groups, n + 1);
+	bisect_groups_free(groups, n + 1);
 	return err;
 }
 
@@ -1619,7 +1541,7 @@ static int day_without(struct bctx *c, const struct bday *d, const char *name, g
 	size_t n = 0, i, ns = 0;
 	int err;
 
-	if ((err = day_chain(c, d, &chain, &groups, &n)) < 0)
+	if ((err = bday_chain(c, d, &chain, &groups, &n)) < 0)
 		return err;
 	tips = xcalloc(n + 1, sizeof(*tips));
 	slots = xcalloc(n + 1, sizeof(*slots));
@@ -1646,7 +1568,7 @@ static int day_without(struct bctx *c, const struct bday *d, const char *name, g
 	free(slots);
 	free(tips);
 	free(chain);
-	groups_free(groups, n + 1);
+	bisect_groups_free(groups, n + 1);
 	return err;
 }
 
@@ -1689,10 +1611,10 @@ static int revert_confirm(struct bctx *c, struct bisect_result *res, const struc
 	    git_oid_fromstr(&commit, res->commit) < 0)
 		return 0;
 	label = xasprintf("the day with %.12s reverted", res->commit);
-	step_begin(c, "revert", label);
+	bisect_step_begin(c, "revert", label);
 	r = revert_state(c, &d->tip, &commit, &state, &why);
 	if (r == 1) {
-		progress(c, "%s: leaving the %s tree out instead", why, res->tree);
+		bisect_progress(c, "%s: leaving the %s tree out instead", why, res->tree);
 		free(label);
 		label = xasprintf("the day without the %s tree (the revert of %.12s does not apply)",
 				  res->tree, res->commit);
@@ -1702,20 +1624,20 @@ static int revert_confirm(struct bctx *c, struct bisect_result *res, const struc
 		r = day_without(c, d, res->tree, &state, &why);
 	}
 	if (r >= 0)
-		err = test_state(c, "revert", label, r ? NULL : &state, why, &v);
+		err = bisect_test_state(c, "revert", label, r ? NULL : &state, why, &v);
 	else
 		err = r;
 	res->bound++;
 	if (!err) {
 		revert_record(res, how, r ? NULL : &state, v, why);
 		if (v == BISECT_GOOD)
-			progress(c, "confirmed: the day passes with %.12s %s", res->commit,
+			bisect_progress(c, "confirmed: the day passes with %.12s %s", res->commit,
 				 r == 0 && !strcmp(how, "reverted") ? "reverted" : "left out with its tree");
 		else if (v == BISECT_BAD)
-			progress(c, "not confirmed: the day still fails without %.12s: something "
+			bisect_progress(c, "not confirmed: the day still fails without %.12s: something "
 				 "else breaks it too", res->commit);
 		else
-			progress(c, "not confirmed: the day without %.12s cannot be tested", res->commit);
+			bisect_progress(c, "not confirmed: the day without %.12s cannot be tested", res->commit);
 	}
 	free(why);
 	free(label);
@@ -1836,9 +1758,6 @@ static void ctx_release(struct bctx *c)
 	json_decref(c->old_steps);
 }
 
-static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *bad,
-		       const char *since);
-
 int bisect_run(struct bisect_result *res, git_repository *repo,
 	       const struct bisect_opts *opts)
 {
@@ -1850,13 +1769,13 @@ int bisect_run(struct bisect_result *res, git_repository *repo,
 	if (opts->retries < 1 || !opts->check)
 		return tide_error_set(TIDE_EINVAL, "bisect: retries must be at least 1");
 	if ((err = bday_load(&d, repo, opts->wsdir, opts->date)) < 0) {
-		day_release(&d);
+		bday_release(&d);
 		return err;
 	}
 	res->date = xstrdup(d.date);
 	if ((err = ctx_init(&c, repo, opts, d.date)) < 0)
 		goto done;
-	err = opts->since ? days_bisect(&c, res, &d, opts->since) : stage1(&c, res, &d);
+	err = opts->since ? bisect_days(&c, res, &d, opts->since) : stage1(&c, res, &d);
 	if (!err)
 		err = revert_confirm(&c, res, &d);
 	res->steps = c.nsteps;
@@ -1883,7 +1802,7 @@ done:
 	if (err < 0)
 		bisect_result_release(res);
 	ctx_release(&c);
-	day_release(&d);
+	bday_release(&d);
 	return err;
 }
 
@@ -1900,404 +1819,6 @@ void bisect_result_release(struct bisect_result *res)
 	json_decref(res->revert);
 	day_bisect_free(res->record);
 	memset(res, 0, sizeof(*res));
-}
-
-/* ---- day against day ---- */
-
-
-struct item {
-	const char *name;	/* borrowed from a day's record */
-	git_oid old, new;
-	int has_old, has_new;
-	const json_t *old_fixups, *new_fixups;	/* borrowed from the days */
-};
-
-/* The commit a day merged for tree name: 0 when the tree is not in that day. */
-static int day_tree(const struct bday *d, const char *name, git_oid *out)
-{
-	const struct day_tree *t = day_find_tree(d->day, name);
-
-	return t && tree_status_in_day(t->status) && oid_field(out, t->sha) == 0;
-}
-
-static int add_item(struct item **items, size_t *n, size_t *alloc, const char *name,
-		    const struct bday *good, const struct bday *bad)
-{
-	struct item *it;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*items)[i].name, name))
-			return 0;
-	array_grow(items, alloc, *n + 1, sizeof(**items));
-	it = &(*items)[(*n)++];
-	memset(it, 0, sizeof(*it));
-	it->name = name;
-	it->has_old = day_tree(good, name, &it->old);
-	it->has_new = day_tree(bad, name, &it->new);
-	it->old_fixups = json_object_get(good->fixups, name);
-	it->new_fixups = json_object_get(bad->fixups, name);
-	return 0;
-}
-
-static int item_changed(const struct item *it)
-{
-	return it->has_old != it->has_new ||
-		(it->has_old && !git_oid_equal(&it->old, &it->new));
-}
-
-struct days_series {
-	struct bctx *c;
-	struct item *items;
-	size_t nitems;
-	size_t *changed;
-	size_t nchanged;
-	struct mixslot *vec;
-};
-
-static void item_slot(struct mixslot *s, const struct item *it, int new)
-{
-	s->name = it->name;
-	s->tip = new ? (it->has_new ? &it->new : NULL) : (it->has_old ? &it->old : NULL);
-	s->fixups = new ? it->new_fixups : it->old_fixups;
-}
-
-/* vec = the first j changed items at the bad day's commits, the rest at the good day's. */
-static void days_vec(struct days_series *s, size_t j)
-{
-	size_t i, k;
-
-	for (i = 0; i < s->nitems; i++) {
-		int to_new = 0;
-
-		for (k = 0; k < j; k++)
-			if (s->changed[k] == i)
-				to_new = 1;
-		item_slot(&s->vec[i], &s->items[i], to_new);
-	}
-}
-
-static int days_state(struct days_series *s, size_t j, git_oid *out, char **why)
-{
-	days_vec(s, j);
-	return mix_commit(s->c, s->vec, s->nitems, out, why);
-}
-
-static int days_test(void *data, size_t j, enum bisect_verdict *out)
-{
-	struct days_series *s = data;
-	char *label, *why = NULL;
-	git_oid id;
-	int r, err;
-
-	label = xasprintf("%zu/%zu trees at the new day's commits (through %s)", j,
-			  s->nchanged, s->items[s->changed[j - 1]].name);
-	step_begin(s->c, "days", label);
-	r = days_state(s, j, &id, &why);
-	err = r < 0 ? r : test_state(s->c, "days", label, r ? NULL : &id, why, out);
-	free(why);
-	free(label);
-	return err;
-}
-
-/* The patch ids of list[0..n) as a set of hex keys. */
-static int patch_id_set(git_repository *repo, const git_oid *list, size_t n, json_t *set,
-			git_oid *pids)
-{
-	char hex[GIT_OID_HEXSZ + 1];
-	size_t i;
-	int err;
-
-	for (i = 0; i < n; i++) {
-		if ((err = history_patch_id(&pids[i], repo, &list[i])) < 0)
-			return err;
-		json_object_set_new(set, git_oid_tostr(hex, sizeof(hex), &pids[i]), json_true());
-	}
-	return 0;
-}
-
-/*
- * The culprit tree's two versions compared by patch id: the new commits
- * (a patch the good day's version did not have), the dropped ones (a
- * patch of the good day's version the new one lacks), and how many of
- * the new version's commits come before its first new one (the version
- * rewound: the good day's patches that were kept).
- */
-struct versions {
-	git_oid *newl, *cand, *dropped;
-	size_t nnew, ncand, ndropped, kept;
-};
-
-static void versions_release(struct versions *v)
-{
-	free(v->newl);
-	free(v->cand);
-	free(v->dropped);
-}
-
-static int compare_versions(struct bctx *c, const struct item *it, const struct bday *good,
-			    const struct bday *bad, struct versions *v)
-{
-	git_oid *oldl = NULL, *opid = NULL, *npid = NULL;
-	json_t *oldset = json_object(), *newset = json_object();
-	size_t nold = 0, i, a1 = 0, a2 = 0;
-	char hex[GIT_OID_HEXSZ + 1];
-	int err;
-
-	memset(v, 0, sizeof(*v));
-	if ((err = history_first_parents(&v->newl, &v->nnew, c->repo, &it->new, &bad->base)) < 0)
-		goto done;
-	if (it->has_old &&
-	    (err = history_first_parents(&oldl, &nold, c->repo, &it->old, &good->base)) < 0)
-		goto done;
-	opid = xcalloc(nold + 1, sizeof(*opid));
-	npid = xcalloc(v->nnew + 1, sizeof(*npid));
-	if ((err = patch_id_set(c->repo, oldl, nold, oldset, opid)) < 0 ||
-	    (err = patch_id_set(c->repo, v->newl, v->nnew, newset, npid)) < 0)
-		goto done;
-	v->kept = v->nnew;
-	for (i = 0; i < v->nnew; i++) {
-		if (json_object_get(oldset, git_oid_tostr(hex, sizeof(hex), &npid[i])))
-			continue;	/* rebased, already in the good day */
-		if (v->ncand == 0)
-			v->kept = i;
-		array_grow(&v->cand, &a1, v->ncand + 1, sizeof(*v->cand));
-		v->cand[v->ncand++] = v->newl[i];
-	}
-	for (i = 0; i < nold; i++) {
-		if (json_object_get(newset, git_oid_tostr(hex, sizeof(hex), &opid[i])))
-			continue;
-		array_grow(&v->dropped, &a2, v->ndropped + 1, sizeof(*v->dropped));
-		v->dropped[v->ndropped++] = oldl[i];
-	}
-	progress(c, "%s: %zu commits, %zu with a new patch id, %zu of %s's dropped", it->name,
-		 v->nnew, v->ncand, v->ndropped, good->date);
-done:
-	json_decref(oldset);
-	json_decref(newset);
-	free(opid);
-	free(npid);
-	free(oldl);
-	return err;
-}
-
-/* The tree lost commits between the days, and that is what broke it. */
-static int blame_dropped(struct bctx *c, struct bisect_result *res, const struct item *it,
-			 const struct versions *v, const git_oid *bad, const git_oid *good)
-{
-	size_t i;
-
-	res->outcome = BISECT_FOUND;
-	res->dropped = v->ndropped;
-	set_commit(res, c->repo, &v->dropped[0]);
-	res->dropped_list = json_array();
-	for (i = 0; i < v->ndropped; i++) {
-		char hex[GIT_OID_HEXSZ + 1], *subject = commit_subject(c->repo, &v->dropped[i]);
-
-		json_array_append_new(res->dropped_list, json_pack("{s:s, s:o}", "commit",
-				      git_oid_tostr(hex, sizeof(hex), &v->dropped[i]),
-				      "subject", json_text(subject)));
-		free(subject);
-	}
-	progress(c, "%s was rewound: %zu commit%s of its good version dropped, first %.12s %s",
-		 it->name, v->ndropped, v->ndropped == 1 ? "" : "s", res->commit, res->subject);
-	return confirm(c, res, bad, good);
-}
-
-static int days_stage2(struct bctx *c, struct bisect_result *res, struct days_series *ds,
-		       size_t hi, const struct bday *good, const struct bday *bad)
-{
-	size_t slot = ds->changed[hi - 1], found;
-	struct item *it = &ds->items[slot];
-	struct series s = { 0 };
-	struct versions v = { 0 };
-	git_oid good_state, bad_state, kept_state;
-	char *why = NULL;
-	enum bisect_verdict kv = BISECT_UNTESTED;
-	int err;
-
-	set_str(&res->tree, it->name);
-	if (!it->has_new) {
-		res->outcome = BISECT_FOUND;
-		progress(c, "%s was left out of the bad day", it->name);
-		return 0;
-	}
-	if ((err = days_state(ds, hi - 1, &good_state, &why)) != 0 ||
-	    (err = days_state(ds, hi, &bad_state, &why)) != 0) {
-		err = err < 0 ? err : tide_error_set(TIDE_ERROR, "bisect: a tested state no "
-						     "longer merges: %s", why);
-		goto done;
-	}
-	s.c = c;
-	s.stage = "tree";
-	s.what = it->name;
-	s.vec = ds->vec;	/* as days_state(hi) left it */
-	s.nvec = ds->nitems;
-	s.slot = slot;
-	s.known_good = &good_state;
-	s.known_bad = &bad_state;
-	if (slot == 0) {
-		if ((err = history_first_parents(&v.cand, &v.ncand, c->repo, &it->new,
-						 it->has_old ? &it->old : NULL)) < 0)
-			goto done;
-	} else if ((err = compare_versions(c, it, good, bad, &v)) < 0) {
-		goto done;
-	}
-	if (v.ndropped && v.ncand == 0) {
-		err = blame_dropped(c, res, it, &v, &bad_state, &good_state);
-		goto done;
-	}
-	if (v.ndropped) {
-		/* The new version up to its first new commit: the good one, rewound. */
-		char *label = xasprintf("%s rewound: %zu of %s's commits dropped, none added",
-					it->name, v.ndropped, good->date);
-
-		step_begin(c, "tree", label);
-		ds->vec[slot].tip = v.kept ? &v.newl[v.kept - 1] : NULL;
-		err = mix_commit(c, ds->vec, ds->nitems, &kept_state, &why);
-		ds->vec[slot].tip = &it->new;
-		if (err >= 0)
-			err = test_state(c, "tree", label, err ? NULL : &kept_state, why, &kv);
-		free(label);
-		res->bound++;
-		if (err < 0)
-			goto done;
-		if (kv == BISECT_BAD) {
-			err = blame_dropped(c, res, it, &v, &kept_state, &good_state);
-			goto done;
-		}
-		if (kv == BISECT_GOOD) {
-			s.known_good = &kept_state;
-			s.vec[slot].tip = v.kept ? &v.newl[v.kept - 1] : NULL;
-		}
-	}
-	if (v.ncand == 0) {
-		res->outcome = BISECT_FOUND;
-		progress(c, "%s: the same patches as on %s on a new base: no commit to blame",
-			 it->name, good->date);
-		err = confirm(c, res, &bad_state, &good_state);
-		goto done;
-	}
-	s.cand = v.cand;
-	s.ncand = v.ncand;
-	/* The day's version is the last state only if its tip is the last new commit. */
-	if (!git_oid_equal(&v.cand[v.ncand - 1], &it->new))
-		s.known_bad = NULL;
-	err = stage2(c, res, &s, &found);
-	s.vec[slot].tip = &it->new;
-done:
-	free(why);
-	versions_release(&v);
-	return err;
-}
-
-static int days_bisect(struct bctx *c, struct bisect_result *res, struct bday *bad,
-		       const char *since)
-{
-	struct days_series ds = { c, NULL, 0, NULL, 0, NULL };
-	struct bday good = { 0 };
-	struct group *groups = NULL;
-	enum bisect_verdict *v = NULL;
-	git_oid *chain = NULL, sgood, sbad;
-	size_t alloc = 0, i, n = 0, lo, hi;
-	char *why = NULL;
-	const char *which;
-	int err, go_on;
-
-	if ((err = bday_load(&good, c->repo, c->opts->wsdir, since)) < 0)
-		goto done;
-	if (!strcmp(good.date, bad->date)) {
-		err = tide_error_set(TIDE_EINVAL, "--since names the same day %s", bad->date);
-		goto done;
-	}
-	/* day_chain finds (and sets) each day's base and fixups. */
-	if ((err = day_chain(c, &good, &chain, &groups, &n)) < 0)
-		goto done;
-	free(chain);
-	groups_free(groups, n + 1);
-	chain = NULL;
-	groups = NULL;
-	if ((err = day_chain(c, bad, &chain, &groups, &n)) < 0)
-		goto done;
-	array_grow(&ds.items, &alloc, 1, sizeof(*ds.items));
-	memset(ds.items, 0, sizeof(*ds.items));
-	ds.items[0].name = "mainline";
-	ds.items[0].old = good.base;
-	ds.items[0].new = bad->base;
-	ds.items[0].has_old = ds.items[0].has_new = 1;
-	ds.nitems = 1;
-	for (i = 0; i < bad->day->ntrees; i++)
-		add_item(&ds.items, &ds.nitems, &alloc, bad->day->trees[i].name ?: "?", &good, bad);
-	for (i = 0; i < good.day->ntrees; i++)
-		add_item(&ds.items, &ds.nitems, &alloc, good.day->trees[i].name ?: "?", &good, bad);
-	ds.changed = xcalloc(ds.nitems, sizeof(*ds.changed));
-	for (i = 0; i < ds.nitems; i++)
-		if (item_changed(&ds.items[i]))
-			ds.changed[ds.nchanged++] = i;
-	ds.vec = xcalloc(ds.nitems, sizeof(*ds.vec));
-	progress(c, "%zu of %zu trees (mainline included) moved since %s", ds.nchanged,
-		 ds.nitems, good.date);
-	/* Each endpoint is built inside its step, so that its merges are shown. */
-	which = bad->date;
-	step_begin(c, "endpoints", "the bad day's commits");
-	if ((err = days_state(&ds, ds.nchanged, &sbad, &why)) != 0)
-		goto unbuilt;
-	err = test_tip(c, res, &sbad, "the bad day's commits", &go_on);
-	if (err || !go_on)
-		goto done;
-	if (ds.nchanged == 0) {
-		which = good.date;
-		step_begin(c, "endpoints", "the good day's commits");
-		if ((err = days_state(&ds, 0, &sgood, &why)) != 0)
-			goto unbuilt;
-		err = test_base(c, res, &sgood, "the good day's commits", &go_on);
-		if (!err && go_on)
-			err = tide_error_set(TIDE_ERROR, "no tree moved between %s and %s",
-					     good.date, bad->date);
-		goto done;
-	}
-	v = xcalloc(ds.nchanged + 1, sizeof(*v));
-	v[0] = BISECT_GOOD;
-	v[ds.nchanged] = BISECT_BAD;
-	res->bound += bisect_log2_ceil(ds.nchanged);
-	if ((err = bisect_search(v, ds.nchanged, days_test, &ds, &lo, &hi)) < 0)
-		goto done;
-	if (lo == 0) {
-		which = good.date;
-		step_begin(c, "endpoints", "the good day's commits");
-		if ((err = days_state(&ds, 0, &sgood, &why)) != 0)
-			goto unbuilt;
-		if ((err = test_base(c, res, &sgood, "the good day's commits", &go_on)) < 0 ||
-		    !go_on)
-			goto done;
-	}
-	if (hi - lo > 1) {
-		res->outcome = BISECT_RANGE;
-		set_str(&res->range_first, ds.items[ds.changed[lo]].name);
-		set_str(&res->range_last, ds.items[ds.changed[hi - 1]].name);
-		progress(c, "skipped steps leave the trees %s .. %s", res->range_first,
-			 res->range_last);
-		goto done;
-	}
-	progress(c, "the tree that made it fail: %s", ds.items[ds.changed[hi - 1]].name);
-	err = days_stage2(c, res, &ds, hi, &good, bad);
-	goto done;
-unbuilt:
-	if (err > 0)
-		err = tide_error_set(TIDE_ERROR, "the trees of %s cannot be merged again: %s",
-				     which, why);
-	c->st.begun = 0;
-	c->nsteps--;	/* no step was decided */
-done:
-	free(why);
-	free(v);
-	free(ds.vec);
-	free(ds.changed);
-	free(ds.items);
-	free(chain);
-	groups_free(groups, n + 1);
-	day_release(&good);
-	return err;
 }
 
 /* ---- the --cmd check ---- */
@@ -2412,7 +1933,7 @@ static int rebuild_tree(struct bctx *c, const struct bday *d, const struct day_t
 	int err;
 
 	r->tree = xstrdup(t->name);
-	if (oid_field(&tip, t->sha) < 0)
+	if (bisect_oid_field(&tip, t->sha) < 0)
 		return tide_error_set(TIDE_EINVAL, "%s: tree '%s' has no valid \"sha\"", d->path,
 				      t->name);
 	slot.tip = &tip;
@@ -2455,7 +1976,7 @@ int bisect_rebuild_day(struct bisect_rebuilt **out, size_t *n, git_repository *r
 	}
 	/* The states stay in memory and are dropped: nothing is written to the repository. */
 	if ((err = merge_objects_begin(&c.mo, repo)) < 0 ||
-	    (err = day_chain(&c, &d, &chain, &groups, &ng)) < 0)
+	    (err = bday_chain(&c, &d, &chain, &groups, &ng)) < 0)
 		goto done;
 	cur = d.base;
 	day_state = &d.base;
@@ -2476,8 +1997,8 @@ done:
 		*n = 0;
 	}
 	free(chain);
-	groups_free(groups, ng + 1);
-	day_release(&d);
+	bisect_groups_free(groups, ng + 1);
+	bday_release(&d);
 	ctx_release(&c);
 	return err;
 }

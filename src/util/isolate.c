@@ -1,5 +1,6 @@
 /*
- * One tree's work in a child process (isolate.h).  The parent polls the
+ * One tree's work in a child process (isolate.h), started by proc.c (the
+ * one place tide forks: the death signal, the pipe).  The parent polls the
  * child's pipe every few milliseconds and reads its anonymous memory from
  * /proc between reads: fast enough that a child filling memory as fast as
  * it can passes the limit by tens of megabytes, not gigabytes.
@@ -12,13 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "isolate.h"
+#include "proc.h"
 #include "util.h"
 
 #define POLL_MS 10
@@ -85,19 +86,6 @@ static int drain(int fd, struct buf *out)
 	return DRAIN_MORE;
 }
 
-static void child(int fd, pid_t parent, void (*fn)(void *data, int fd), void *data)
-{
-	/*
-	 * Nobody would stop this process past its limits once the run is
-	 * gone, and it holds the workspace's lock with it: it ends with the run.
-	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(1);
-	fn(data, fd);
-	close(fd);
-	_exit(0);
-}
-
 /* Is the child past a limit?  Sets res->end, res->peak. */
 static int over_limit(struct isolate_result *res, const struct isolate_limits *limits,
 		      pid_t pid, size_t base, double start)
@@ -132,57 +120,61 @@ static int child_fd(pid_t pid)
 #endif
 }
 
-static void watch(struct isolate_result *res, const struct isolate_limits *limits, pid_t pid,
-		  int fd, size_t base, double start)
+static void watch(struct isolate_result *res, const struct isolate_limits *limits,
+		  struct proc *child, size_t base, double start)
 {
-	struct pollfd p[2] = { { fd, POLLIN, 0 }, { child_fd(pid), POLLIN, 0 } };
-	int eof = 0, st = 0;
+	struct pollfd p[2] = { { child->fd, POLLIN, 0 }, { child_fd(child->pid), POLLIN, 0 } };
+	struct proc_result end;
+	int eof = 0;
 
+	memset(&end, 0, sizeof(end));
 	for (;;) {
-		p[0].fd = eof ? -1 : fd;
+		p[0].fd = eof ? -1 : child->fd;
 		if (poll(p, p[1].fd >= 0 ? 2 : 1, POLL_MS) > 0 && !eof && (p[0].revents & (POLLIN | POLLHUP)))
-			eof = drain(fd, &res->out) == DRAIN_EOF;
-		if (waitpid(pid, &st, WNOHANG) == pid)
+			eof = drain(child->fd, &res->out) == DRAIN_EOF;
+		if (proc_poll(child, &end))
 			break;
-		if (over_limit(res, limits, pid, base, start)) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-			if (p[1].fd >= 0)
-				close(p[1].fd);
-			return;
+		if (over_limit(res, limits, child->pid, base, start)) {
+			proc_kill(child, SIGKILL);
+			goto done;
 		}
 	}
-	if (p[1].fd >= 0)
-		close(p[1].fd);
 	/* the child is gone: what is left in the pipe ends in end of file */
 	while (!eof && !(limits->output && res->out.len > limits->output))
-		eof = drain(fd, &res->out) != DRAIN_MORE;
+		eof = drain(child->fd, &res->out) != DRAIN_MORE;
 	res->seconds = time_now() - start;
 	if (limits->output && res->out.len > limits->output) {
 		res->end = ISOLATE_OUTPUT;
-		return;
-	}
-	if (WIFSIGNALED(st)) {
+	} else if (end.signal) {
 		res->end = ISOLATE_SIGNALED;
-		res->status = WTERMSIG(st);
+		res->status = end.signal;
 	} else {
 		res->end = ISOLATE_EXITED;
-		res->status = WEXITSTATUS(st);
+		res->status = end.status;
 	}
+done:
+	if (p[1].fd >= 0)
+		close(p[1].fd);
+	proc_wait(child, &end);
+	proc_result_release(&end);
 }
 
+/*
+ * The child ends with its parent (PR_SET_PDEATHSIG): nobody would stop it
+ * past its limits once the run is gone, and it holds the workspace's lock.
+ */
 int isolate_run(struct isolate_result *res, const struct isolate_limits *limits,
 		void (*fn)(void *data, int fd), void *data)
 {
-	int fds[2];
+	struct proc_opts o = PROC_OPTS_INIT;
+	struct proc child;
 	size_t base;
 	double start = time_now();
-	pid_t pid, parent;
 
 	memset(res, 0, sizeof(*res));
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return tide_error_errno(TIDE_ERROR, "cannot make a pipe");
+	o.fn = fn;
+	o.data = data;
+	o.death_signal = SIGKILL;
 	/*
 	 * Memory freed here but kept by malloc would be shared with the child
 	 * and copied page by page as the child's malloc reuses it: give it
@@ -191,21 +183,10 @@ int isolate_run(struct isolate_result *res, const struct isolate_limits *limits,
 	 */
 	malloc_trim(0);
 	base = rss_anon(getpid());
-	fflush(NULL);	/* nothing buffered here may be written twice */
-	parent = getpid();
-	if ((pid = fork()) < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return tide_error_errno(TIDE_ERROR, "cannot start a process");
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child(fds[1], parent, fn, data);
-	}
-	close(fds[1]);
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	watch(res, limits, pid, fds[0], base, start);
-	close(fds[0]);
+	if (proc_start(&child, &o) < 0)
+		return TIDE_ERROR;
+	fcntl(child.fd, F_SETFL, O_NONBLOCK);
+	watch(res, limits, &child, base, start);
 	return 0;
 }
 

@@ -227,6 +227,26 @@ static void set_end(struct proc_result *res, int status)
 	res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
+/* The child reaped with status: its end in res. */
+static void ended(struct proc *p, struct proc_result *res, int status)
+{
+	set_end(res, status);
+	res->seconds = time_now() - p->start;
+	p->pid = 0;
+}
+
+int proc_poll(struct proc *p, struct proc_result *res)
+{
+	int status = 0;
+
+	if (p->pid <= 0)
+		return 1;
+	if (waitpid(p->pid, &status, WNOHANG) != p->pid)
+		return 0;
+	ended(p, res, status);
+	return 1;
+}
+
 void proc_wait(struct proc *p, struct proc_result *res)
 {
 	int status = 0;
@@ -234,10 +254,11 @@ void proc_wait(struct proc *p, struct proc_result *res)
 	close_fd(&p->fd);
 	close_fd(&p->out);
 	close_fd(&p->err);
-	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	set_end(res, status);
-	res->seconds = time_now() - p->start;
+	if (p->pid > 0) {
+		while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		ended(p, res, status);
+	}
 	free(res->failed_start);
 	res->failed_start = p->failed_start;
 	p->failed_start = NULL;

@@ -100,6 +100,13 @@ int proc_start(struct proc *p, const struct proc_opts *opts);
 /* Send sig to the child (its whole group when it has one). */
 void proc_kill(const struct proc *p, int sig);
 
+/*
+ * Has the child ended?  1: it has (res says how, as proc_wait() would;
+ * what proc_start() left open stays open, to be read to its end), 0: it
+ * still runs.  proc_wait() then only closes.
+ */
+int proc_poll(struct proc *p, struct proc_result *res);
+
 /* Wait for the child's end, closing what proc_start() left open; res's streams are kept. */
 void proc_wait(struct proc *p, struct proc_result *res);
 

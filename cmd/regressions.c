@@ -250,23 +250,6 @@ int cmd_regressions(struct cmd_ctx *ctx, int argc, char **argv)
 	return cmd_finish_stdout(status);
 }
 
-int cmd_regressions_after_run(struct cmd_ctx *ctx, const char *date)
-{
-	struct regress_list *l = NULL;
-	struct buf changes = BUF_INIT;
-	int error = load_current(&l, ctx, date, &changes);
-
-	/* The day is recorded whatever happens here: a warning, never a failure. */
-	if (error < 0)
-		cmd_error("warning: regressions not updated: %s", tide_error_last());
-	else if (changes.len)
-		printf("\nRegressions:\n%s", buf_cstr(&changes));
-	tide_error_clear();
-	buf_release(&changes);
-	regress_list_free(l);
-	return error;
-}
-
 int cmd_regressions_after_bisect(struct cmd_ctx *ctx, const char *date)
 {
 	struct regress_list *l = NULL;

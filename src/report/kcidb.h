@@ -116,6 +116,16 @@ struct kcidb_submission {
 };
 
 struct workspace;
+struct settings;
+
+/*
+ * DIR/config's KCIDB settings (man/tide-config.5), checked before a run:
+ * with kcidb-submit set, it must be an http:// or https:// URL,
+ * kcidb-origin a valid origin and kcidb-timeout seconds from 1 to 3600.
+ * 0 when they are good or kcidb-submit is unset (s may be NULL);
+ * TIDE_EINVAL naming DIR/config:LINE otherwise.
+ */
+int kcidb_check_settings(const struct settings *s, const char *wsdir);
 
 /*
  * Spool doc (a day's document) as NAME.json, then send the whole spool

@@ -22,6 +22,7 @@
 #include "buf.h"
 #include "error.h"
 #include "kcidb.h"
+#include "settings.h"
 #include "text.h"
 #include "util.h"
 #include "workspace.h"
@@ -422,4 +423,52 @@ void kcidb_submission_release(struct kcidb_submission *s)
 	free(s->spool);
 	free(s->rejected_dir);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Seconds for one submission: 1 to 3600, digits only. */
+static int timeout_valid(const char *text)
+{
+	char *end;
+	long n = strtol(text, &end, 10);
+
+	return end != text && !*end && n >= 1 && n <= 3600;
+}
+
+/* DIR/config:LINE of key, for a message. */
+static char *config_where(const struct settings *s, const char *wsdir, const char *key)
+{
+	char *path = workspace_config(wsdir);
+	char *where = xasprintf("%s:%zu", path, settings_line_of(s, key));
+
+	free(path);
+	return where;
+}
+
+int kcidb_check_settings(const struct settings *s, const char *wsdir)
+{
+	const char *url = s ? settings_get(s, "kcidb-submit") : NULL;
+	const char *origin, *timeout;
+	char *where = NULL, *shown = NULL;
+	int error = 0;
+
+	if (!url)
+		return 0;
+	if (!str_starts_with(url, "http://") && !str_starts_with(url, "https://")) {
+		where = config_where(s, wsdir, "kcidb-submit");
+		shown = url_redact(url);
+		error = tide_error_set(TIDE_EINVAL, "%s: kcidb-submit wants an http:// or https:// URL, not '%s'",
+				       where, shown);
+	} else if ((origin = settings_get(s, "kcidb-origin")) && !kcidb_origin_valid(origin)) {
+		where = config_where(s, wsdir, "kcidb-origin");
+		error = tide_error_set(TIDE_EINVAL,
+				       "%s: KCIDB origin '%s' is not valid: use lower-case letters, digits and '_'",
+				       where, origin);
+	} else if ((timeout = settings_get(s, "kcidb-timeout")) && !timeout_valid(timeout)) {
+		where = config_where(s, wsdir, "kcidb-timeout");
+		error = tide_error_set(TIDE_EINVAL, "%s: kcidb-timeout wants seconds from 1 to 3600, not '%s'",
+				       where, timeout);
+	}
+	free(where);
+	free(shown);
+	return error;
 }

@@ -6,13 +6,7 @@
 
 #include "buf.h"
 #include "dayrec.h"
-
-static const char *jstr(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
+#include "text.h"
 
 static void summary_diag(struct buf *b, const char *what, const json_t *d)
 {
@@ -88,7 +82,7 @@ char *day_boot_text(const struct day_boot *rec, const char *config)
 			const json_t *c = json_object_get(t, "counts");
 
 			buf_printf(&b, "        %s KTAP: %lld passed, %lld failed, %lld skipped\n",
-				   jstr(t, "name", "?"),
+				   json_str_or(t, "name", "?"),
 				   (long long)json_integer_value(json_object_get(c, "pass")),
 				   (long long)json_integer_value(json_object_get(c, "fail")),
 				   (long long)json_integer_value(json_object_get(c, "skip")));
@@ -116,14 +110,14 @@ char *day_bisect_text(const struct day_bisect *rec)
 	if (!rec)
 		return NULL;
 	check = rec->check;
-	kind = jstr(check, "kind", "?");
+	kind = json_str_or(check, "kind", "?");
 	/* --build's argument is its make target; the others' follow the option. */
 	buf_printf(&b, "--%s%s%s", kind,
 		   !json_is_string(json_object_get(check, "arg")) ? "" :
 		   !strcmp(kind, "build") ? " --target " : " ",
-		   jstr(check, "arg", ""));
+		   json_str_or(check, "arg", ""));
 	if (json_is_string(json_object_get(check, "config")))
-		buf_printf(&b, " --config %s", jstr(check, "config", "?"));
+		buf_printf(&b, " --config %s", json_str_or(check, "config", "?"));
 	if (day_bisect_has(rec, "since"))
 		buf_printf(&b, " --since %s", rec->since ? rec->since : "?");
 	buf_printf(&b, ": %s", rec->outcome ? rec->outcome : "?");
@@ -140,7 +134,7 @@ char *day_bisect_text(const struct day_bisect *rec)
 
 		buf_printf(&b, json_is_true(c) ? ", confirmed by %s" : json_is_false(c) ?
 			   ", not confirmed by %s (the day still fails)" : ", %s untested",
-			   !strcmp(jstr(rec->revert, "how", ""), "tree-left-out") ?
+			   !strcmp(json_str_or(rec->revert, "how", ""), "tree-left-out") ?
 			   "leaving its tree out" : "revert");
 	}
 	/* Records before "steps_done" counted every step as a build. */
@@ -185,7 +179,7 @@ static void finding_line(struct buf *b, const struct day_finding *f)
 			   CHECKS_MAX_FIXES);
 	buf_putc(b, '\n');
 	json_array_foreach(f->tags, i, t) {
-		buf_printf(b, "          %s:", jstr(t, "tag", "?"));
+		buf_printf(b, "          %s:", json_str_or(t, "tag", "?"));
 		json_array_foreach(json_object_get(t, "problems"), j, p)
 			buf_printf(b, "%s %s", j ? "," : "", json_string_value(p) ? json_string_value(p) : "?");
 		buf_putc(b, '\n');

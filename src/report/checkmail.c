@@ -12,6 +12,7 @@
 #include "checks.h"
 #include "conf.h"
 #include "day.h"
+#include "text.h"
 #include "util.h"
 
 static const char *project_of(const struct day *d)
@@ -59,13 +60,6 @@ static unsigned tag_problems(const json_t *tag)
 	return bits;
 }
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 static void fixes_problem_lines(struct buf *b, const json_t *tag)
 {
 	unsigned bits = tag_problems(tag), bit;
@@ -77,10 +71,10 @@ static void fixes_problem_lines(struct buf *b, const json_t *tag)
 		if (bit == FIXES_SHORT_SHA)
 			buf_puts(b, "    (git writes 12 or more when core.abbrev is 12 or more, or unset\n"
 				    "    with git 2.11 or later)\n");
-		if (bit == FIXES_SUBJECT_MISMATCH && *jstr(tag, "target"))
+		if (bit == FIXES_SUBJECT_MISMATCH && *json_str_or(tag, "target", ""))
 			buf_printf(b, "    The target is %.12s (\"%s\"); git writes the tag with\n"
 				      "      git log -1 --format='Fixes: %%h (\"%%s\")' %.12s\n",
-				   jstr(tag, "target"), jstr(tag, "target_subject"), jstr(tag, "target"));
+				   json_str_or(tag, "target", ""), json_str_or(tag, "target_subject", ""), json_str_or(tag, "target", ""));
 	}
 }
 
@@ -95,7 +89,7 @@ static void fixes_body(struct buf *b, const struct group *g)
 		buf_puts(b, "In commit\n\n");
 		commit_line(b, f->commit, f->subject);
 		json_array_foreach(f->tags, j, tag) {
-			buf_printf(b, "\nFixes tag\n\n  %s\n\nhas these problem(s):\n\n", jstr(tag, "tag"));
+			buf_printf(b, "\nFixes tag\n\n  %s\n\nhas these problem(s):\n\n", json_str_or(tag, "tag", ""));
 			fixes_problem_lines(b, tag);
 		}
 		if (f->tags_total > CHECKS_MAX_FIXES)

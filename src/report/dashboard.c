@@ -194,11 +194,6 @@ static long prev_day(const struct dash *d, size_t day)
 
 /* ---- fields of the records ---- */
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 /* A CSS class for a status word from a record: [a-z-] only, else "other". */
 static void status_class(struct buf *out, const char *prefix, const char *status)
 {
@@ -437,21 +432,21 @@ static void diag_item(struct buf *p, const struct dash *d, const json_t *v)
 	json_int_t line = json_integer_value(json_object_get(v, "line"));
 
 	buf_puts(p, "<li><code>");
-	if (jstr(v, "file")) {
-		html_escape(p, jstr(v, "file"));
+	if (json_str(v, "file")) {
+		html_escape(p, json_str(v, "file"));
 		if (line)
 			buf_printf(p, ":%lld", (long long)line);
 		buf_puts(p, ": ");
 	}
-	html_escape(p, jstr(v, "message"));
+	html_escape(p, json_str(v, "message"));
 	buf_puts(p, "</code>");
-	if (jstr(v, "tree")) {
+	if (json_str(v, "tree")) {
 		/* "mainline" (the base's own files) and the like have no page. */
 		buf_puts(p, " (");
-		if (has_tree_page(d, jstr(v, "tree")))
-			page_link(p, "tree-", jstr(v, "tree"), NULL);
+		if (has_tree_page(d, json_str(v, "tree")))
+			page_link(p, "tree-", json_str(v, "tree"), NULL);
 		else
-			html_escape(p, jstr(v, "tree"));
+			html_escape(p, json_str(v, "tree"));
 		buf_puts(p, ")");
 	}
 	buf_puts(p, "</li>\n");
@@ -532,7 +527,7 @@ static void failed_tests(struct buf *p, const struct day_boot *b, int level)
 			buf_printf(p, "<h%d>Failed tests</h%d>\n<ul class=\"diags\">\n", level,
 				   level);
 		buf_puts(p, "<li><code>");
-		html_escape(p, jstr(t, "name") ? jstr(t, "name") : "?");
+		html_escape(p, json_str(t, "name") ? json_str(t, "name") : "?");
 		buf_puts(p, "</code>");
 		json_array_foreach(json_object_get(t, "diagnostics"), j, v)
 			if (j < 5 && json_is_string(v)) {
@@ -809,11 +804,11 @@ static size_t build_problem(struct buf *p, const char *config, const char *arch,
 	}
 	if (e) {
 		buf_puts(p, "; <code>");
-		if (jstr(e, "file")) {
-			html_escape(p, jstr(e, "file"));
+		if (json_str(e, "file")) {
+			html_escape(p, json_str(e, "file"));
 			buf_printf(p, ":%lld: ", (long long)json_integer_value(json_object_get(e, "line")));
 		}
-		html_escape(p, jstr(e, "message"));
+		html_escape(p, json_str(e, "message"));
 		buf_puts(p, "</code>");
 	}
 	buf_puts(p, "</li>\n");
@@ -827,15 +822,15 @@ static void failing_leaves(struct buf *p, const json_t *tests)
 	size_t i, j, n = 0;
 
 	json_array_foreach(tests, i, t) {
-		const char *name = jstr(t, "name");
+		const char *name = json_str(t, "name");
 		size_t len = name ? strlen(name) : 0;
 		int suite = 0;
 
 		if (!name || !json_is_false(json_object_get(t, "ok")))
 			continue;
 		json_array_foreach(tests, j, u)
-			suite |= jstr(u, "name") && !strncmp(jstr(u, "name"), name, len) &&
-				 jstr(u, "name")[len] == '.';
+			suite |= json_str(u, "name") && !strncmp(json_str(u, "name"), name, len) &&
+				 json_str(u, "name")[len] == '.';
 		if (suite)
 			continue;
 		buf_puts(p, n++ ? ", " : ": ");
@@ -923,9 +918,9 @@ static void regression_item(struct buf *p, const struct dash *d, const struct re
 	}
 	if (c && json_string_value(json_object_get(c, "commit"))) {
 		buf_puts(p, "; culprit ");
-		tree_ref(p, d, jstr(c, "tree") ? jstr(c, "tree") : "?");
-		buf_printf(p, " <code>%.12s</code> ", jstr(c, "commit"));
-		html_escape(p, jstr(c, "subject"));
+		tree_ref(p, d, json_str(c, "tree") ? json_str(c, "tree") : "?");
+		buf_printf(p, " <code>%.12s</code> ", json_str(c, "commit"));
+		html_escape(p, json_str(c, "subject"));
 		if (json_is_true(json_object_get(c, "confirmed")))
 			buf_puts(p, " (confirmed)");
 		else if (json_is_false(json_object_get(c, "confirmed")))

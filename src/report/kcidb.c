@@ -156,11 +156,6 @@ static void set_excerpt(json_t *o, const struct buf *text)
 	json_object_set_new(o, "log_excerpt", j);
 }
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 /* --- checkouts --- */
 
 static void day_checkout(struct doc *d)
@@ -471,7 +466,7 @@ static const char *build_status(const char *s)
 
 static void diag_line(struct buf *b, const json_t *e)
 {
-	const char *file = jstr(e, "file"), *msg = jstr(e, "message");
+	const char *file = json_str(e, "file"), *msg = json_str(e, "message");
 	json_int_t line = json_integer_value(json_object_get(e, "line"));
 	json_int_t col = json_integer_value(json_object_get(e, "column"));
 
@@ -491,7 +486,7 @@ static void build_issues(struct doc *d, const struct day_build *b)
 	size_t i;
 
 	json_array_foreach(errors, i, e) {
-		const char *file = jstr(e, "file"), *msg = jstr(e, "message"), *kind = jstr(e, "kind");
+		const char *file = json_str(e, "file"), *msg = json_str(e, "message"), *kind = json_str(e, "kind");
 		char *what = xasprintf("%s\n%s\n%s", kind ? kind : "", file ? file : "", msg ? msg : "");
 		char hash[17], *key, *comment, *name = regress_diag_name(e);
 		int covered = regression_failure(d, "build", name, d->build_id, NULL);
@@ -609,7 +604,7 @@ static json_t *environment(const struct day_boot *boot)
 /* A KTAP result: ok, ok # SKIP, not ok, not ok # TODO (expected to fail). */
 static const char *ktap_status(const json_t *t)
 {
-	const char *dir = jstr(t, "directive");
+	const char *dir = json_str(t, "directive");
 
 	if (dir && !strncasecmp(dir, "SKIP", 4))
 		return "SKIP";
@@ -623,7 +618,7 @@ static const char *ktap_status(const json_t *t)
 static void ktap_test(struct doc *d, const struct day_boot *boot, const json_t *t,
 		      const char *console_url)
 {
-	const char *name = jstr(t, "name"), *status = ktap_status(t), *dir = jstr(t, "directive");
+	const char *name = json_str(t, "name"), *status = ktap_status(t), *dir = json_str(t, "directive");
 	const json_t *diags = json_object_get(t, "diagnostics"), *l;
 	json_t *o = json_object(), *misc = json_object();
 	struct buf excerpt = BUF_INIT;
@@ -645,8 +640,8 @@ static void ktap_test(struct doc *d, const struct day_boot *boot, const json_t *
 	json_array_foreach(diags, i, l)
 		if (json_is_string(l))
 			buf_printf(&excerpt, "%s\n", json_string_value(l));
-	if (jstr(t, "reason"))
-		buf_printf(&excerpt, "%s\n", jstr(t, "reason"));
+	if (json_str(t, "reason"))
+		buf_printf(&excerpt, "%s\n", json_str(t, "reason"));
 	set_excerpt(o, &excerpt);
 	json_object_set_new(misc, "ktap_name", json_text(name));
 	set_str(misc, "directive", dir);

@@ -201,11 +201,6 @@ int regress_save(const struct regress_list *l, const char *wsdir)
 
 /* ---- a day's results ---- */
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 static const char *config_name(const struct day_build *b)
 {
 	return b && b->config ? b->config : BUILD_CONFIG_DEFAULT;
@@ -257,7 +252,7 @@ static void add_result(json_t *res, const char *kind, const char *config, const 
 
 	if (old && strcmp(outcome, "fail"))
 		goto done;
-	if (old && !strcmp(jstr(old, "outcome") ?: "", "fail")) {
+	if (old && !strcmp(json_str(old, "outcome") ?: "", "fail")) {
 		/* The first of its lines says how it fails. */
 		if (opens)
 			json_object_set_new(old, "opens", json_true());
@@ -274,7 +269,7 @@ done:
 /* "FILE: MESSAGE" names a diagnostic across days (its line moves); "FILE:LINE: ..." shows it. */
 static void diag_names(const json_t *e, char **name, char **detail)
 {
-	const char *file = jstr(e, "file"), *msg = jstr(e, "message");
+	const char *file = json_str(e, "file"), *msg = json_str(e, "message");
 	json_int_t line = json_integer_value(json_object_get(e, "line"));
 
 	*name = xasprintf("%s%s%s", file ? file : "", file ? ": " : "", msg ? msg : "?");
@@ -299,7 +294,7 @@ static int has_own_error(const json_t *errors)
 	size_t i;
 
 	json_array_foreach(errors, i, e)
-		if (strcmp(jstr(e, "kind") ?: "", "make"))
+		if (strcmp(json_str(e, "kind") ?: "", "make"))
 			return 1;
 	return 0;
 }
@@ -319,7 +314,7 @@ static void diag_results(json_t *res, const char *kind, const char *config, cons
 	json_array_foreach(list, i, e) {
 		char *name, *detail;
 
-		if (own && !strcmp(jstr(e, "kind") ?: "", "make"))
+		if (own && !strcmp(json_str(e, "kind") ?: "", "make"))
 			continue;
 		diag_names(e, &name, &detail);
 		add_result(res, kind, config, arch, name, outcome, opens, detail);
@@ -357,7 +352,7 @@ static void suite_names(json_t *suites, const json_t *tests)
 	size_t i;
 
 	json_array_foreach(tests, i, t) {
-		char *copy = xstrdup(jstr(t, "name") ?: ""), *dot;
+		char *copy = xstrdup(json_str(t, "name") ?: ""), *dot;
 
 		while ((dot = strrchr(copy, '.'))) {
 			*dot = '\0';
@@ -383,8 +378,8 @@ static const char *test_detail(const json_t *t)
 {
 	const json_t *diags = json_object_get(t, "diagnostics");
 
-	if (jstr(t, "reason"))
-		return jstr(t, "reason");
+	if (json_str(t, "reason"))
+		return json_str(t, "reason");
 	if (json_is_string(json_array_get(diags, 0)))
 		return json_string_value(json_array_get(diags, 0));
 	return json_is_true(json_object_get(t, "missing_result")) ? "no result" : "not ok";
@@ -418,7 +413,7 @@ static void boot_results(json_t *res, const char *config, const char *arch,
 	suites = json_object();
 	suite_names(suites, t->tests);
 	json_array_foreach(t->tests, i, v) {
-		const char *name = jstr(v, "name"), *dir = jstr(v, "directive");
+		const char *name = json_str(v, "name"), *dir = json_str(v, "directive");
 
 		if (!name || json_object_get(suites, name) ||
 		    (dir && (!strncasecmp(dir, "SKIP", 4) || !strncasecmp(dir, "TODO", 4))))
@@ -487,7 +482,7 @@ static double history_add(struct regress_list *l, const char *key, const char *d
 
 static const char *last_pass(const struct regress_list *l, const char *key)
 {
-	return jstr(json_object_get(l->history, key), "last_pass");
+	return json_str(json_object_get(l->history, key), "last_pass");
 }
 
 /* ---- folding a day ---- */
@@ -540,11 +535,11 @@ static struct regression *entry_new(struct regress_list *l, const char *key, con
 	struct regression *r = regression_new();
 
 	r->key = xstrdup(key);
-	r->kind = xstrdup(jstr(res, "kind"));
-	r->config = xstrdup(jstr(res, "config"));
-	r->arch = xstrdup(jstr(res, "arch"));
-	r->test = xstrdup(jstr(res, "test"));
-	r->detail = dayrec_text(jstr(res, "detail"));
+	r->kind = xstrdup(json_str(res, "kind"));
+	r->config = xstrdup(json_str(res, "config"));
+	r->arch = xstrdup(json_str(res, "arch"));
+	r->test = xstrdup(json_str(res, "test"));
+	r->detail = dayrec_text(json_str(res, "detail"));
 	r->state = xstrdup(state);
 	entry_starts(r, good, d);
 	r->id = entry_id(key, d->date);
@@ -663,7 +658,7 @@ static void fold_absent(struct regress_list *l, const json_t *results, const str
 			continue;
 		build = xasprintf("build:%s/%s:build", e->config, e->arch);
 		b = json_object_get(results, build);
-		if (b && !strcmp(jstr(b, "outcome"), "pass"))
+		if (b && !strcmp(json_str(b, "outcome"), "pass"))
 			on_pass(e, d, history_add(l, e->key, d->date, "pass", s->window),
 				s->threshold, changes);
 		free(build);
@@ -681,8 +676,8 @@ static json_t *builds_passed(const struct regress_list *l, json_t *results)
 	const char *key;
 
 	json_object_foreach(results, key, res)
-		if (!strcmp(jstr(res, "kind") ?: "", "build") &&
-		    !strcmp(jstr(res, "test") ?: "", "build") && last_pass(l, key))
+		if (!strcmp(json_str(res, "kind") ?: "", "build") &&
+		    !strcmp(json_str(res, "test") ?: "", "build") && last_pass(l, key))
 			json_object_set_new(out, key, json_string(last_pass(l, key)));
 	return out;
 }
@@ -690,12 +685,12 @@ static json_t *builds_passed(const struct regress_list *l, json_t *results)
 static char *last_good(const struct regress_list *l, const char *key, const json_t *res,
 		       const json_t *passed)
 {
-	const char *kind = jstr(res, "kind") ?: "", *good = last_pass(l, key);
+	const char *kind = json_str(res, "kind") ?: "", *good = last_pass(l, key);
 	char *build;
 
 	if (!good && (!strcmp(kind, "build") || !strcmp(kind, "warning"))) {
-		build = regress_key("build", jstr(res, "config"), jstr(res, "arch"), "build");
-		good = jstr(passed, build);
+		build = regress_key("build", json_str(res, "config"), json_str(res, "arch"), "build");
+		good = json_str(passed, build);
 		free(build);
 	}
 	return good ? xstrdup(good) : NULL;
@@ -710,7 +705,7 @@ void regress_fold_day(struct regress_list *l, const struct day *d,
 	json_t *res;
 
 	json_object_foreach(results, key, res) {
-		const char *outcome = jstr(res, "outcome");
+		const char *outcome = json_str(res, "outcome");
 		struct fold f = { l, d, key, res, open_entry(l, key), NULL, 0, s->threshold, changes };
 		char *good;
 
@@ -740,7 +735,7 @@ void regress_fold_day(struct regress_list *l, const struct day *d,
 /* Does a bisect's check look at what entry e is about? */
 static int check_matches(const struct regression *e, const json_t *check, const char *config)
 {
-	const char *kind = jstr(check, "kind"), *arg = jstr(check, "arg");
+	const char *kind = json_str(check, "kind"), *arg = json_str(check, "arg");
 
 	if (!kind || strcmp(e->config, config))
 		return 0;
@@ -763,8 +758,8 @@ static json_t *culprit_of(const struct day_bisect *b, const char *date)
 		json_object_set_new(c, "conflicts_with", json_text(b->conflicts_with));
 	if (b->revert) {
 		json_object_set(c, "confirmed", json_object_get(b->revert, "confirmed") ?: json_null());
-		if (jstr(b->revert, "how"))
-			json_object_set_new(c, "how", json_text(jstr(b->revert, "how")));
+		if (json_str(b->revert, "how"))
+			json_object_set_new(c, "how", json_text(json_str(b->revert, "how")));
 	}
 	return c;
 }
@@ -775,7 +770,7 @@ static int same_culprit(const json_t *culprit, const struct day_bisect *b)
 	const json_t *was = json_object_get(culprit, "confirmed");
 	const json_t *now = b->revert ? json_object_get(b->revert, "confirmed") : NULL;
 
-	return culprit && !strcmp(jstr(culprit, "commit") ?: "", b->commit) &&
+	return culprit && !strcmp(json_str(culprit, "commit") ?: "", b->commit) &&
 	       ((!was && !now) || (was && now && json_equal(was, now)));
 }
 

@@ -17,11 +17,6 @@
 #include "text.h"
 #include "util.h"
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 const char *regress_mail_name(enum regress_mail m)
 {
 	switch (m) {
@@ -41,20 +36,20 @@ static const char *mailable_culprit(const struct regression *r)
 {
 	if (!r->culprit || json_is_false(json_object_get(r->culprit, "confirmed")))
 		return NULL;
-	return jstr(r->culprit, "commit");
+	return json_str(r->culprit, "commit");
 }
 
 enum regress_mail regress_mail_due(const struct regression *r)
 {
 	const char *culprit = mailable_culprit(r);
-	const char *mailed = jstr(json_object_get(r->mails, "culprit"), "commit");
+	const char *mailed = json_str(json_object_get(r->mails, "culprit"), "commit");
 
-	if (!jstr(r->mails, "new"))
+	if (!json_str(r->mails, "new"))
 		return !strcmp(r->state, "new") || !strcmp(r->state, "still-failing")
 			? REGRESS_MAIL_NEW : REGRESS_MAIL_NONE;
 	if (culprit && (!mailed || strcmp(mailed, culprit)))
 		return REGRESS_MAIL_CULPRIT;
-	if (!strcmp(r->state, "fixed") && !jstr(r->mails, "fixed"))
+	if (!strcmp(r->state, "fixed") && !json_str(r->mails, "fixed"))
 		return REGRESS_MAIL_FIXED;
 	return REGRESS_MAIL_NONE;
 }
@@ -175,17 +170,17 @@ static void regzbot(struct buf *out, const struct regression *r, int reply)
 static void culprit_lines(struct buf *out, const struct regression *r)
 {
 	const json_t *c = r->culprit, *confirmed = json_object_get(c, "confirmed");
-	const char *with = jstr(c, "conflicts_with");
+	const char *with = json_str(c, "conflicts_with");
 
 	buf_printf(out, "tide bisect of %s names the culprit:\n\n    %.12s (\"%s\")\n    in the %s tree",
-		   jstr(c, "day") ?: "?", jstr(c, "commit") ?: "?", jstr(c, "subject") ?: "",
-		   jstr(c, "tree") ?: "?");
+		   json_str(c, "day") ?: "?", json_str(c, "commit") ?: "?", json_str(c, "subject") ?: "",
+		   json_str(c, "tree") ?: "?");
 	if (with)
 		buf_printf(out, ", a semantic conflict with the %s tree", with);
 	buf_puts(out, "\n\n");
 	if (json_is_true(confirmed))
 		buf_printf(out, "Confirmed: the day passes %s.\n\n",
-			   !strcmp(jstr(c, "how") ?: "", "tree-left-out")
+			   !strcmp(json_str(c, "how") ?: "", "tree-left-out")
 			   ? "without that tree (the revert does not apply)" : "with it reverted");
 	else
 		buf_puts(out, "Not confirmed by a revert (the day without it could not be tested).\n\n");
@@ -233,18 +228,18 @@ int regress_mail_make(struct mail_msg *out, const struct regression *r, enum reg
 		return tide_error_set(TIDE_EINVAL, "regression %s owes no mail", r->id);
 	mail_add_rcpt(&out->to, &out->nto, o->to);
 	/* The culprit's maintainer only when the culprit stands (its revert did not refute it). */
-	t = o->conf && mailable_culprit(r) && jstr(r->culprit, "tree")
-		? trees_conf_find(o->conf, jstr(r->culprit, "tree")) : NULL;
+	t = o->conf && mailable_culprit(r) && json_str(r->culprit, "tree")
+		? trees_conf_find(o->conf, json_str(r->culprit, "tree")) : NULL;
 	if (t && t->contact)
 		mail_add_rcpt(out->nto ? &out->cc : &out->to, out->nto ? &out->ncc : &out->nto,
 			      t->contact);
 	if (!out->nto)
 		return tide_error_set(TIDE_ENOTFOUND, "no address for regression mails: set "
 				      "regressions= (or announce=) in mail.conf");
-	first = jstr(r->mails, "new") ? xstrdup(jstr(r->mails, "new"))
+	first = json_str(r->mails, "new") ? xstrdup(json_str(r->mails, "new"))
 				      : message_id(r, "new", o->from);
 	part = what == REGRESS_MAIL_CULPRIT
-		? xasprintf("culprit-%.12s", jstr(r->culprit, "commit") ?: "none")
+		? xasprintf("culprit-%.12s", json_str(r->culprit, "commit") ?: "none")
 		: xstrdup(regress_mail_name(what));
 	subject(&subj, r, project, what != REGRESS_MAIL_NEW);
 	if (what == REGRESS_MAIL_NEW)

@@ -87,6 +87,18 @@ json_t *json_textn(const char *s, size_t len)
 	return j;
 }
 
+const char *json_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+const char *json_str_or(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_str(o, key);
+
+	return s ? s : dflt;
+}
+
 json_t *json_text(const char *s)
 {
 	return json_textn(s, s ? strlen(s) : 0);

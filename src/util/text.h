@@ -31,6 +31,11 @@ json_t *json_textn(const char *s, size_t len);
 /* json_text() of a formatted string (jansson's json_sprintf() returns NULL on bad bytes). */
 json_t *json_text_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* o's key as a string: NULL when o is no object, or key is missing or no string. */
+const char *json_str(const json_t *o, const char *key);
+/* The same, dflt instead of NULL. */
+const char *json_str_or(const json_t *o, const char *key, const char *dflt);
+
 /*
  * Append s[0..len), written in charset (a commit's "encoding" header),
  * to out as UTF-8.  NULL, "" and UTF-8 mean UTF-8.  When iconv does not

@@ -316,13 +316,6 @@ int report_tree_json(json_t **out, const struct day *day, const struct day_tree 
 	return 0;
 }
 
-static const char *jstr(const json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s ? s : "";
-}
-
 static void tree_phrase(struct buf *out, const char *tree)
 {
 	if (!strcmp(tree, "mainline"))
@@ -349,7 +342,7 @@ static void commit_lines(struct buf *out, const json_t *commits)
 	size_t i;
 
 	json_array_foreach(commits, i, c)
-		buf_printf(out, "  %.12s (\"%s\")\n", jstr(c, "id"), jstr(c, "subject"));
+		buf_printf(out, "  %.12s (\"%s\")\n", json_str_or(c, "id", ""), json_str_or(c, "subject", ""));
 	if (!json_array_size(commits))
 		buf_puts(out, "  (no commit found touching this file)\n");
 }
@@ -372,7 +365,7 @@ static json_t *file_with(const json_t *f)
 	size_t i;
 
 	json_array_foreach(json_object_get(f, "ours_commits"), i, c) {
-		const char *t = jstr(c, "tree");
+		const char *t = json_str_or(c, "tree", "");
 
 		if (*t && strcmp(t, "mainline") && !has_string(with, t))
 			json_array_append_new(with, json_text(t));
@@ -392,7 +385,7 @@ static void add_commits(json_t *all, const json_t *list)
 	json_array_foreach(list, i, c) {
 		seen = 0;
 		json_array_foreach(all, j, d)
-			seen |= !strcmp(jstr(c, "id"), jstr(d, "id"));
+			seen |= !strcmp(json_str_or(c, "id", ""), json_str_or(d, "id", ""));
 		if (!seen)
 			json_array_append(all, c);
 	}
@@ -404,11 +397,11 @@ static void hunks_section(struct buf *out, const json_t *f, int named)
 	size_t i;
 
 	if (named)
-		buf_printf(out, "The conflict in %s (%s, rerere id %.12s):\n\n", jstr(f, "path"),
-			   jstr(f, "kind"), jstr(f, "conflict_id"));
+		buf_printf(out, "The conflict in %s (%s, rerere id %.12s):\n\n", json_str_or(f, "path", ""),
+			   json_str_or(f, "kind", ""), json_str_or(f, "conflict_id", ""));
 	else
-		buf_printf(out, "The conflict (%s, rerere id %.12s):\n\n", jstr(f, "kind"),
-			   jstr(f, "conflict_id"));
+		buf_printf(out, "The conflict (%s, rerere id %.12s):\n\n", json_str_or(f, "kind", ""),
+			   json_str_or(f, "conflict_id", ""));
 	json_array_foreach(json_object_get(f, "hunks"), i, h) {
 		const char *p = json_string_value(h), *nl;
 
@@ -438,7 +431,7 @@ static void blame_notes(struct buf *out, const json_t *files)
 		if (!note)
 			continue;
 		if (n > 1)
-			buf_printf(out, "Note on %s: %s.\n", jstr(f, "path"), note);
+			buf_printf(out, "Note on %s: %s.\n", json_str_or(f, "path", ""), note);
 		else
 			buf_printf(out, "Note: %s.\n", note);
 		notes++;
@@ -462,17 +455,17 @@ static void group_section(struct buf *out, const json_t *r, const json_t *files,
 		add_commits(ours, json_object_get(f, "ours_commits"));
 		add_commits(theirs, json_object_get(f, "theirs_commits"));
 	}
-	buf_printf(out, "Today's %s merge of the %s tree got %s in:\n\n", jstr(r, "project"),
-		   jstr(r, "tree"), n == 1 ? "a conflict" : "conflicts");
+	buf_printf(out, "Today's %s merge of the %s tree got %s in:\n\n", json_str_or(r, "project", ""),
+		   json_str_or(r, "tree", ""), n == 1 ? "a conflict" : "conflicts");
 	json_array_foreach(files, i, f)
-		buf_printf(out, "  %s\n", jstr(f, "path"));
+		buf_printf(out, "  %s\n", json_str_or(f, "path", ""));
 	buf_printf(out, "\nbetween commit%s:\n\n", json_array_size(ours) > 1 ? "s" : "");
 	commit_lines(out, ours);
 	buf_puts(out, "\nfrom ");
 	with_phrase(out, with);
 	buf_printf(out, " and commit%s:\n\n", json_array_size(theirs) > 1 ? "s" : "");
 	commit_lines(out, theirs);
-	buf_printf(out, "\nfrom the %s tree.\n\n", jstr(r, "tree"));
+	buf_printf(out, "\nfrom the %s tree.\n\n", json_str_or(r, "tree", ""));
 	blame_notes(out, files);
 	json_array_foreach(files, i, f)
 		hunks_section(out, f, n > 1);
@@ -525,7 +518,7 @@ static void conflict_sections(struct buf *out, const json_t *r)
 
 static void handling_section(struct buf *out, const json_t *r)
 {
-	const char *how = jstr(r, "handled");
+	const char *how = json_str_or(r, "handled", "");
 	json_t *f, *res;
 	size_t i;
 
@@ -533,26 +526,26 @@ static void handling_section(struct buf *out, const json_t *r)
 		buf_printf(out, "I fixed it up (see below) and can carry the fix as necessary. This\n"
 			   "is now fixed as far as %s is concerned, but any non trivial\n"
 			   "conflicts should be mentioned to your upstream maintainer when your\n"
-			   "tree is submitted for merging.\n\n", jstr(r, "project"));
+			   "tree is submitted for merging.\n\n", json_str_or(r, "project", ""));
 		json_array_foreach(json_object_get(r, "files"), i, f)
 			if ((res = json_object_get(f, "resolution")))
 				buf_printf(out, "%s: resolved from recorded resolution %s\n",
-					   jstr(f, "path"), jstr(res, "id"));
+					   json_str_or(f, "path", ""), json_str_or(res, "id", ""));
 		buf_putc(out, '\n');
 	} else if (!strcmp(how, "previous")) {
 		buf_printf(out, "No recorded resolution applies, so I used the version from %s\n"
-			   "of the %s tree for today.\n\n", jstr(r, "version_from"), jstr(r, "tree"));
+			   "of the %s tree for today.\n\n", json_str_or(r, "version_from", ""), json_str_or(r, "tree", ""));
 	} else {
 		buf_printf(out, "No recorded resolution applies and no earlier version of the %s\n"
 			   "tree merges, so I have dropped the %s tree for today.\n\n",
-			   jstr(r, "tree"), jstr(r, "tree"));
+			   json_str_or(r, "tree", ""), json_str_or(r, "tree", ""));
 	}
 	json_array_foreach(json_object_get(r, "errors"), i, f)
 		buf_printf(out, "Note: %s\n", json_string_value(f));
 	json_array_foreach(json_object_get(r, "fixups"), i, f)
 		buf_printf(out, "Fixup applied after the merge: %s\n", json_string_value(f));
 	if (json_object_get(r, "fixup_error"))
-		buf_printf(out, "Fixup failed: %s\n", jstr(r, "fixup_error"));
+		buf_printf(out, "Fixup failed: %s\n", json_str_or(r, "fixup_error", ""));
 }
 
 /* At most this many errors and as many new warnings of a configuration are listed. */
@@ -572,13 +565,13 @@ static void diag_lines(struct buf *out, const char *what, const json_t *diags)
 			buf_printf(out, "... and %zu more\n", n - i);
 			break;
 		}
-		if (*jstr(d, "file"))
-			buf_printf(out, "%s:", jstr(d, "file"));
-		if (*jstr(d, "file") && line > 0)
+		if (*json_str_or(d, "file", ""))
+			buf_printf(out, "%s:", json_str_or(d, "file", ""));
+		if (*json_str_or(d, "file", "") && line > 0)
 			buf_printf(out, "%lld:", (long long)line);
-		if (*jstr(d, "file") && line > 0 && col > 0)
+		if (*json_str_or(d, "file", "") && line > 0 && col > 0)
 			buf_printf(out, "%lld:", (long long)col);
-		buf_printf(out, "%s%s: %s\n", *jstr(d, "file") ? " " : "", what, jstr(d, "message"));
+		buf_printf(out, "%s%s: %s\n", *json_str_or(d, "file", "") ? " " : "", what, json_str_or(d, "message", ""));
 	}
 }
 
@@ -603,8 +596,8 @@ static void config_sections(struct buf *out, const json_t *r)
 
 		nw = json_array_size(json_object_get(c, "new_warnings"));
 		failed |= errors;
-		buf_printf(out, "After merging the %s tree, today's %s build (%s %s)\n", jstr(r, "tree"),
-			   jstr(r, "project"), jstr(c, "arch"), jstr(c, "name"));
+		buf_printf(out, "After merging the %s tree, today's %s build (%s %s)\n", json_str_or(r, "tree", ""),
+			   json_str_or(r, "project", ""), json_str_or(c, "arch", ""), json_str_or(c, "name", ""));
 		if (errors)
 			buf_puts(out, "failed like this:\n\n");
 		else
@@ -615,21 +608,21 @@ static void config_sections(struct buf *out, const json_t *r)
 	}
 	if ((culprit = json_object_get(r, "culprit"))) {
 		buf_printf(out, "%s by commit\n\n  %.12s (\"%s\")\n\n", failed ? "Caused" : "Introduced",
-			   jstr(culprit, "commit"), jstr(culprit, "subject"));
-		if (*jstr(culprit, "conflicts_with"))
+			   json_str_or(culprit, "commit", ""), json_str_or(culprit, "subject", ""));
+		if (*json_str_or(culprit, "conflicts_with", ""))
 			buf_printf(out, "interacting with the %s tree (a semantic conflict).\n\n",
-				   jstr(culprit, "conflicts_with"));
+				   json_str_or(culprit, "conflicts_with", ""));
 	} else {
 		buf_printf(out, "The commit of the %s tree behind this is not known yet\n"
-				"(tide bisect %s --build finds it).\n\n", jstr(r, "tree"), jstr(r, "date"));
+				"(tide bisect %s --build finds it).\n\n", json_str_or(r, "tree", ""), json_str_or(r, "date", ""));
 	}
-	if (*jstr(r, "version_from") && !json_array_size(json_object_get(r, "files")))
-		buf_printf(out, "I have used the %s tree from %s for today.\n", jstr(r, "tree"),
-			   jstr(r, "version_from"));
-	else if (!strcmp(jstr(r, "status"), "dropped"))
-		buf_printf(out, "I have dropped the %s tree for today.\n", jstr(r, "tree"));
+	if (*json_str_or(r, "version_from", "") && !json_array_size(json_object_get(r, "files")))
+		buf_printf(out, "I have used the %s tree from %s for today.\n", json_str_or(r, "tree", ""),
+			   json_str_or(r, "version_from", ""));
+	else if (!strcmp(json_str_or(r, "status", ""), "dropped"))
+		buf_printf(out, "I have dropped the %s tree for today.\n", json_str_or(r, "tree", ""));
 	else if (failed)
-		buf_printf(out, "The %s tree is in today's tree as it is.\n", jstr(r, "tree"));
+		buf_printf(out, "The %s tree is in today's tree as it is.\n", json_str_or(r, "tree", ""));
 }
 
 /*
@@ -642,10 +635,10 @@ static void resolution_diffs(struct buf *out, const json_t *r)
 	const json_t *f;
 	size_t i;
 
-	if (strcmp(jstr(r, "handled"), "recorded"))
+	if (strcmp(json_str_or(r, "handled", ""), "recorded"))
 		return;
 	json_array_foreach(json_object_get(r, "files"), i, f) {
-		const char *cc = jstr(json_object_get(f, "resolution"), "combined");
+		const char *cc = json_str_or(json_object_get(f, "resolution"), "combined", "");
 
 		if (*cc)
 			buf_printf(out, "\n%s", cc);
@@ -663,7 +656,7 @@ void report_text(struct buf *out, const json_t *r)
 	/* one blank line before the signature, whichever section came last */
 	while (out->len > 1 && out->ptr[out->len - 1] == '\n' && out->ptr[out->len - 2] == '\n')
 		buf_truncate(out, out->len - 1);
-	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", jstr(r, "tag"));
+	buf_printf(out, "\n-- \nCheers,\ntide (%s)\n", json_str_or(r, "tag", ""));
 	resolution_diffs(out, r);
 }
 
@@ -724,7 +717,7 @@ static const char *contact_of(const struct trees_conf *conf, const char *tree)
 static char *message_id(const json_t *r, const char *from)
 {
 	char *addr = mail_address(from), *at = strchr(addr, '@');
-	char *id = xasprintf("<%s.%s.tide@%s>", jstr(r, "tag"), jstr(r, "tree"),
+	char *id = xasprintf("<%s.%s.tide@%s>", json_str_or(r, "tag", ""), json_str_or(r, "tree", ""),
 			     at && at[1] ? at + 1 : "localhost");
 
 	free(addr);
@@ -742,8 +735,8 @@ static void build_subject(struct buf *out, const json_t *r)
 		failed |= json_array_size(json_object_get(c, "errors")) > 0;
 		warnings += json_array_size(json_object_get(c, "new_warnings"));
 	}
-	buf_printf(out, "%s: build %s after merge of the %s tree", jstr(r, "project"),
-		   failed ? "failure" : warnings > 1 ? "warnings" : "warning", jstr(r, "tree"));
+	buf_printf(out, "%s: build %s after merge of the %s tree", json_str_or(r, "project", ""),
+		   failed ? "failure" : warnings > 1 ? "warnings" : "warning", json_str_or(r, "tree", ""));
 }
 
 /* The commits a report names (both sides of each file), each author once, as Cc. */
@@ -763,7 +756,7 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 		const char *from)
 {
 	struct buf subject = BUF_INIT, body = BUF_INIT;
-	const char *tree = jstr(r, "tree");
+	const char *tree = json_str_or(r, "tree", "");
 	json_t *v;
 	size_t i;
 
@@ -778,7 +771,7 @@ int report_mail(struct mail_msg *out, const json_t *r, const struct trees_conf *
 	}
 	cc_authors(out, r);
 	if (json_array_size(json_object_get(r, "files"))) {
-		buf_printf(&subject, "%s: manual merge of the %s tree with ", jstr(r, "project"),
+		buf_printf(&subject, "%s: manual merge of the %s tree with ", json_str_or(r, "project", ""),
 			   tree);
 		with_phrase(&subject, json_object_get(r, "with"));
 	} else {

@@ -45,11 +45,6 @@ void reproducer_sh_quote(struct buf *out, const char *s)
 	buf_putc(out, '\'');
 }
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 /* A URL for the files: no userinfo at all (day.json keeps "user:***@"). */
 static json_t *url_json(const char *url)
 {
@@ -547,7 +542,7 @@ static void script_text(struct repro *rp, struct buf *out)
 	const struct day *day = rp->in->day;
 	const json_t *meta = rp->meta, *b = json_object_get(meta, "build");
 	const json_t *cfg = json_object_get(b, "config");
-	const char *cfg_sha = json_is_string(json_object_get(cfg, "file")) ? jstr(cfg, "sha256") : NULL;
+	const char *cfg_sha = json_is_string(json_object_get(cfg, "file")) ? json_str(cfg, "sha256") : NULL;
 
 	buf_puts(out, "#!/bin/sh\n");
 	buf_printf(out, "# Reproduces tide's day %s (%s): man tide-reproducer.\n", day->date, day->tag);
@@ -558,10 +553,10 @@ static void script_text(struct repro *rp, struct buf *out)
 		      "# It writes only below DIR.  $TIDE names the tide to run.\n\n");
 	sh_var(out, "date", day->date);
 	sh_var(out, "tag", day->tag);
-	sh_var(out, "base_url", jstr(json_object_get(meta, "base"), "url"));
+	sh_var(out, "base_url", json_str(json_object_get(meta, "base"), "url"));
 	sh_var(out, "base_tag", day->base_tag);
 	sh_var(out, "base_commit", day->base_commit);
-	sh_var(out, "merged_tree", jstr(json_object_get(meta, "day"), "merged_tree"));
+	sh_var(out, "merged_tree", json_str(json_object_get(meta, "day"), "merged_tree"));
 	sh_var(out, "config_sha256", cfg_sha);
 	sh_var(out, "boot_status", day->boot ? day->boot->status : NULL);
 	sh_var(out, "initramfs_sha256", day->boot ? day->boot->initramfs_sha256 : NULL);
@@ -618,8 +613,8 @@ static void load_conf(struct repro *rp)
 	} else if (safefs_read_file(&old, path, DAY_MAX_RECORD) == 0 &&
 		   (prev = json_loadb(old.ptr, old.len, 0, NULL)) &&
 		   json_string_value(json_object_get((c = json_object_get(prev, "trees_conf")), "content"))) {
-		rp->conf_text = xstrdup(jstr(c, "content"));
-		rp->conf_path = jstr(c, "path") ? xstrdup(jstr(c, "path")) : NULL;
+		rp->conf_text = xstrdup(json_str(c, "content"));
+		rp->conf_path = json_str(c, "path") ? xstrdup(json_str(c, "path")) : NULL;
 	}
 	if (rp->conf_text && rp->conf_path &&
 	    trees_conf_parse_buf(&rp->conf, rp->conf_path, rp->conf_text, strlen(rp->conf_text)) < 0)

@@ -74,6 +74,12 @@ char *build_diag_key(const struct build_diag *d);
 void build_diag_push(struct build_diags *d, enum build_diag_kind kind,
 		     const char *file, int line, int column, const char *msg);
 void build_diags_release(struct build_diags *d);
+/* Push unless the same diagnostic is there: 1 pushed, 0 not. */
+int build_diags_add_unique(struct build_diags *d, enum build_diag_kind kind,
+			   const char *file, int line, int column, const char *msg);
+/* An error counted, and kept unless it is there or the log holds the most it keeps. */
+void build_log_add_error(struct build_log *log, enum build_diag_kind kind,
+			 const char *file, int line, int column, const char *msg);
 
 /*
  * The warnings of now that a previous build's list (prev, a record's

@@ -51,14 +51,16 @@ test_expect_success 'an include across stages of one layer fails' '
 	rm planted/merge/rerere.c
 '
 
-test_expect_success 'a folder not in the table and an include of no header fail' '
+test_expect_success 'a folder not in the table, a file outside the folders and an include of no header fail' '
 	mkdir planted/extra &&
 	printf "#include \"nowhere.h\"\n" >planted/extra/x.c &&
+	: >planted/stray.c &&
 	test_must_fail --status=1 "$TOP/tests/check-layers" planted >out &&
 	cat >expect <<-\EOF &&
 	planted/extra/: folder not in the layer table of tests/check-layers
+	planted/stray.c: not in a folder of the layer table
 	planted/extra/x.c:1: #include "nowhere.h" names no header of planted/
-	not ok - layers: 2 problem(s) against the layer table
+	not ok - layers: 3 problem(s) against the layer table
 	EOF
 	test_cmp expect out
 '

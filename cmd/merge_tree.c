@@ -9,11 +9,11 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/attr.h"
-#include "../src/conf.h"
-#include "../src/error.h"
-#include "../src/graph.h"
-#include "../src/merge.h"
+#include "attr.h"
+#include "conf.h"
+#include "error.h"
+#include "graph.h"
+#include "merge.h"
 
 struct args {
 	int name_only;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The commit checks of tide run (src/checks.c): a day whose trees carry
+# The commit checks of tide run (src/checks/checks.c): a day whose trees carry
 # one of each problem (a Fixes: tag with a wrong subject and a short id,
 # sign-offs missing, a patch carried by two trees, a tree with nothing new
 # for a year, a fetch failing day after day) gets exactly those findings

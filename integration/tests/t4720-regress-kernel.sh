@@ -15,7 +15,7 @@
 #   day 5: both are reverted in their trees: fixed.
 #
 # Every day's kernel is the smoke configuration plus kernel-tests/
-# flaky.config, whose built-in command line names cpumask.affinity in
+# flaky.config, whose built-in command line names cpumask_smoke.affinity in
 # tide.flaky: that guest test fails on boot 1 of every day by design
 # (kernel-tests/init.c; tide passes the boot's number as tide.boot=N), so
 # it is retried and reported flaky, never a regression.
@@ -33,6 +33,8 @@
 WORK=$TOP/work
 # One world directory per day: the workspace borrows the trees' objects.
 WORLD=$WORK/kproof-world
+# The workspace's build directories stay from run to run (an incremental
+# build); everything else is made again.
 WS=$WORK/kproof-ws
 MEASURE=${TIDE_MEASURE:-$TOP/build/measurements}
 KT=$TOP/kernel-tests
@@ -139,31 +141,35 @@ bisect() {
 	b_day=$1 b_name=$2 && shift 2 &&
 	t0=$(date +%s) &&
 	b_rc=0 && tide -C "$WS" bisect "2026-12-0$b_day" "$@" >"$b_name.out" 2>"$b_name.err" || b_rc=$? &&
-	note "bisect $b_name: exit $b_rc, $(( $(date +%s) - t0 )) s: $(grep '^steps:' "$b_name.out")" &&
+	b_rev=$(sed -n "s/^tide: bisect: step \([0-9]*\): revert: .*/\1/p" "$b_name.err") &&
+	note "bisect $b_name: exit $b_rc, $(( $(date +%s) - t0 )) s: $(grep '^steps:' "$b_name.out");" \
+		"the revert's step (1 build, 1 boot): $(sed -n "s/^tide: bisect: step $b_rev: \([a-z]*\).* (\(.*s\))$/\1 in \2/p" "$b_name.err")" &&
 	return $b_rc
 }
 
 # The regressions' lines, the flaky test's left out (its flakiness follows the boots).
 regressions() {
 	tide -C "$WS" regressions "$@" >regressions.out &&
-	{ grep -v "cpumask.affinity" regressions.out || true; }
+	{ grep -v "cpumask_smoke.affinity" regressions.out || true; }
 }
 
 test_expect_success 'setup: a workspace that mails its regressions' '
-	rm -rf "$WS" && mkdir -p "$WS" && : >"$MEASURE/regress-kernel.txt" &&
+	mkdir -p "$WS" &&
+	find "$WS" -mindepth 1 -maxdepth 1 ! -name build ! -name bisect -exec rm -rf {} + &&
+	: >"$MEASURE/regress-kernel.txt" &&
 	printf "smtp=smtp://127.0.0.1:%s\nfrom=tide <next@tide.example>\nregressions=regressions@lists.example\ntimeout=5\n" \
 		"$(cat "$TRASH/mail.port")" >"$WS/mail.conf"
 '
 
-test_expect_success 'day 1: cpumask.affinity fails on boot 1 of 3 by design: booted again, flaky, the day passes' '
+test_expect_success 'day 1: cpumask_smoke.affinity fails on boot 1 of 3 by design: booted again, flaky, the day passes' '
 	run 1 && test "$(cat rc)" = 0 &&
 	field 2026-12-01 "o(\"kproof\")[\"status\"], len(o(\"kproof\")[\"attempts\"]), o(\"kproof\")[\"flaky\"], o(\"kproof\")[\"attempts\"][0][\"failed\"]" >actual &&
-	echo "passed 1 [${SQ}cpumask.affinity${SQ}] [${SQ}cpumask.affinity${SQ}]" >expect &&
+	echo "passed 1 [${SQ}cpumask_smoke.affinity${SQ}] [${SQ}cpumask_smoke.affinity${SQ}]" >expect &&
 	test_cmp expect actual &&
 	grep -rq "tide.flaky: failing on purpose on boot 1 (one boot in three)" "$WS/days/2026-12-01" &&
 	field 2026-12-01 "o(\"kproof\")[\"cmdline\"]" | grep -q " tide.boot=2" &&
 	tide -C "$WS" regressions >actual &&
-	grep -q "^flaky         test    kproof/x86_64 cpumask.affinity: first bad 2026-12-01 (last good none), last bad 2026-12-01, flakiness 1.00$" actual &&
+	grep -q "^flaky         test    kproof/x86_64 cpumask_smoke.affinity: first bad 2026-12-01 (last good none), last bad 2026-12-01, flakiness 1.00$" actual &&
 	test "$(wc -l <actual)" = 1 &&
 	tide -C "$WS" -f "$WORLD-1/trees.conf" regressions --mail >out &&
 	echo "no regression mail is due" >expect && test_cmp expect out
@@ -175,7 +181,7 @@ test_expect_success 'day 2: gpio breaks gpio.chip_info: one new regression, boot
 	printf "Regressions:\nnew: test kproof (x86_64) gpio.chip_info since next-20261202\n" >expect &&
 	test_cmp expect actual &&
 	field 2026-12-02 "o(\"kproof\")[\"status\"], len(o(\"kproof\")[\"attempts\"]), o(\"kproof\")[\"flaky\"], [a[\"failed\"] for a in o(\"kproof\")[\"attempts\"]]" >actual &&
-	echo "failed 2 [${SQ}cpumask.affinity${SQ}] [[${SQ}cpumask.affinity${SQ}, ${SQ}gpio.chip_info${SQ}], [${SQ}gpio.chip_info${SQ}]]" >expect &&
+	echo "tests-failed 2 [${SQ}cpumask_smoke.affinity${SQ}] [[${SQ}gpio.chip_info${SQ}, ${SQ}cpumask_smoke.affinity${SQ}], [${SQ}gpio.chip_info${SQ}]]" >expect &&
 	test_cmp expect actual &&
 	grep -rq "label ${SQ}gpiochip0${SQ}, expected ${SQ}tide-bank0${SQ}" "$WS/days/2026-12-02" &&
 	regressions >actual &&
@@ -244,7 +250,7 @@ test_expect_success 'day 5: both reverted: the regression is closed, one last ma
 	test "$(nmails)" = 3 &&
 	grep -q "^next-20261205 passes again on the kproof configuration (x86_64): gpio.chip_info fails from next-20261202 to next-20261204 in linux-next, no longer.$" "$TRASH/mail/3.eml" &&
 	tide -C "$WS" regressions --all >actual &&
-	grep -q "^flaky         test    kproof/x86_64 cpumask.affinity: first bad 2026-12-01 (last good none), last bad 2026-12-05, flakiness " actual
+	grep -q "^flaky         test    kproof/x86_64 cpumask_smoke.affinity: first bad 2026-12-01 (last good none), last bad 2026-12-05, flakiness " actual
 '
 
 test_expect_success 'the cost: boots per day and the builds of each bisect' '

@@ -340,4 +340,24 @@ test_expect_success 'a bad stale-after in DIR/config is named with its line, and
 	test -f ws/days/2026-12-04/day.json
 '
 
+test_expect_success 'mainline duplicates are those a tree does not have, as git cherry finds them' '
+	git init -q -b master cm &&
+	commit_in cm f 1 "core: add f" "$sob" && git -C cm tag v1 &&
+	git clone -q cm early &&
+	commit_in cm x x "core: add x" "$sob" && git -C cm tag v2 &&
+	git clone -q cm late &&
+	git -C late revert --no-edit HEAD >/dev/null &&
+	commit_in late x x "late: add x again" "$sob" &&
+	commit_in early x x "early: add x" "$sob" &&
+	printf "#tide\tbase\tcm#v2\nearly\tgit\tearly#master\nlate\tgit\tlate#master\n" >cm.conf &&
+	tide -C cmws -f cm.conf run --date 2026-12-01 --no-build --no-boot >out 2>err &&
+	tide -C cmws show 2026-12-01 | sed -n "s/ since 2026-12-01//; /^        duplicate/p" >actual &&
+	early=$(git -C early rev-parse --short=12 HEAD) &&
+	cat >expect <<-EOF &&
+	        duplicate    early $early ("early: add x"): also in mainline as $(git -C cm rev-parse --short=12 v2)
+	        duplicate    late $(git -C late rev-parse --short=12 HEAD) ("late: add x again"): also in the early tree as $early
+	EOF
+	test_cmp expect actual
+'
+
 test_done

@@ -324,7 +324,9 @@ static int seen_find(const struct fsck_seen *seen, const git_oid *id, uint32_t *
 
 int fsck_seen_has(const struct fsck_seen *seen, const git_oid *id)
 {
-	return seen_find(seen, id, NULL);
+	uint32_t height;
+
+	return seen_find(seen, id, &height) && height != FSCK_BLOB;
 }
 
 static void slot_put(uint32_t *slots, size_t cap, const struct fsck_rec *recs, uint32_t n)
@@ -341,7 +343,7 @@ void fsck_seen_put(struct fsck_seen *seen, const git_oid *id, uint32_t height)
 {
 	size_t i;
 
-	if (!seen || git_oid_is_zero(id) || fsck_seen_has(seen, id))
+	if (!seen || git_oid_is_zero(id) || seen_find(seen, id, NULL))
 		return;
 	if (2 * (seen->nadded + 1) > seen->cap) {
 		size_t cap = seen->cap ? 2 * seen->cap : 1024;
@@ -600,6 +602,12 @@ static void pop_tree(struct walker *w)
 	git_tree_free(f->tree);
 }
 
+/* A record of a tree (not of a commit or a blob). */
+static int is_tree_height(uint32_t height)
+{
+	return height && height != FSCK_BLOB;
+}
+
 /* A blob entry names an object that is there and is a blob. */
 static int check_blob(struct walker *w, const git_tree_entry *e)
 {
@@ -612,10 +620,18 @@ static int check_blob(struct walker *w, const git_tree_entry *e)
 	struct buf msg = BUF_INIT;
 	int error;
 
+	uint32_t height;
+
 	if (!git_oid_is_zero(id) && git_oid_equal(slot, id))
 		return 0;
+	if (seen_find(w->seen, id, &height) && height == FSCK_BLOB) {
+		git_oid_cpy(slot, id);
+		return 0;
+	}
 	if ((error = git_odb_read_header(&size, &type, w->odb, id)) == 0 && type == GIT_OBJECT_BLOB) {
 		git_oid_cpy(slot, id);
+		if (w->seen)
+			fsck_seen_put(w->seen, id, FSCK_BLOB);
 		return 0;
 	}
 	if (error == 0) {
@@ -658,7 +674,7 @@ static int walk_entry(struct walker *w)
 		return 0;	/* a submodule's commit is not in this repository */
 	if (mode != MODE_TREE)
 		return check_blob(w, e);
-	if (seen_find(w->seen, git_tree_entry_id(e), &height)) {
+	if (seen_find(w->seen, git_tree_entry_id(e), &height) && is_tree_height(height)) {
 		/* its entries are w->depth + 1 .. w->depth + height deep */
 		if (w->depth + height > w->max_depth)
 			return refuse_depth(w, e);
@@ -682,7 +698,7 @@ static int walk(struct fsck_seen *seen, git_repository *repo, const git_oid *roo
 	w.seen = seen;
 	w.repo = repo;
 	w.max_depth = seen && seen->max_depth ? seen->max_depth : FSCK_MAX_DEPTH;
-	if (seen_find(seen, root, &height)) {
+	if (seen_find(seen, root, &height) && is_tree_height(height)) {
 		if (height <= w.max_depth)
 			return 0;
 		return tide_error_set(TIDE_EINVAL, "refusing path '/': deeper than %u directories "

@@ -324,6 +324,56 @@ done:
 }
 
 /*
+ * git's single-file commit-graph for a repository's objects/info
+ * directory: its own, else the first of its alternates' (followed as
+ * git follows them, at most GIT_GRAPH_ALTERNATES deep), as git reads an
+ * alternate's graph for the commits it holds: a --shared clone has none
+ * of its own.  NULL when there is none.
+ */
+#define GIT_GRAPH_ALTERNATES 5
+
+static char *git_graph_path(const char *info, int depth)
+{
+	char *path = path_join(info, "commit-graph"), *alts, *line, *save = NULL;
+	struct buf text = BUF_INIT;
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return path;
+	free(path);
+	path = NULL;
+	alts = path_join(info, "alternates");
+	if (depth >= GIT_GRAPH_ALTERNATES || safefs_read_file(&text, alts, 1 << 16) < 0 ||
+	    !text.len)
+		goto done;
+	for (line = strtok_r(text.ptr, "\n", &save); line && !path;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *objects, *alt_info;
+
+		if (!*str_rtrim(line) || *line == '#')
+			continue;
+		/* relative lines are relative to this objects directory (info/..) */
+		if (*line == '/') {
+			objects = xstrdup(line);
+		} else {
+			char *up = path_join(info, "..");
+
+			objects = path_join(up, line);
+			free(up);
+		}
+		alt_info = path_join(objects, "info");
+		path = git_graph_path(alt_info, depth + 1);
+		free(alt_info);
+		free(objects);
+	}
+done:
+	tide_error_clear();
+	buf_release(&text);
+	free(alts);
+	return path;
+}
+
+/*
  * For reading history (merge bases, the attribution walks): tide's file,
  * or in a repository without one (a user's, for tide merge-tree) git's
  * own single-file commit-graph, trusted as git trusts it: the generation
@@ -343,10 +393,15 @@ static const struct cgraph *cgraph_get_for_reading(git_repository *repo)
 		tide_error_clear();
 		return g;
 	}
-	if (lstat(p.graph, &st) < 0 && lstat(p.git_graph, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size <= GIT_GRAPH_MAX && !(g = cgraph_cached(p.git_graph, &st)) &&
-	    safefs_read_file(&data, p.git_graph, GIT_GRAPH_MAX) == 0)
-		g = cgraph_adopt(&data, p.git_graph, &st);
+	if (lstat(p.graph, &st) < 0) {
+		char *path = git_graph_path(p.info, 0);
+
+		if (path && lstat(path, &st) == 0 && st.st_size <= GIT_GRAPH_MAX &&
+		    !(g = cgraph_cached(path, &st)) &&
+		    safefs_read_file(&data, path, GIT_GRAPH_MAX) == 0)
+			g = cgraph_adopt(&data, path, &st);
+		free(path);
+	}
 	tide_error_clear();
 	buf_release(&data);
 	graph_paths_release(&p);

@@ -126,6 +126,7 @@ struct mctx {
 	 * sources below are needed to place a directory rename.
 	 */
 	unsigned dir_rename_mask;
+	int rename_limit;		/* merge_opts.rename_limit resolved: > 0, or < 0 none */
 	int needed_limit;
 	size_t big_skipped;
 	/* conflicts without stages (git lists no file for them) */
@@ -1375,7 +1376,7 @@ static int renames_detect_side(struct mctx *m, int side)
 	o.repo = m->repo;
 	o.odb = m->odb;
 	o.pool = &m->pool;
-	o.limit = RENAME_LIMIT;
+	o.limit = m->rename_limit;
 	error = rename_detect(&o, &m->pairs[side], &m->relevant[side], &m->dirs_removed[side],
 			      &m->dir_counts[side]);
 	if (o.needed_limit > m->needed_limit)
@@ -1888,7 +1889,7 @@ static void result_finish(struct mctx *m)
 			    xasprintf("inexact rename detection was skipped: it would need "
 				      "merge.renameLimit of %d (%d is used), so only renames of "
 				      "unchanged files and files of the same name were found",
-				      m->needed_limit, RENAME_LIMIT));
+				      m->needed_limit, m->rename_limit));
 	if (m->big_skipped)
 		warning_add(r, &m->warnings_alloc,
 			    xasprintf("%zu file%s larger than %u MiB %s paired by identical "
@@ -1969,6 +1970,7 @@ static int merge_trees_depth(struct merge_result *out, git_repository *repo,
 	m.ours_label = opts && opts->ours_label ? opts->ours_label : "ours";
 	m.theirs_label = opts && opts->theirs_label ? opts->theirs_label : "theirs";
 	m.find_renames = opts ? opts->find_renames : 1;
+	m.rename_limit = opts && opts->rename_limit ? opts->rename_limit : RENAME_LIMIT;
 	m.top = "";
 	m.big_file = opts && opts->big_file_threshold ? opts->big_file_threshold
 						      : default_big_file;
@@ -2077,7 +2079,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 			int depth, struct merge_result *w)
 {
 	struct merge_opts vo = { "Temporary merge branch 1",
-				 "Temporary merge branch 2", 1, NULL, 0, 0, 0, NULL };
+				 "Temporary merge branch 2", 1, NULL, 0, 0, 0, NULL, 0 };
 	git_commit **commits = xcalloc(bases->count, sizeof(*commits));
 	git_tree *acc = NULL;
 	size_t i;
@@ -2088,6 +2090,7 @@ static int virtual_base(git_tree **out, git_repository *repo,
 		vo.big_file_threshold = opts->big_file_threshold;
 		vo.content_budget = opts->content_budget;
 		vo.marker_size = opts->marker_size;
+		vo.rename_limit = opts->rename_limit;
 	}
 	vo.attr_commit = opts ? opts->attr_commit : NULL;
 	for (i = 0; i < bases->count && error == 0; i++)

@@ -82,6 +82,12 @@ struct merge_opts {
 	 * merge_commits() takes ours, merge_trees() git's defaults (7, text).
 	 */
 	const git_oid *attr_commit;
+	/*
+	 * merge.renameLimit: inexact renames are looked for only while
+	 * sources times destinations stay within its square.  0: git's
+	 * default, 7000; negative: no limit (git's 0 and -1).
+	 */
+	int rename_limit;
 };
 
 #define MERGE_BIG_FILE_DEFAULT ((size_t)512 << 20)	/* git's core.bigFileThreshold */
@@ -103,7 +109,7 @@ void merge_set_limits(size_t big_file_threshold, size_t content_budget);
 int merge_diff_over_limits(git_repository *repo, const git_oid *a, const git_oid *b,
 			   size_t *size_a, size_t *size_b);
 
-#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0, NULL }
+#define MERGE_OPTS_INIT { NULL, NULL, 1, NULL, 0, 0, 0, NULL, 0 }
 
 struct merge_result {
 	git_oid tree;			/* the written result tree */

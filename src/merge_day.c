@@ -857,6 +857,8 @@ static int check_tip(struct merge_day *md, const struct tree *t, struct day_tree
 	rc = check_history(md, tip);
 	md->sum->door_seconds += time_now() - start;
 	for (i = before; md->fsck && i < md->fsck->nadded; i++) {
+		if (md->fsck->recs[i].height == FSCK_BLOB)
+			continue;
 		if (md->fsck->recs[i].height)
 			md->sum->door_trees++;
 		else

@@ -124,7 +124,7 @@ struct rename_opts {
 	git_repository *repo;
 	git_odb *odb;
 	struct pool *pool;
-	int limit;			/* merge.renameLimit: 7000 */
+	int limit;			/* merge.renameLimit: 7000 by default; < 0 none */
 	/* Out: the limit inexact detection would have needed (0: ran). */
 	int needed_limit;
 	/* Out: files left out of comparisons: over RENAME_BLOB_MAX. */

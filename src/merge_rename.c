@@ -903,7 +903,8 @@ static int detect(struct rn_ctx *c, struct rn_queue *q)
 	nsrc_left = c->nsrc;
 	if (!ndst_left || !nsrc_left)
 		return 0;
-	if ((uint64_t)ndst_left * nsrc_left > (uint64_t)c->o->limit * (uint64_t)c->o->limit) {
+	if (c->o->limit > 0 &&
+	    (uint64_t)ndst_left * nsrc_left > (uint64_t)c->o->limit * (uint64_t)c->o->limit) {
 		c->o->needed_limit = (int)(nsrc_left > ndst_left ? nsrc_left : ndst_left);
 		return 0;
 	}

@@ -182,16 +182,16 @@ TEST(fsck__tree_names_the_path_and_remembers_good_trees)
 	/* the walk stopped at "drivers/..": nothing found good yet */
 	CHECK_INT(seen.nadded, 0);
 	CHECK_INT(fsck_tree(&seen, repo, &good), 0);
-	CHECK_INT(seen.nadded, 1);
+	CHECK_INT(seen.nadded, 2);	/* the tree and its blob */
 	CHECK_INT(fsck_tree(&seen, repo, &good), 0);
-	CHECK_INT(seen.nadded, 1);
+	CHECK_INT(seen.nadded, 2);
 	REQUIRE(git_commit_lookup(&c, repo, &good) == 0);
 	CHECK(fsck_seen_has(&seen, git_commit_tree_id(c)));
 	CHECK_INT(fsck_seen_save(&seen), 0);
 	fsck_seen_release(&seen);
 	/* the next run finds it in the file */
 	fsck_seen_load(&seen, set_path);
-	CHECK_INT(seen.nsorted, 1);
+	CHECK_INT(seen.nsorted, 2);
 	CHECK_INT(seen.nadded, 0);
 	CHECK(fsck_seen_has(&seen, git_commit_tree_id(c)));
 	CHECK_INT(fsck_tree(&seen, repo, &evil), TIDE_EINVAL);
@@ -397,11 +397,11 @@ TEST(fsck__heights_are_kept_in_the_file)
 	REQUIRE(tree_of(&top, repo, "40000", "x", &chain) == 0);
 	fsck_seen_load(&seen, set_path);
 	CHECK_INT(fsck_tree(&seen, repo, &chain), 0);
-	CHECK_INT(seen.nadded, 20);
+	CHECK_INT(seen.nadded, 21);	/* 20 trees and the blob at the bottom */
 	CHECK_INT(fsck_seen_save(&seen), 0);
 	fsck_seen_release(&seen);
 	fsck_seen_load(&seen, set_path);
-	CHECK_INT(seen.nsorted, 20);
+	CHECK_INT(seen.nsorted, 21);
 	seen.max_depth = 20;
 	CHECK_INT(fsck_tree(&seen, repo, &top), TIDE_EINVAL);	/* 21 deep */
 	seen.max_depth = 21;
@@ -415,7 +415,35 @@ TEST(fsck__heights_are_kept_in_the_file)
 	free(dir);
 }
 
+
+/* A blob found good is not a tree found good: the entry's type still counts. */
+TEST(fsck__a_good_blob_named_as_a_tree_is_refused)
+{
+	char *dir = t_tmpdir("fsck"), *repo_path = path_join(dir, "r.git");
+	struct fsck_seen seen = FSCK_SEEN_INIT;
+	git_repository *repo = NULL;
+	git_oid blob, good, bad;
+
+	git_libgit2_init();
+	REQUIRE(git_repository_init(&repo, repo_path, 1) == 0);
+	REQUIRE(git_blob_create_from_buffer(&blob, repo, "hi\n", 3) == 0);
+	REQUIRE(tree_of(&good, repo, "100644", "f", &blob) == 0);
+	REQUIRE(tree_of(&bad, repo, "40000", "d", &blob) == 0);
+	fsck_seen_load(&seen, NULL);
+	CHECK_INT(fsck_tree(&seen, repo, &good), 0);
+	CHECK(!fsck_seen_has(&seen, &blob));	/* not a tree or a commit */
+	CHECK_INT(fsck_tree(&seen, repo, &bad), TIDE_EINVAL);
+	CHECK(strstr(tide_error_last(), "refusing path 'd': tree ") != NULL);
+	CHECK(strstr(tide_error_last(), "cannot be read") != NULL);
+	tide_error_clear();
+	fsck_seen_release(&seen);
+	git_repository_free(repo);
+	rm_rf(dir);
+	free(repo_path);
+	free(dir);
+}
+
 TESTS(fsck__entry_name_table, fsck__entry_name_reasons,
       fsck__tree_names_the_path_and_remembers_good_trees, fsck__depth_is_capped_without_recursion,
       fsck__objects_named_must_be_there, fsck__history_since_the_known_commits,
-      fsck__heights_are_kept_in_the_file)
+      fsck__heights_are_kept_in_the_file, fsck__a_good_blob_named_as_a_tree_is_refused)

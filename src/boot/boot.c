@@ -597,8 +597,11 @@ int boot_run(struct boot_result *res, const struct boot_opts *opts)
 	}
 	if ((error = make_initramfs(res, opts)) < 0 || (error = choose_accel(res, opts)) < 0)
 		goto done;
-	res->cmdline = xasprintf("console=%s panic=-1 tide.smp=%d%s%s", guest_arch(opts)->console,
-				 res->smp, opts->append ? " " : "", opts->append ? opts->append : "");
+	/* tide.boot=N: which retry this is, so a guest test can be made flaky by design. */
+	res->cmdline = xasprintf("console=%s panic=-1 tide.smp=%d tide.boot=%d%s%s",
+				 guest_arch(opts)->console, res->smp,
+				 opts->boot_number > 0 ? opts->boot_number : 1,
+				 opts->append ? " " : "", opts->append ? opts->append : "");
 	argv = qemu_argv(qemu, opts, res->initramfs, res->cmdline, res->smp,
 			 opts->memory_mb > 0 ? opts->memory_mb : 256,
 			 !strcmp(res->accel, "kvm"));
@@ -1029,12 +1032,14 @@ static void tries_record(struct boot_tries *t, struct day_boot *rec)
 static int boot_tries_run(struct boot_result *res, struct boot_tries *t,
 			  const struct boot_opts *opts, const struct boot_config_run *c)
 {
+	struct boot_opts one = *opts;
 	int attempts = c->attempts, n, error = 0;
 
 	if (!attempts && (error = boot_attempts_load(&attempts, c->wsdir)) < 0)
 		return error;
 	for (n = 1;; n++) {
-		if ((error = boot_run(res, opts)) < 0 || n >= attempts ||
+		one.boot_number = n;
+		if ((error = boot_run(res, &one)) < 0 || n >= attempts ||
 		    res->verdict.status != BOOT_TESTS_FAILED)
 			return error;
 		tries_keep(t, res, c, n);

@@ -57,6 +57,7 @@ struct boot_opts {
 	const char *accel;		/* "auto" (NULL), "tcg" or "kvm" */
 	const char *append;		/* more kernel command line, or NULL */
 	int smp;			/* 0: 4 */
+	int boot_number;		/* this boot's number among the day's retries (tide.boot=N); 0: 1 */
 	int memory_mb;			/* 0: 256 */
 	double timeout;			/* seconds; 0: BOOT_DEFAULT_TIMEOUT */
 	double kvm_probe_timeout;	/* seconds; 0: BOOT_KVM_PROBE_TIMEOUT */

@@ -61,6 +61,9 @@ test_expect_success 'day 1: a test failing one boot in three is booted again; th
 	echo "passed 1 [${SQ}timer.jitter${SQ}] [${SQ}timer.jitter${SQ}]" >expect &&
 	test_cmp expect actual &&
 	test "$(cat state/boots)" = 2 &&
+	day_field 2026-01-01 "d[\"boot\"][\"cmdline\"].split()[2:4]" >actual &&
+	echo "[${SQ}tide.smp=4${SQ}, ${SQ}tide.boot=2${SQ}]" >expect &&
+	test_cmp expect actual &&
 	test -f ws/days/2026-01-01/console.log.1 &&
 	grep -q "not ok 1 jitter" ws/days/2026-01-01/console.log.1 &&
 	tide -C ws show 2026-01-01 >show &&

@@ -51,14 +51,7 @@ exec 3>&1
 need_kernel_world ccache qemu-system-x86_64 python3
 mkdir -p "$MEASURE"
 
-start_sink() {
-	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
-	SINK_PID=$!
-	i=0
-	while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-}
-start_sink
-trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
+test_smtp_sink
 nmails() { ls "$TRASH"/mail/*.eml 2>/dev/null | wc -l; }
 
 note() { echo "# $*" | tee -a "$MEASURE/regress-kernel.txt" >&3; }

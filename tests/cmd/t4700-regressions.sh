@@ -14,14 +14,7 @@
 export TIDE_KERNEL_TESTS=$TRASH/kt
 SQ="'"
 
-start_sink() {
-	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
-	SINK_PID=$!
-	i=0
-	while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-}
-start_sink
-trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
+test_smtp_sink
 
 # run_day DATE: integrate, build and boot the day; the output in run-DATE.out.
 run_day() {

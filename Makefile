@@ -15,7 +15,11 @@
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARNINGS = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
-BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP \
+# src/ has one folder per layer or stage (docs/design.md, "Code layout");
+# every folder is on the include path, so an #include names the header only.
+SRC_DIRS = $(sort $(patsubst %/,%,$(dir $(wildcard src/*/*.[ch]))))
+SRC_INC = $(SRC_DIRS:%=-I%)
+BASE_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARNINGS) -MMD -MP $(SRC_INC) \
 	$(shell pkg-config --cflags libgit2 jansson libcurl gmime-3.0 libcrypto zlib 2>/dev/null)
 LIBS = $(shell pkg-config --libs libgit2 jansson libcurl gmime-3.0 libcrypto zlib 2>/dev/null || \
 	echo -lgit2 -ljansson -lcurl -lgmime-3.0 -lgio-2.0 -lgobject-2.0 -lglib-2.0 -lcrypto -lz) -lpthread
@@ -31,7 +35,7 @@ DEB_PACKAGES = build-essential pkg-config libgit2-dev libjansson-dev \
 	gcc-sh4-linux-gnu gcc-m68k-linux-gnu gcc-powerpc-linux-gnu sparse shfmt \
 	qemu-system-arm zlib1g-dev:arm64
 
-LIB_SRCS = $(sort $(wildcard src/*.c))
+LIB_SRCS = $(sort $(wildcard src/*/*.c))
 CMD_SRCS = $(sort $(wildcard cmd/*.c))
 UNIT_SRCS = $(sort $(wildcard tests/unit/test_*.c))
 
@@ -54,13 +58,13 @@ UNIT_BINS = $(UNIT_SRCS:tests/unit/%.c=$(A)/tests/%)
 .DEFAULT_GOAL := all
 
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c), built with clang into
-# $(F); fuzz_fsck_name only once src/fsck.h exists.
+# $(F); fuzz_fsck_name only once src/git/fsck.h exists.
 FUZZ_CC = clang
 # clang's -Wformat=2 also flags the va_list wrappers (buf_vprintf) gcc accepts.
 FUZZ_CFLAGS = -O1 -g -Wno-format-nonliteral
 FUZZ_SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 F = $(BUILD)/fuzz
-FUZZ_SRCS = $(filter-out $(if $(wildcard src/fsck.h),,tests/fuzz/fuzz_fsck_name.c), \
+FUZZ_SRCS = $(filter-out $(if $(wildcard src/git/fsck.h),,tests/fuzz/fuzz_fsck_name.c), \
 	$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_BINS = $(FUZZ_SRCS:tests/fuzz/%.c=$(F)/%)
 FLIB_OBJS = $(LIB_SRCS:%.c=$(F)/%.o)
@@ -99,7 +103,7 @@ $(A)/%.o: %.c
 
 $(A)/tests/%: tests/unit/%.c tests/unit/t.h tests/unit/t_files.h $(A)/libtide.a
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Isrc -o $@ $< $(A)/libtide.a $(LIBS)
+	$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< $(A)/libtide.a $(LIBS)
 
 asan: $(A)/tide $(UNIT_BINS)
 
@@ -113,7 +117,7 @@ $(F)/%.o: %.c
 # The old binary goes first: a target that no longer compiles must not run.
 $(F)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(F)/libtide.a
 	@mkdir -p $(dir $@) && rm -f $@
-	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -Isrc -o $@ $< \
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< \
 		$(F)/libtide.a $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)
@@ -169,20 +173,29 @@ EXPECT_CMD = $(if $(T),,cmd-test-numbers) \
 	$(foreach t,$(CMD_TESTS),$(if $(if $(T),$(findstring $(T),$(t)),all),cmd-$(basename $(notdir $(t)))))
 EXPECT_FUZZ = $(FUZZ_TARGETS:%=fuzz-%)
 EXPECT_KERNEL = $(KERNEL_TESTS:integration/tests/%.sh=kernel-%)
+EXPECT_LAYERS = layers
 
 # The list, one a line (tests/cmd/t0030-harness.sh checks it).
 check-expected:
-	@printf '%s\n' $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+	@printf '%s\n' $(EXPECT_LAYERS) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
 
 # Each part runs even when one before it failed; the summary decides.
 check: deps
 	$(MAKE) all asan
 	@rm -rf $(R) && mkdir -p $(R)
+	-tests/check-layers src $(R)/layers
 	-tests/run-unit $(UNIT_BINS)
 	-tests/run-cmd
 	-$(MAKE) --no-print-directory check-fuzz
 	-$(MAKE) --no-print-directory check-kernel
-	@tests/summarize $(R) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+	@tests/summarize $(R) $(EXPECT_LAYERS) $(EXPECT_UNIT) $(EXPECT_CMD) $(EXPECT_FUZZ) $(EXPECT_KERNEL)
+
+# No #include of src/ points up a layer or across stages (the table is in
+# tests/check-layers; docs/design.md, "Code layout").
+check-layers:
+	@rm -rf $(R) && mkdir -p $(R)
+	-tests/check-layers src $(R)/layers
+	@tests/summarize $(R) $(EXPECT_LAYERS)
 
 check-unit: asan
 	@rm -rf $(R) && mkdir -p $(R)
@@ -237,7 +250,7 @@ clean:
 
 
 .PHONY: kernel-tests
-.PHONY: all asan deps check check-expected check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-merge-real bench-day bench-bisect bench-build bench-content-merge bench-checks clean
+.PHONY: all asan deps check check-expected check-layers check-unit check-cmd check-kernel check-kernel-full run bench-merge bench-merge-real bench-day bench-bisect bench-build bench-content-merge bench-checks clean
 .PHONY: fuzz fuzz-build check-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(ALIB_OBJS:.o=.d) $(ACMD_OBJS:.o=.d)

@@ -12,9 +12,9 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/apply.h"
-#include "../src/error.h"
-#include "../src/util.h"
+#include "apply.h"
+#include "error.h"
+#include "util.h"
 
 static int parse_num(const char *s, int *out)
 {

@@ -10,14 +10,14 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/bisect.h"
-#include "../src/bisect_check.h"
-#include "../src/buildconf.h"
-#include "../src/dayrec.h"
-#include "../src/error.h"
-#include "../src/text.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "bisect.h"
+#include "bisect_check.h"
+#include "buildconf.h"
+#include "dayrec.h"
+#include "error.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
 
 /* Outcomes that are not "found": distinct statuses a script can test. */
 enum {

@@ -4,14 +4,14 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/boot.h"
-#include "../src/build.h"
-#include "../src/buildconf.h"
-#include "../src/conf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "boot.h"
+#include "build.h"
+#include "buildconf.h"
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "util.h"
+#include "workspace.h"
 
 struct boot_cli {
 	struct boot_opts opts;

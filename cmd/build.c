@@ -3,14 +3,14 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/build.h"
-#include "../src/buildconf.h"
-#include "../src/conf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/event.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "build.h"
+#include "buildconf.h"
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "event.h"
+#include "util.h"
+#include "workspace.h"
 
 /* Kernel builds yield to interactive work on the machine. */
 #define BUILD_NICE 10

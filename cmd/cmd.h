@@ -134,12 +134,10 @@ int cmd_kcidb_tell(const struct kcidb_submission *s, const char *next);
 int cmd_reproducer(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_regressions(struct cmd_ctx *ctx, int argc, char **argv);
 /*
- * After a run: DIR/regressions.json brought up to date through date, what
- * changed printed as a "Regressions:" section; after a bisect of date:
- * its culprit noted on the regressions it explains.  A failure is a
- * warning on stderr (cmd/regressions.c).
+ * After a bisect of date: its culprit noted on the regressions it
+ * explains (run_day() updates DIR/regressions.json after a run).  A
+ * failure is a warning on stderr (cmd/regressions.c).
  */
-int cmd_regressions_after_run(struct cmd_ctx *ctx, const char *date);
 int cmd_regressions_after_bisect(struct cmd_ctx *ctx, const char *date);
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv);
 int cmd_apply_patch(struct cmd_ctx *ctx, int argc, char **argv);

@@ -11,17 +11,17 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "../src/buf.h"
-#include "../src/build.h"
-#include "../src/buildconf.h"
-#include "../src/conf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/event.h"
-#include "../src/merge.h"
-#include "../src/settings.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "buf.h"
+#include "build.h"
+#include "buildconf.h"
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "event.h"
+#include "merge.h"
+#include "settings.h"
+#include "util.h"
+#include "workspace.h"
 
 /*
  * DIR/config (tide-config(5)); a workspace that does not exist yet has

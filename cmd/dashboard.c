@@ -4,10 +4,10 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/dashboard.h"
-#include "../src/error.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "dashboard.h"
+#include "error.h"
+#include "util.h"
+#include "workspace.h"
 
 static void warn_unreadable(const struct dashboard_result *res)
 {

@@ -7,15 +7,15 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/buf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/kcidb.h"
-#include "../src/regress.h"
-#include "../src/settings.h"
-#include "../src/text.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "buf.h"
+#include "day.h"
+#include "error.h"
+#include "kcidb.h"
+#include "regress.h"
+#include "settings.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
 
 static int write_doc(const json_t *doc, const char *out)
 {
@@ -175,54 +175,12 @@ int cmd_kcidb(struct cmd_ctx *ctx, int argc, char **argv)
 	return status;
 }
 
-/* Seconds for one submission: 1 to 3600, digits only. */
-static int timeout_valid(const char *text)
-{
-	char *end;
-	long n = strtol(text, &end, 10);
-
-	return end != text && !*end && n >= 1 && n <= 3600;
-}
-
-/* DIR/config:LINE for messages about key. */
-static void config_where(struct buf *out, const struct cmd_ctx *ctx, const char *key)
-{
-	char *path = workspace_config(ctx->ws->dir);
-
-	buf_printf(out, "%s:%zu", path, settings_line_of(ctx->settings, key));
-	free(path);
-}
-
 int cmd_kcidb_check_settings(struct cmd_ctx *ctx)
 {
-	const char *url = ctx->settings ? settings_get(ctx->settings, "kcidb-submit") : NULL;
-	const char *origin, *timeout;
-	struct buf where = BUF_INIT;
-	int status = EXIT_OK;
-
-	if (!url)
-		return EXIT_OK;
-	if (!str_starts_with(url, "http://") && !str_starts_with(url, "https://")) {
-		char *shown = url_redact(url);
-
-		config_where(&where, ctx, "kcidb-submit");
-		cmd_error("%s: kcidb-submit wants an http:// or https:// URL, not '%s'",
-			  buf_cstr(&where), shown);
-		free(shown);
-		status = EXIT_BADINPUT;
-	} else if ((origin = settings_get(ctx->settings, "kcidb-origin")) &&
-		   !kcidb_origin_valid(origin)) {
-		config_where(&where, ctx, "kcidb-origin");
-		cmd_error("%s: KCIDB origin '%s' is not valid: use lower-case letters, digits and '_'",
-			  buf_cstr(&where), origin);
-		status = EXIT_BADINPUT;
-	} else if ((timeout = settings_get(ctx->settings, "kcidb-timeout")) &&
-		   !timeout_valid(timeout)) {
-		config_where(&where, ctx, "kcidb-timeout");
-		cmd_error("%s: kcidb-timeout wants seconds from 1 to 3600, not '%s'",
-			  buf_cstr(&where), timeout);
-		status = EXIT_BADINPUT;
+	if (kcidb_check_settings(ctx->settings, ctx->ws->dir) < 0) {
+		cmd_error("%s", tide_error_last());
+		tide_error_clear();
+		return EXIT_BADINPUT;
 	}
-	buf_release(&where);
-	return status;
+	return EXIT_OK;
 }

@@ -6,11 +6,11 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/changes.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "changes.h"
+#include "day.h"
+#include "error.h"
+#include "util.h"
+#include "workspace.h"
 
 static void print_day(const struct day *d)
 {

@@ -9,9 +9,9 @@
 #include <git2.h>
 
 #include "cmd.h"
-#include "../src/error.h"
-#include "../src/fetch.h"
-#include "../src/text.h"
+#include "error.h"
+#include "fetch.h"
+#include "text.h"
 
 #define TIDE_VERSION "0.1"
 

@@ -9,11 +9,11 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/attr.h"
-#include "../src/conf.h"
-#include "../src/error.h"
-#include "../src/graph.h"
-#include "../src/merge.h"
+#include "attr.h"
+#include "conf.h"
+#include "error.h"
+#include "graph.h"
+#include "merge.h"
 
 struct args {
 	int name_only;
@@ -268,6 +268,39 @@ static int merge_lines(git_repository *repo, const struct args *a, struct merge_
 	return status;
 }
 
+/*
+ * The repository's merge.renameLimit, else its diff.renameLimit, as git
+ * reads them (0 or less: no limit); unset: git's default.  0, or
+ * EXIT_BADINPUT when a value is not a number.
+ */
+static int rename_limit_of(git_repository *repo, struct merge_opts *o)
+{
+	static const char *const names[] = { "merge.renameLimit", "diff.renameLimit" };
+	git_config *cfg = NULL;
+	int32_t v = 0;
+	size_t i;
+	int rc, status = 0;
+
+	if (git_repository_config_snapshot(&cfg, repo) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		if ((rc = git_config_get_int32(&v, cfg, names[i])) == GIT_ENOTFOUND)
+			continue;
+		if (rc < 0) {
+			cmd_error("bad %s: %s", names[i], git_error_last()->message);
+			status = EXIT_BADINPUT;
+		} else {
+			o->rename_limit = v > 0 ? v : -1;
+		}
+		break;
+	}
+	git_error_clear();
+	git_config_free(cfg);
+	return status;
+}
+
 int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct merge_opts o = MERGE_OPTS_INIT;
@@ -291,6 +324,10 @@ int cmd_merge_tree(struct cmd_ctx *ctx, int argc, char **argv)
 	 */
 	if (git_repository_is_bare(repo))
 		o.marker_size = ATTR_MARKER_SIZE;
+	if ((status = rename_limit_of(repo, &o)) != 0) {
+		git_repository_free(repo);
+		return status;
+	}
 	status = a.stdin_mode ? merge_lines(repo, &a, &o) : merge_pair(repo, &a, &o, 0);
 	git_repository_free(repo);
 	return status;

@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/buf.h"
+#include "buf.h"
 
 #define USAGE_WIDTH 80
 #define HELP_COLUMN 24

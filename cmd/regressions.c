@@ -9,20 +9,20 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/mail.h"
-#include "../src/mailconf.h"
-#include "../src/regress.h"
-#include "../src/workspace.h"
+#include "day.h"
+#include "error.h"
+#include "mail.h"
+#include "mailconf.h"
+#include "regress.h"
+#include "text.h"
+#include "workspace.h"
 
 struct args {
 	int all, json, mail, dry_run;
 };
 
-/* DIR/regressions.json brought up to date with the workspace's days (through date). */
-static int load_current(struct regress_list **out, struct cmd_ctx *ctx, const char *date,
-			struct buf *changes)
+/* DIR/regressions.json brought up to date with the workspace's days. */
+static int load_current(struct regress_list **out, struct cmd_ctx *ctx)
 {
 	struct regress_settings s;
 	int error;
@@ -30,17 +30,12 @@ static int load_current(struct regress_list **out, struct cmd_ctx *ctx, const ch
 	*out = NULL;
 	if ((error = regress_settings_load(&s, ctx->ws->dir)) < 0 ||
 	    (error = regress_load(out, ctx->ws->dir)) < 0 ||
-	    (error = regress_update(*out, ctx->ws->dir, date, &s, changes)) < 0 ||
+	    (error = regress_update(*out, ctx->ws->dir, NULL, &s, NULL)) < 0 ||
 	    (error = regress_save(*out, ctx->ws->dir)) < 0) {
 		regress_list_free(*out);
 		*out = NULL;
 	}
 	return error;
-}
-
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
 }
 
 static void print_culprit(const json_t *c)
@@ -49,13 +44,13 @@ static void print_culprit(const json_t *c)
 
 	if (!c)
 		return;
-	printf("    culprit: %s %.12s \"%s\" (bisect of %s)", jstr(c, "tree") ?: "?",
-	       jstr(c, "commit") ?: "?", jstr(c, "subject") ?: "", jstr(c, "day") ?: "?");
-	if (jstr(c, "conflicts_with"))
-		printf(", with %s", jstr(c, "conflicts_with"));
+	printf("    culprit: %s %.12s \"%s\" (bisect of %s)", json_str(c, "tree") ?: "?",
+	       json_str(c, "commit") ?: "?", json_str(c, "subject") ?: "", json_str(c, "day") ?: "?");
+	if (json_str(c, "conflicts_with"))
+		printf(", with %s", json_str(c, "conflicts_with"));
 	if (json_is_true(confirmed))
 		printf(", confirmed by %s",
-		       !strcmp(jstr(c, "how") ?: "", "tree-left-out") ? "leaving its tree out" : "revert");
+		       !strcmp(json_str(c, "how") ?: "", "tree-left-out") ? "leaving its tree out" : "revert");
 	else if (json_is_false(confirmed))
 		printf(", not confirmed: the day still fails without it");
 	putchar('\n');
@@ -243,28 +238,11 @@ int cmd_regressions(struct cmd_ctx *ctx, int argc, char **argv)
 		return status < 0 ? EXIT_OK : status;
 	if ((status = cmd_open(ctx, ctx->open_flags)) != 0)
 		return status;
-	if (load_current(&l, ctx, NULL, NULL) < 0)
+	if (load_current(&l, ctx) < 0)
 		return cmd_fail(NULL);
 	status = a.mail ? mail_all(ctx, l, &a) : list(l, &a);
 	regress_list_free(l);
 	return cmd_finish_stdout(status);
-}
-
-int cmd_regressions_after_run(struct cmd_ctx *ctx, const char *date)
-{
-	struct regress_list *l = NULL;
-	struct buf changes = BUF_INIT;
-	int error = load_current(&l, ctx, date, &changes);
-
-	/* The day is recorded whatever happens here: a warning, never a failure. */
-	if (error < 0)
-		cmd_error("warning: regressions not updated: %s", tide_error_last());
-	else if (changes.len)
-		printf("\nRegressions:\n%s", buf_cstr(&changes));
-	tide_error_clear();
-	buf_release(&changes);
-	regress_list_free(l);
-	return error;
 }
 
 int cmd_regressions_after_bisect(struct cmd_ctx *ctx, const char *date)
@@ -274,7 +252,7 @@ int cmd_regressions_after_bisect(struct cmd_ctx *ctx, const char *date)
 	size_t n = 0;
 	int error;
 
-	if ((error = load_current(&l, ctx, NULL, NULL)) == 0 &&
+	if ((error = load_current(&l, ctx)) == 0 &&
 	    (error = cmd_load_days(&d, NULL, ctx->ws, date)) == 0 &&
 	    (n = regress_attach_bisects(l, d)) > 0)
 		error = regress_save(l, ctx->ws->dir);

@@ -9,16 +9,16 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/conf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/mail.h"
-#include "../src/mailconf.h"
-#include "../src/mailday.h"
-#include "../src/report.h"
-#include "../src/text.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "mail.h"
+#include "mailconf.h"
+#include "mailday.h"
+#include "report.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
 
 struct report_args {
 	const char *date, *tree;

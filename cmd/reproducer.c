@@ -5,12 +5,12 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/conf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/reproducer.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "reproducer.h"
+#include "util.h"
+#include "workspace.h"
 
 /*
  * The conf a first write records: the workspace's (-f or the remembered

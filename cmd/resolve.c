@@ -10,13 +10,13 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/history.h"
-#include "../src/rerere.h"
-#include "../src/safefs.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "day.h"
+#include "error.h"
+#include "history.h"
+#include "rerere.h"
+#include "safefs.h"
+#include "util.h"
+#include "workspace.h"
 
 /* Conflicts rerere cannot record (modify/delete ...), listed in .tide/other. */
 static void print_other(const char *dir, const char *tree)

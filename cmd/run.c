@@ -5,16 +5,16 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/changes.h"
-#include "../src/build.h"
-#include "../src/conf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/event.h"
-#include "../src/kcidb.h"
-#include "../src/run.h"
-#include "../src/settings.h"
-#include "../src/workspace.h"
+#include "changes.h"
+#include "build.h"
+#include "conf.h"
+#include "day.h"
+#include "error.h"
+#include "event.h"
+#include "kcidb.h"
+#include "run.h"
+#include "settings.h"
+#include "workspace.h"
 
 static int parse_args(struct run_opts *opts, const char **configs, int argc, char **argv)
 {

@@ -6,13 +6,13 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/bisect.h"
-#include "../src/build.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/text.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "bisect.h"
+#include "build.h"
+#include "day.h"
+#include "error.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
 
 /* DATE as YYYY-MM-DD, or next-YYYYMMDD; NULL: the newest day. */
 static char *find_date(struct workspace *ws, const char *arg)

@@ -11,13 +11,13 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/graph.h"
-#include "../src/stats.h"
-#include "../src/text.h"
-#include "../src/util.h"
-#include "../src/workspace.h"
+#include "day.h"
+#include "error.h"
+#include "graph.h"
+#include "stats.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
 
 struct base_before {
 	git_repository *repo;

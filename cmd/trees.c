@@ -6,12 +6,12 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/buf.h"
-#include "../src/buildconf.h"
-#include "../src/conf.h"
-#include "../src/error.h"
-#include "../src/text.h"
-#include "../src/util.h"
+#include "buf.h"
+#include "buildconf.h"
+#include "conf.h"
+#include "error.h"
+#include "text.h"
+#include "util.h"
 
 
 static json_t *str_or_null(const char *s)

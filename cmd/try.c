@@ -9,12 +9,12 @@
 
 #include "cmd.h"
 #include "opt.h"
-#include "../src/boot.h"
-#include "../src/buildconf.h"
-#include "../src/day.h"
-#include "../src/error.h"
-#include "../src/try.h"
-#include "../src/util.h"
+#include "boot.h"
+#include "buildconf.h"
+#include "day.h"
+#include "error.h"
+#include "try.h"
+#include "util.h"
 
 /* Kernel builds yield to interactive work on the machine. */
 #define TRY_NICE 10

@@ -10,6 +10,10 @@
  *   tide.crash=SUITE.TEST make that test crash (SIGSEGV), to test containment
  *   tide.hang=SUITE.TEST  make that test hang (per-test timeout)
  *   tide.hang=init        never power off (tide's boot timeout must catch it)
+ *   tide.boot=N           which boot of the day this is (tide counts its retries)
+ *   tide.flaky=SUITE.TEST make that test fail on one boot in three: boots
+ *                         1, 4, 7, ... (tide.boot; 1 when absent), to test
+ *                         retries and flakiness without a random outcome
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +36,8 @@ static const struct ksuite *const suites[] = { &gpio_suite, &cpumask_suite };
 
 static const char *diag_indent = "";
 static int test_timeout = 10;
-static char crash_test[128], hang_test[128];
+static char crash_test[128], hang_test[128], flaky_test[128];
+static int boot_number = 1;
 
 /* One write() per line, so lines from children and kernel do not mix. */
 static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -105,6 +110,9 @@ static void read_knobs(void)
 		test_timeout = atoi(val);
 	kt_cmdline("tide.crash", crash_test, sizeof(crash_test));
 	kt_cmdline("tide.hang", hang_test, sizeof(hang_test));
+	kt_cmdline("tide.flaky", flaky_test, sizeof(flaky_test));
+	if (kt_cmdline("tide.boot", val, sizeof(val)) == 0 && atoi(val) > 0)
+		boot_number = atoi(val);
 }
 
 static int is_named(const char *want, const struct ksuite *s, const char *test)
@@ -132,6 +140,11 @@ static void child_run(const struct ksuite *s, const char *name, int (*fn)(void))
 		kt_diag("tide.hang: hanging on purpose");
 		for (;;)
 			pause();
+	}
+	if (is_named(flaky_test, s, name) && boot_number % 3 == 1) {
+		kt_diag("tide.flaky: failing on purpose on boot %d (one boot in three)",
+			boot_number);
+		_exit(KT_FAIL);
 	}
 	_exit(fn());
 }

@@ -21,6 +21,7 @@ DOM="python3 $TOP/tests/cmd/dashboard-dom.py"
 CONFLICTS=$TOP/work/conflicts-ws
 BISECT=$TOP/work/bisect-ws
 BUILT=$TOP/work/build-ws
+KPROOF=${TIDE_T8200_KPROOF:-$TOP/work/kproof-ws}
 
 # expect DAY PYEXPR: a value from expect.json's day (c = its first conflict, b = its bisect).
 expect() {
@@ -122,6 +123,22 @@ test_expect_success 'the day t4600 built and booted: the build, the boot and the
 	needs "$BUILT" t4600 &&
 	shoot "$BUILT" build &&
 	$DOM stagewords build.dom | grep "^2026-01-01 build ok | boot passed | "
+'
+
+test_expect_success "t4720's five days: problems first on the index and each day, as the records and regressions.json say" '
+	needs "$KPROOF" t4720 &&
+	shoot "$KPROOF" kproof &&
+	$DOM problems kproof.dom >actual &&
+	$DOM problems-expect "$KPROOF/index" >expect &&
+	test_cmp expect actual &&
+	grep -q "^flaky " actual &&
+	for d in 1 2 3 4 5; do
+		chrome - "$SHOTS/kproof/day-2026-12-0$d.html" >day$d.dom &&
+		$DOM problems day$d.dom >actual &&
+		$DOM problems-expect "$KPROOF/2026-12-0$d" >expect &&
+		test_cmp expect actual || exit 1
+	done &&
+	$DOM problems day3.dom | grep -q "^regression "
 '
 
 test_done

@@ -73,6 +73,17 @@ test_expect_code() {
 	return 0
 }
 
+# test_smtp_sink: an SMTP server on 127.0.0.1 (tests/servers/smtp-sink.py)
+# writing each mail it takes to $TRASH/mail/; its port in $TRASH/mail.port,
+# its PID in SINK_PID; stopped by PID when the test file exits.
+test_smtp_sink() {
+	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
+	SINK_PID=$!
+	trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
+	i=0
+	while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
 # Compare whole outputs: the expected file first, so a failure shows the difference.
 test_cmp() { diff -u "$1" "$2"; }
 

@@ -176,4 +176,59 @@ test_expect_success 'criss-cross with git'"'"'s commit-graph: the merge bases it
 	grep -q "^100644 [0-9a-f]* 1	f" out
 '
 
+test_expect_success 'a --shared clone reads its alternate'"'"'s commit-graph, its own commits outside it' '
+	git clone -q --shared cc sh &&
+	test ! -e sh/.git/objects/info/commit-graph &&
+	git -C sh checkout -q -b l2 origin/left &&
+	printf "0\n1\na\n3\n4\nL\n" >sh/f &&
+	GIT_COMMITTER_DATE="1500000000 +0000" git -C sh commit -qam l2 &&
+	git -C sh checkout -q -b r2 origin/right &&
+	printf "1\nb\n3\n4\nR\nz\n" >sh/f &&
+	GIT_COMMITTER_DATE="1500000100 +0000" git -C sh commit -qam r2 &&
+	git -C sh merge-base --all l2 r2 >bases &&
+	test $(wc -l <bases) = 2 &&
+	grc=0 && (cd sh && git merge-tree --write-tree l2 r2) >exp || grc=$? &&
+	trc=0 && (cd sh && tide merge-tree l2 r2) >out || trc=$? &&
+	test $grc = 1 && test $trc = 1 &&
+	sed -i "/^Auto-merging /d" exp &&
+	test_cmp exp out
+'
+
+test_expect_success 'merge.renameLimit, else diff.renameLimit, bounds inexact renames as in git' '
+	git init -q rl &&
+	for i in 1 2 3 4 5; do seq 1 50 | sed "s/^/file$i line /" >rl/f$i || exit 1; done &&
+	git -C rl add . && git -C rl commit -qm base &&
+	git -C rl checkout -q -b side &&
+	for i in 1 2 3 4 5; do git -C rl mv f$i g$i && echo extra >>rl/g$i || exit 1; done &&
+	git -C rl commit -qam renames && git -C rl checkout -q - &&
+	sed -i "s/line 25\$/LINE 25/" rl/f1 rl/f2 rl/f3 rl/f4 rl/f5 &&
+	git -C rl commit -qam edit &&
+	for cfg in "" merge.renameLimit=2 merge.renameLimit=4 merge.renameLimit=5 \
+		merge.renameLimit=0 merge.renameLimit=-1 diff.renameLimit=2 \
+		"merge.renameLimit=6 diff.renameLimit=2" "merge.renameLimit=2 diff.renameLimit=6"; do
+		rm -rf c && cp -r rl c &&
+		for kv in $cfg; do git -C c config "${kv%%=*}" "${kv#*=}" || exit 1; done &&
+		grc=0 && (cd c && git merge-tree --write-tree HEAD side) >exp 2>/dev/null || grc=$? &&
+		trc=0 && (cd c && tide merge-tree HEAD side) >out 2>err || trc=$? &&
+		echo "$cfg: $grc $trc" >>codes &&
+		sed -n "1,/^\$/p" exp >exp.stages && sed -n "1,/^\$/p" out >out.stages &&
+		test_cmp exp.stages out.stages || exit 1
+	done &&
+	cat >expect <<-\EOF &&
+	: 0 0
+	merge.renameLimit=2: 1 1
+	merge.renameLimit=4: 1 1
+	merge.renameLimit=5: 0 0
+	merge.renameLimit=0: 0 0
+	merge.renameLimit=-1: 0 0
+	diff.renameLimit=2: 1 1
+	merge.renameLimit=6 diff.renameLimit=2: 0 0
+	merge.renameLimit=2 diff.renameLimit=6: 1 1
+	EOF
+	test_cmp expect codes &&
+	git -C rl config merge.renameLimit lots &&
+	(cd rl && test_must_fail --status=3 tide merge-tree HEAD side) 2>err &&
+	test_cmp_str "tide: bad merge.renameLimit: failed to parse '"'"'lots'"'"' as a 32-bit integer" err
+'
+
 test_done

@@ -217,7 +217,7 @@ test_expect_success 'boot=yes boots each configuration with its own kernel, arch
 	grep -q "out-up/arch/x86/boot/bzImage" cmd &&
 	! grep -q "${SQ}-M${SQ}" cmd &&
 	day_field 2026-01-06 "\" \".join(d[\"configs\"][2][\"boot\"][\"qemu_command\"])" >actual &&
-	echo "$TRASH/fakeqemu/qemu-system-aarch64 -nographic -no-reboot -M virt -accel tcg -cpu cortex-a57 -m 256 -smp 4 -kernel $TRASH/ws/build/out-arm64/arch/arm64/boot/Image -initrd $TRASH/ws/build/initramfs/INITRD -append console=ttyAMA0 panic=-1 tide.smp=4" >expect &&
+	echo "$TRASH/fakeqemu/qemu-system-aarch64 -nographic -no-reboot -M virt -accel tcg -cpu cortex-a57 -m 256 -smp 4 -kernel $TRASH/ws/build/out-arm64/arch/arm64/boot/Image -initrd $TRASH/ws/build/initramfs/INITRD -append console=ttyAMA0 panic=-1 tide.smp=4 tide.boot=1" >expect &&
 	sed -i "s|initramfs/[^ ]*|initramfs/INITRD|" actual &&
 	test_cmp expect actual &&
 	day_field 2026-01-06 "\" \".join(str(d[\"configs\"][2][\"boot\"][k]) for k in (\"status\", \"accel\", \"accel_note\", \"console\"))" >actual &&

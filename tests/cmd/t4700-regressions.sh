@@ -14,14 +14,7 @@
 export TIDE_KERNEL_TESTS=$TRASH/kt
 SQ="'"
 
-start_sink() {
-	python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
-	SINK_PID=$!
-	i=0
-	while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-}
-start_sink
-trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
+test_smtp_sink
 
 # run_day DATE: integrate, build and boot the day; the output in run-DATE.out.
 run_day() {
@@ -61,6 +54,9 @@ test_expect_success 'day 1: a test failing one boot in three is booted again; th
 	echo "passed 1 [${SQ}timer.jitter${SQ}] [${SQ}timer.jitter${SQ}]" >expect &&
 	test_cmp expect actual &&
 	test "$(cat state/boots)" = 2 &&
+	day_field 2026-01-01 "d[\"boot\"][\"cmdline\"].split()[2:4]" >actual &&
+	echo "[${SQ}tide.smp=4${SQ}, ${SQ}tide.boot=2${SQ}]" >expect &&
+	test_cmp expect actual &&
 	test -f ws/days/2026-01-01/console.log.1 &&
 	grep -q "not ok 1 jitter" ws/days/2026-01-01/console.log.1 &&
 	tide -C ws show 2026-01-01 >show &&

@@ -6,11 +6,7 @@
 # and Cc's the commits' authors as the base's .mailmap names them.
 . "$(dirname "$0")/lib.sh"
 
-python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
-SINK_PID=$!
-trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
-i=0
-while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+test_smtp_sink
 
 run_day() {
 	tide -C ws -f trees.conf run --date "$1" --no-build --no-boot >/dev/null 2>&1 || test $? = 1

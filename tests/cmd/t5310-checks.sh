@@ -1,5 +1,5 @@
 #!/bin/sh
-# The commit checks of tide run (src/checks.c): a day whose trees carry
+# The commit checks of tide run (src/checks/checks.c): a day whose trees carry
 # one of each problem (a Fixes: tag with a wrong subject and a short id,
 # sign-offs missing, a patch carried by two trees, a tree with nothing new
 # for a year, a fetch failing day after day) gets exactly those findings
@@ -8,11 +8,7 @@
 # day carries a finding while its commit is in the day.
 . "$(dirname "$0")/lib.sh"
 
-python3 "$TOP/tests/servers/smtp-sink.py" --dir "$TRASH/mail" --port-file "$TRASH/mail.port" &
-SINK_PID=$!
-trap 'kill $SINK_PID 2>/dev/null; wait $SINK_PID 2>/dev/null' EXIT
-i=0
-while ! test -s "$TRASH/mail.port" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+test_smtp_sink
 
 # Fixed dates: the commit ids, and so the mails, are the same on every run.
 export GIT_AUTHOR_DATE="2026-11-20T10:00:00Z" GIT_COMMITTER_DATE="2026-11-20T10:00:00Z"

@@ -278,7 +278,7 @@ TEST(build__checkout_rewrites_only_changed_files)
 {
 	char *dir = t_tmpdir("build"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
 	char *state = path_join(dir, "src.tree"), *p;
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	git_repository *repo = NULL;
 	struct buf b = BUF_INIT;
 	git_oid v1, v2;
@@ -288,14 +288,14 @@ TEST(build__checkout_rewrites_only_changed_files)
 	REQUIRE(make_versions(dir) == 0);
 	REQUIRE(git_repository_open(&repo, rpath) == 0);
 	REQUIRE(commit_id(&v1, repo, "v1") == 0 && commit_id(&v2, repo, "v2") == 0);
-	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	REQUIRE(checkout_tree(&st, repo, &v1, src, state) == 0);
 	CHECK(st.full);
 	CHECK_INT(st.written, 7);
 	CHECK(path_exists(state));
 	/* Age everything, so a rewrite shows as a new mtime. */
 	REQUIRE(sh("find %s -exec touch -h -d '2001-01-01' {} +", src) == 0);
-	build_checkout_stats_release(&st);
-	REQUIRE(build_checkout(&st, repo, &v2, src, state) == 0);
+	checkout_stats_release(&st);
+	REQUIRE(checkout_tree(&st, repo, &v2, src, state) == 0);
 	CHECK(!st.full);
 	CHECK_INT(st.written, 3);	/* a, x/y, link */
 	CHECK(mtime_of(src, "a") > 978400000L);
@@ -303,9 +303,9 @@ TEST(build__checkout_rewrites_only_changed_files)
 	CHECK(mtime_of(src, "tool") < 978400000L);
 	CHECK(!path_exists(p = path_join(src, "gone")));
 	free(p);
-	CHECK(build_checkout_changed(&st, "gone"));
-	CHECK(build_checkout_changed(&st, "x/y"));
-	CHECK(!build_checkout_changed(&st, "d/b"));
+	CHECK(checkout_changed(&st, "gone"));
+	CHECK(checkout_changed(&st, "x/y"));
+	CHECK(!checkout_changed(&st, "d/b"));
 	CHECK(!path_exists(p = path_join(src, "deep")));	/* emptied dirs go */
 	free(p);
 	p = path_join(src, "x/y");
@@ -319,14 +319,14 @@ TEST(build__checkout_rewrites_only_changed_files)
 	CHECK(file_read(&b, p) == 0 && !strcmp(b.ptr, "b\n"));
 	free(p);
 	/* And back: a directory turned into a file. */
-	build_checkout_stats_release(&st);
-	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	checkout_stats_release(&st);
+	REQUIRE(checkout_tree(&st, repo, &v1, src, state) == 0);
 	buf_clear(&b);
 	p = path_join(src, "x");
 	CHECK(file_read(&b, p) == 0 && !strcmp(b.ptr, "x\n"));
 	free(p);
 	buf_release(&b);
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	rm_rf(dir);
@@ -360,7 +360,7 @@ TEST(build__checkout_never_follows_a_symlink_of_the_tree)
 {
 	char *dir = t_tmpdir("build-link"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
 	char *state = path_join(dir, "src.tree");
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	git_repository *repo = NULL;
 	git_oid v1, v2, v3, v4;
 
@@ -370,28 +370,28 @@ TEST(build__checkout_never_follows_a_symlink_of_the_tree)
 	REQUIRE(commit_id(&v1, repo, "v1") == 0 && commit_id(&v2, repo, "v2") == 0 &&
 		commit_id(&v3, repo, "v3") == 0 && commit_id(&v4, repo, "v4") == 0);
 	/* incremental: the link is replaced by a directory, not followed */
-	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
-	build_checkout_stats_release(&st);
-	CHECK(build_checkout(&st, repo, &v2, src, state) == 0);
+	REQUIRE(checkout_tree(&st, repo, &v1, src, state) == 0);
+	checkout_stats_release(&st);
+	CHECK(checkout_tree(&st, repo, &v2, src, state) == 0);
 	CHECK(!st.full);
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	CHECK(outside_untouched(dir));
 	CHECK(sh("test -d %s/src/a && ! test -L %s/src/a && test -f %s/src/a/f", dir, dir, dir) == 0);
 	/* full (no state): the same */
-	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
-	build_checkout_stats_release(&st);
+	REQUIRE(checkout_tree(&st, repo, &v1, src, state) == 0);
+	checkout_stats_release(&st);
 	REQUIRE(unlink(state) == 0);
-	CHECK(build_checkout(&st, repo, &v2, src, state) == 0);
+	CHECK(checkout_tree(&st, repo, &v2, src, state) == 0);
 	CHECK(st.full);
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	CHECK(outside_untouched(dir));
 	CHECK(sh("test -d %s/src/a && ! test -L %s/src/a && test -f %s/src/a/f", dir, dir, dir) == 0);
 	/* a removal under a directory that became a link does not follow it */
-	REQUIRE(build_checkout(&st, repo, &v3, src, state) == 0);
-	build_checkout_stats_release(&st);
+	REQUIRE(checkout_tree(&st, repo, &v3, src, state) == 0);
+	checkout_stats_release(&st);
 	REQUIRE(sh("rm -r %s/src/b && ln -s %s/outside %s/src/b", dir, dir, dir) == 0);
-	CHECK(build_checkout(&st, repo, &v4, src, state) == 0);
-	build_checkout_stats_release(&st);
+	CHECK(checkout_tree(&st, repo, &v4, src, state) == 0);
+	checkout_stats_release(&st);
 	CHECK(outside_untouched(dir));
 	git_repository_free(repo);
 	git_libgit2_shutdown();
@@ -447,7 +447,7 @@ TEST(build__checkout_refuses_a_bad_name_whatever_reaches_it)
 {
 	char *dir = t_tmpdir("build-dotdot"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
 	char *state = path_join(dir, "src.tree"), *pwned = path_join(dir, "pwned");
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	git_repository *repo = NULL;
 	git_oid v1, evil;
 
@@ -456,17 +456,17 @@ TEST(build__checkout_refuses_a_bad_name_whatever_reaches_it)
 	REQUIRE(git_repository_open(&repo, rpath) == 0);
 	REQUIRE(commit_id(&v1, repo, "v2") == 0 && make_dotdot_commit(&evil, repo) == 0);
 	/* full */
-	CHECK_INT(build_checkout(&st, repo, &evil, src, state), TIDE_EINVAL);
+	CHECK_INT(checkout_tree(&st, repo, &evil, src, state), TIDE_EINVAL);
 	CHECK_STR(tide_error_last(), "refusing path '..': name is '..'");
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	CHECK(!path_exists(pwned));
 	CHECK(!path_exists(state));
 	/* incremental */
-	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
-	build_checkout_stats_release(&st);
-	CHECK_INT(build_checkout(&st, repo, &evil, src, state), TIDE_EINVAL);
+	REQUIRE(checkout_tree(&st, repo, &v1, src, state) == 0);
+	checkout_stats_release(&st);
+	CHECK_INT(checkout_tree(&st, repo, &evil, src, state), TIDE_EINVAL);
 	CHECK_STR(tide_error_last(), "refusing path '../pwned': name is '..'");
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	CHECK(!path_exists(pwned));
 	CHECK(outside_untouched(dir));
 	git_repository_free(repo);
@@ -483,7 +483,7 @@ TEST(build__interrupted_checkout_is_redone_in_full)
 {
 	char *dir = t_tmpdir("build"), *rpath = path_join(dir, "r"), *src = path_join(dir, "src");
 	char *state = path_join(dir, "src.tree"), *p;
-	struct build_checkout_stats st = { 0 };
+	struct checkout_stats st = { 0 };
 	git_repository *repo = NULL;
 	struct buf b = BUF_INIT;
 	git_oid v1, v2;
@@ -492,14 +492,14 @@ TEST(build__interrupted_checkout_is_redone_in_full)
 	REQUIRE(make_versions(dir) == 0);
 	REQUIRE(git_repository_open(&repo, rpath) == 0);
 	REQUIRE(commit_id(&v1, repo, "v1") == 0 && commit_id(&v2, repo, "v2") == 0);
-	REQUIRE(build_checkout(&st, repo, &v1, src, state) == 0);
+	REQUIRE(checkout_tree(&st, repo, &v1, src, state) == 0);
 	REQUIRE(sh("find %s -exec touch -h -d '2001-01-01' {} +", src) == 0);
 	/* Half a checkout: one file written, a stray one, and no state. */
 	unlink(state);
 	REQUIRE(sh("echo a2 > %s/a && echo junk > %s/stray && echo bad > %s/d/b",
 		   src, src, src) == 0);
-	build_checkout_stats_release(&st);
-	REQUIRE(build_checkout(&st, repo, &v2, src, state) == 0);
+	checkout_stats_release(&st);
+	REQUIRE(checkout_tree(&st, repo, &v2, src, state) == 0);
 	CHECK(st.full);
 	CHECK(mtime_of(src, "tool") < 978400000L);	/* same content: kept */
 	CHECK(!path_exists(p = path_join(src, "stray")));
@@ -509,12 +509,12 @@ TEST(build__interrupted_checkout_is_redone_in_full)
 	free(p);
 	/* A state naming an unknown tree counts as none. */
 	REQUIRE(file_write_atomic(state, "0123456789012345678901234567890123456789\n", 41) == 0);
-	build_checkout_stats_release(&st);
-	REQUIRE(build_checkout(&st, repo, &v2, src, state) == 0);
+	checkout_stats_release(&st);
+	REQUIRE(checkout_tree(&st, repo, &v2, src, state) == 0);
 	CHECK(st.full);
 	CHECK_INT(st.written, 0);
 	buf_release(&b);
-	build_checkout_stats_release(&st);
+	checkout_stats_release(&st);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	rm_rf(dir);

@@ -3,6 +3,7 @@
 #include "t.h"
 #include "t_files.h"
 #include "build.h"
+#include "dayrec.h"
 #include "error.h"
 #include "settings.h"
 

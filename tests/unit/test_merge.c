@@ -118,7 +118,7 @@ static unsigned mode_at(const git_oid *tree_oid, const char *path)
 static int merge3(struct merge_result *res, const char *const *b,
 		  const char *const *o, const char *const *t, int renames)
 {
-	struct merge_opts opts = { "L", "R", renames, NULL, 0, 0, 0, NULL };
+	struct merge_opts opts = { "L", "R", renames, NULL, 0, 0, 0, NULL, 0 };
 	git_tree *tb = b ? mktree(b) : NULL, *to = mktree(o), *tt = mktree(t);
 	int error = merge_trees(res, repo, tb, to, tt, &opts);
 

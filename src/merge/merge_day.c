@@ -181,6 +181,23 @@ static int find_previous_sha(struct merge_day *md, const struct tree *t, git_oid
 	return 0;
 }
 
+/*
+ * The earlier days try_previous() may look through, read here, before the
+ * tree's process starts: what that process reads dies with it, and a tree
+ * conflicting day after day had its process read every earlier day.json
+ * again (on git.git's 400 topics, a third of an unchanged night's CPU).
+ * Read here, each day is read once a run and every tree's process
+ * inherits the index.
+ */
+static void prefetch_previous(struct merge_day *md, const struct tree *t)
+{
+	git_oid prev;
+	char *from = NULL;
+
+	if (find_previous_sha(md, t, &prev, &from))
+		free(from);
+}
+
 /* A file named in trees.conf: as given when absolute, else relative to trees.conf. */
 static char *conf_relative_path(const struct merge_day *md, const char *name)
 {
@@ -1537,6 +1554,7 @@ int merge_day_tree(struct merge_day *md, const struct tree *t)
 	}
 	dt->sha = history_oid_hex(&tip);
 	git_oid_cpy(&before, &md->state);
+	prefetch_previous(md, t);
 	if ((error = merge_day_isolated(&why, md, t, dt, &tip, merge_today)) < 0)
 		goto done;
 	if (why) {

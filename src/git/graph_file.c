@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 
 #include "graph_int.h"
+#include "alternates.h"
 #include "error.h"
 #include "safefs.h"
 #include "util.h"
@@ -289,53 +290,38 @@ done:
 	return g;
 }
 
+/* An objects directory's git commit-graph file: *out set, 1; else 0. */
+static int graph_in(const char *objects, void *payload)
+{
+	char **out = payload, *path = path_join(objects, "info/commit-graph");
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		*out = path;
+		return 1;
+	}
+	free(path);
+	return 0;
+}
+
 /*
  * git's single-file commit-graph for a repository's objects/info
- * directory: its own, else the first of its alternates' (followed as
- * git follows them, at most GIT_GRAPH_ALTERNATES deep), as git reads an
- * alternate's graph for the commits it holds: a --shared clone has none
- * of its own.  NULL when there is none.
+ * directory: its own, else the first of its alternates' (alternates.h),
+ * as git reads an alternate's graph for the commits it holds: a --shared
+ * clone has none of its own.  NULL when there is none.
  */
-#define GIT_GRAPH_ALTERNATES 5
-
-static char *git_graph_path(const char *info, int depth)
+static char *git_graph_path(const char *info)
 {
-	char *path = path_join(info, "commit-graph"), *alts, *line, *save = NULL;
-	struct buf text = BUF_INIT;
+	char *path = path_join(info, "commit-graph"), *objects;
 	struct stat st;
 
 	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return path;
 	free(path);
 	path = NULL;
-	alts = path_join(info, "alternates");
-	if (depth >= GIT_GRAPH_ALTERNATES || safefs_read_file(&text, alts, 1 << 16) < 0 ||
-	    !text.len)
-		goto done;
-	for (line = strtok_r(text.ptr, "\n", &save); line && !path;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *objects, *alt_info;
-
-		if (!*str_rtrim(line) || *line == '#')
-			continue;
-		/* relative lines are relative to this objects directory (info/..) */
-		if (*line == '/') {
-			objects = xstrdup(line);
-		} else {
-			char *up = path_join(info, "..");
-
-			objects = path_join(up, line);
-			free(up);
-		}
-		alt_info = path_join(objects, "info");
-		path = git_graph_path(alt_info, depth + 1);
-		free(alt_info);
-		free(objects);
-	}
-done:
-	tide_error_clear();
-	buf_release(&text);
-	free(alts);
+	objects = path_join(info, "..");
+	alternates_each(objects, graph_in, &path);
+	free(objects);
 	return path;
 }
 
@@ -360,7 +346,7 @@ const struct cgraph *cgraph_get_for_reading(git_repository *repo)
 		return g;
 	}
 	if (lstat(p.graph, &st) < 0) {
-		char *path = git_graph_path(p.info, 0);
+		char *path = git_graph_path(p.info);
 
 		if (path && lstat(path, &st) == 0 && st.st_size <= GIT_GRAPH_MAX &&
 		    !(g = cgraph_cached(path, &st)) &&

@@ -12,6 +12,7 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 
+#include "alternates.h"
 #include "apply.h"
 #include "day.h"
 #include "error.h"
@@ -69,51 +70,34 @@ static int add_objects_dir(git_odb *odb, const char *dir, int priority)
 	return 0;
 }
 
-#define TRY_MAX_ALTERNATES 5	/* nesting depth, libgit2's own limit */
+/* Each alternate's objects, below the repository's own (alternates.h). */
+struct alternate_add {
+	git_odb *odb;
+	int prio;
+};
 
-/*
- * objects/info/alternates: one directory a line, relative to objects/;
- * an alternate may have alternates of its own (a --shared clone of a
- * --shared clone), followed as libgit2 follows them.
- */
-static int add_alternates(git_odb *odb, const char *objects, int depth, int *prio)
+static int add_alternate(const char *dir, void *payload)
 {
-	char *file = path_join(objects, "info/alternates"), *line, *save = NULL, *dir;
-	struct buf text = BUF_INIT;
-	int error = 0;
+	struct alternate_add *a = payload;
 
-	if (depth > TRY_MAX_ALTERNATES || file_read(&text, file) < 0) {
-		tide_error_clear();
-		goto done;
-	}
-	for (line = strtok_r(text.ptr, "\n", &save); line && !error;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (!*str_rtrim(line) || *line == '#')
-			continue;
-		dir = *line == '/' ? xstrdup(line) : path_join(objects, line);
-		*prio -= 2;
-		if ((error = add_objects_dir(odb, dir, *prio)) == 0)
-			error = add_alternates(odb, dir, depth + 1, prio);
-		free(dir);
-	}
-done:
-	buf_release(&text);
-	free(file);
-	return error;
+	a->prio -= 2;
+	return add_objects_dir(a->odb, dir, a->prio);
 }
 
 int try_odb_readonly(git_repository *repo)
 {
 	char *objects = path_join(git_repository_path(repo), "objects");
+	struct alternate_add alt = { NULL, 0 };
 	git_odb *odb = NULL;
-	int error, prio = 0;
+	int error;
 
 	if (git_odb_new(&odb) < 0) {
 		error = tide_error_git(TIDE_ERROR, "cannot set up an object database");
 		goto done;
 	}
+	alt.odb = odb;
 	if ((error = add_objects_dir(odb, objects, 2)) < 0 ||
-	    (error = add_alternates(odb, objects, 1, &prio)) < 0)
+	    (error = alternates_each(objects, add_alternate, &alt)) < 0)
 		goto done;
 	if (git_repository_set_odb(repo, odb) < 0)
 		error = tide_error_git(TIDE_ERROR, "cannot set up an object database");

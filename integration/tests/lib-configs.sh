@@ -1,5 +1,5 @@
 # integration/tests/lib-configs.sh: sourced by the kernel tests that run
-# tide on the kernel world (t4600, t4610, t4620, t7100).
+# tide on the kernel world (t4600, t4610, t4620, t4630, t4720, t5320, t7100).
 #
 # config_field FILE EXPR: a value from the day record FILE (day.json), by
 # a python expression on d; b(NAME) and o(NAME) are configuration NAME's
@@ -16,6 +16,16 @@ def cfg(n):
 def b(n): return cfg(n)['build']
 def o(n): return cfg(n).get('boot') or {}
 print($2)" "$1"
+}
+
+# expect DAY EXPR: a value from $EXPECT's (integration/days/expect.json)
+# day DAY, by a python expression on d; lists one per line.
+expect() {
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['days'][sys.argv[2]]
+r = $2
+print('\n'.join(r) if isinstance(r, list) else r)" "$EXPECT" "$1"
 }
 
 # need_kernel_world TOOL...: the tools are installed (else the script ends

@@ -40,15 +40,6 @@ exec 3>&1
 need_kernel_world ccache qemu-system-x86_64
 mkdir -p "$MEASURE"
 
-# expect DAY EXPR: a value from expect.json's day d (lists one per line).
-expect() {
-	python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))['days'][sys.argv[2]]
-r = $2
-print('\n'.join(r) if isinstance(r, list) else r)" "$EXPECT" "$1"
-}
-
 # field DAY EXPR: a value from that day's record (config_field); tfield
 # DAY EXPR too, with tree(NAME) a tree's record and lists one per line.
 field() { config_field "$WS/days/2026-12-0$1/day.json" "$2"; }
